@@ -1,0 +1,82 @@
+package io.github.shardtenancy.admin;
+
+import java.util.Objects;
+
+import io.github.shardtenancy.DirectoryConflictException;
+import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.UnknownShardException;
+import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.fence.FenceState;
+import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.topology.ShardTopology;
+
+/**
+ * Operations on tenants: create one on a shard, move one to another shard. Thread-safe.
+ */
+public class TenantAdmin {
+
+	private final Directory directory;
+
+	private final TenantRouter router;
+
+	private final ShardTopology topology;
+
+	private final TenantMover mover;
+
+	private final String actor;
+
+	/**
+	 * @param directory the directory
+	 * @param router the local router; it sees this instance's changes at once
+	 * @param topology the shards
+	 * @param mover the mover used by {@link #move(String, String)}
+	 * @param actor who acts, recorded in the directory history
+	 */
+	public TenantAdmin(Directory directory, TenantRouter router, ShardTopology topology, TenantMover mover,
+			String actor) {
+		this.directory = Objects.requireNonNull(directory, "directory");
+		this.router = Objects.requireNonNull(router, "router");
+		this.topology = Objects.requireNonNull(topology, "topology");
+		this.mover = Objects.requireNonNull(mover, "mover");
+		this.actor = Objects.requireNonNull(actor, "actor");
+	}
+
+	/**
+	 * Creates a tenant, ACTIVE on a shard, and makes the shard's fence own it. The tenant is routable on this instance
+	 * at once (its negative cache entry is dropped) and on others after their next sync.
+	 * @param tenantId the new tenant
+	 * @param shardId its shard
+	 * @return the new entry
+	 * @throws io.github.shardtenancy.InvalidTenantIdException if the id breaks the tenant id rule
+	 * @throws UnknownShardException if the shard is not in the topology
+	 * @throws DirectoryConflictException if the tenant already exists
+	 * @throws DirectoryUnavailableException if the directory cannot be written
+	 * @throws ShardTenancyException if the shard's fence cannot be written (the entry then exists, and routed work is
+	 * rejected by the shard until the fence is set, for example by creating again after a fix)
+	 */
+	public DirectoryEntry create(String tenantId, String shardId) {
+		ShardTopology.Shard shard = this.topology.shard(shardId);
+		DirectoryEntry entry = this.directory.create(tenantId, shardId, this.actor);
+		ShardFence.set(shard.dataSource(), shardId, tenantId, FenceState.OWNED, entry.version());
+		return this.router.apply(entry);
+	}
+
+	/**
+	 * Moves a tenant; see {@link TenantMover#move(String, String)}.
+	 * @param tenantId the tenant
+	 * @param targetShardId the new owner
+	 * @return what the move did
+	 */
+	public MoveResult move(String tenantId, String targetShardId) {
+		return this.mover.move(tenantId, targetShardId);
+	}
+
+	/** @return the directory this admin writes */
+	public Directory directory() {
+		return this.directory;
+	}
+
+}

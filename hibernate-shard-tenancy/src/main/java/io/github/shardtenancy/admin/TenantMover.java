@@ -1,0 +1,378 @@
+package io.github.shardtenancy.admin;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.StringJoiner;
+
+import io.github.shardtenancy.DirectoryConflictException;
+import io.github.shardtenancy.MoveException;
+import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.UnknownTenantException;
+import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.fence.FenceState;
+import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The basic, stop-the-world move of one tenant (design reference 000, "Worked example: moving one tenant", without the
+ * online copy): the tenant's writes are refused for the whole copy; its neighbours on both shards keep working, and
+ * its reads keep being served by the source.
+ *
+ * <ol>
+ * <li><b>freeze</b>: directory entry FROZEN with the target set (epoch and version bumped); then the source fence
+ * FROZEN at that version, which waits for the tenant's in-flight writes on the source and refuses later ones;</li>
+ * <li><b>copy</b>: the target fence INCOMING (routed work refused), the tenant's rows copied table by table in
+ * foreign-key order on a mover connection, replacing any left by an earlier failed attempt;</li>
+ * <li><b>verify</b>: row count and an order-independent checksum per table, source against target;</li>
+ * <li><b>flip</b>: one directory write: owner = target, ACTIVE, new epoch and version;</li>
+ * <li><b>fence</b>: target fence OWNED at the flip version, then source fence MOVED at the flip version;</li>
+ * <li><b>clean</b>: the tenant's rows deleted from the source.</li>
+ * </ol>
+ * A failure before the flip undoes the freeze: the entry returns to ACTIVE on the source, the source fence to OWNED,
+ * and the rows copied to the target are removed. Writes refused meanwhile were retried by their callers.
+ *
+ * <p>Thread-safe; moves of different tenants may run at once. Two moves of one tenant are refused by the directory's
+ * epoch check ({@link DirectoryConflictException}).
+ */
+public class TenantMover {
+
+	private static final Logger log = LoggerFactory.getLogger(TenantMover.class);
+
+	private final Directory directory;
+
+	private final TenantRouter router;
+
+	private final ShardTopology topology;
+
+	private final List<TenantTable> tables;
+
+	private final String actor;
+
+	/**
+	 * @param directory the directory
+	 * @param router the local router, updated at once after the flip
+	 * @param topology the shards
+	 * @param tables the tenant tables to move, in any order (they are sorted by foreign keys)
+	 * @param actor who moves, recorded in the directory history (e.g. {@code mover@host})
+	 */
+	public TenantMover(Directory directory, TenantRouter router, ShardTopology topology, List<TenantTable> tables,
+			String actor) {
+		this.directory = Objects.requireNonNull(directory, "directory");
+		this.router = Objects.requireNonNull(router, "router");
+		this.topology = Objects.requireNonNull(topology, "topology");
+		this.tables = List.copyOf(tables);
+		this.actor = Objects.requireNonNull(actor, "actor");
+	}
+
+	/**
+	 * Moves a tenant to another shard.
+	 * @param tenantId the tenant
+	 * @param targetShardId the new owner
+	 * @return what was done
+	 * @throws UnknownTenantException if the directory has no entry for the tenant
+	 * @throws MoveException if the tenant is not ACTIVE, the target is its owner or unknown, a table lacks the tenant
+	 * column, or any step before the flip failed (the freeze is then undone)
+	 * @throws DirectoryConflictException if another move changed the entry meanwhile
+	 */
+	public MoveResult move(String tenantId, String targetShardId) {
+		long started = System.nanoTime();
+		DirectoryEntry entry = this.directory.find(tenantId)
+			.orElseThrow(() -> new UnknownTenantException(tenantId, this.router.version()));
+		String source = entry.shardId();
+		if (entry.state() != TenantState.ACTIVE) {
+			throw new MoveException("Tenant '" + tenantId + "' is " + entry.state() + " on shard '" + source
+					+ "' (directory version " + entry.version() + "); only an ACTIVE tenant can be moved", tenantId,
+					source, entry.version(), null);
+		}
+		if (source.equals(targetShardId)) {
+			throw new MoveException("Tenant '" + tenantId + "' already lives on shard '" + targetShardId + "'",
+					tenantId, source, entry.version(), null);
+		}
+		ShardTopology.Shard from = this.topology.shard(source);
+		ShardTopology.Shard to = this.topology.shard(targetShardId);
+		List<TenantTable> ordered = orderByForeignKeys(from, tenantId);
+
+		DirectoryEntry frozen = this.directory.update(tenantId, entry.epoch(), source, TenantState.FROZEN,
+				targetShardId, this.actor);
+		this.router.apply(frozen);
+		long frozenAt = System.nanoTime();
+		Map<String, Long> copied;
+		try {
+			ShardFence.set(from.dataSource(), source, tenantId, FenceState.FROZEN, frozen.version());
+			ShardFence.set(to.dataSource(), targetShardId, tenantId, FenceState.INCOMING, frozen.version());
+			copied = copy(tenantId, from, to, ordered);
+			verify(tenantId, from, to, ordered);
+		}
+		catch (RuntimeException ex) {
+			undoFreeze(tenantId, frozen, from, to, ordered, ex);
+			throw (ex instanceof ShardTenancyException) ? ex
+					: new MoveException("Move of tenant '" + tenantId + "' from '" + source + "' to '" + targetShardId
+							+ "' failed and was undone: " + ex.getMessage(), tenantId, source, frozen.version(), ex);
+		}
+		DirectoryEntry flipped = this.directory.update(tenantId, frozen.epoch(), targetShardId, TenantState.ACTIVE,
+				null, this.actor);
+		long flippedAt = System.nanoTime();
+		ShardFence.set(to.dataSource(), targetShardId, tenantId, FenceState.OWNED, flipped.version());
+		ShardFence.set(from.dataSource(), source, tenantId, FenceState.MOVED, flipped.version());
+		this.router.apply(flipped);
+		deleteRows(tenantId, from, ordered);
+		MoveResult result = new MoveResult(tenantId, source, targetShardId, frozen.version(), flipped.version(),
+				copied, Duration.ofNanos(flippedAt - frozenAt), Duration.ofNanos(System.nanoTime() - started));
+		log.info("Moved tenant '{}' from '{}' to '{}': {} rows, freeze window {} ms, directory version {}", tenantId,
+				source, targetShardId, result.totalRowsCopied(), result.freezeWindow().toMillis(), flipped.version());
+		return result;
+	}
+
+	private void undoFreeze(String tenantId, DirectoryEntry frozen, ShardTopology.Shard from, ShardTopology.Shard to,
+			List<TenantTable> ordered, RuntimeException cause) {
+		try {
+			deleteRows(tenantId, to, ordered);
+			DirectoryEntry restored = this.directory.update(tenantId, frozen.epoch(), frozen.shardId(),
+					TenantState.ACTIVE, null, this.actor);
+			ShardFence.set(to.dataSource(), to.id(), tenantId, FenceState.MOVED, restored.version());
+			ShardFence.set(from.dataSource(), from.id(), tenantId, FenceState.OWNED, restored.version());
+			this.router.apply(restored);
+		}
+		catch (RuntimeException undo) {
+			cause.addSuppressed(undo);
+			log.error("Could not undo the freeze of tenant '{}'; it stays FROZEN until moved again", tenantId, undo);
+		}
+	}
+
+	private Map<String, Long> copy(String tenantId, ShardTopology.Shard from, ShardTopology.Shard to,
+			List<TenantTable> ordered) {
+		Map<String, Long> copied = new LinkedHashMap<>();
+		try (Connection source = from.dataSource().getConnection();
+				Connection target = to.dataSource().getConnection()) {
+			to.dialect().beginMover(target, tenantId);
+			try {
+				target.setAutoCommit(false);
+				for (TenantTable table : reversed(ordered)) {
+					delete(target, table, tenantId);
+				}
+				for (TenantTable table : ordered) {
+					copied.put(table.table(), copyTable(source, target, table, tenantId));
+				}
+				target.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				target.rollback();
+				throw ex;
+			}
+			finally {
+				to.dialect().end(target);
+				target.setAutoCommit(true);
+			}
+		}
+		catch (SQLException ex) {
+			throw new MoveException("Copy of tenant '" + tenantId + "' from '" + from.id() + "' to '" + to.id()
+					+ "' failed: " + ex.getMessage(), tenantId, to.id(), -1, ex);
+		}
+		return copied;
+	}
+
+	private static long copyTable(Connection source, Connection target, TenantTable table, String tenantId)
+			throws SQLException {
+		long rows = 0;
+		try (PreparedStatement select = source
+			.prepareStatement("SELECT * FROM " + table.table() + " WHERE " + table.tenantColumn() + " = ?")) {
+			select.setString(1, tenantId);
+			select.setFetchSize(500);
+			try (ResultSet rs = select.executeQuery()) {
+				ResultSetMetaData meta = rs.getMetaData();
+				int columns = meta.getColumnCount();
+				StringJoiner names = new StringJoiner(", ");
+				StringJoiner marks = new StringJoiner(", ");
+				for (int i = 1; i <= columns; i++) {
+					names.add(meta.getColumnName(i));
+					marks.add("?");
+				}
+				try (PreparedStatement insert = target
+					.prepareStatement("INSERT INTO " + table.table() + " (" + names + ") VALUES (" + marks + ")")) {
+					while (rs.next()) {
+						for (int i = 1; i <= columns; i++) {
+							insert.setObject(i, rs.getObject(i));
+						}
+						insert.addBatch();
+						if (++rows % 500 == 0) {
+							insert.executeBatch();
+						}
+					}
+					insert.executeBatch();
+				}
+			}
+		}
+		return rows;
+	}
+
+	private void verify(String tenantId, ShardTopology.Shard from, ShardTopology.Shard to, List<TenantTable> ordered) {
+		for (TenantTable table : ordered) {
+			long[] source = countAndChecksum(from, table, tenantId);
+			long[] target = countAndChecksum(to, table, tenantId);
+			if (source[0] != target[0] || source[1] != target[1]) {
+				throw new MoveException("Verification of tenant '" + tenantId + "' failed for table " + table.table()
+						+ ": source '" + from.id() + "' has " + source[0] + " rows (checksum " + source[1]
+						+ "), target '" + to.id() + "' has " + target[0] + " rows (checksum " + target[1] + ")",
+						tenantId, to.id(), -1, null);
+			}
+		}
+	}
+
+	/**
+	 * Counts a tenant's rows in one table and sums a hash of each row's values: equal on both sides means the same
+	 * multiset of rows, whatever the order the databases return them in.
+	 */
+	static long[] countAndChecksum(ShardTopology.Shard shard, TenantTable table, String tenantId) {
+		try (Connection c = shard.dataSource().getConnection();
+				PreparedStatement ps = c.prepareStatement(
+						"SELECT * FROM " + table.table() + " WHERE " + table.tenantColumn() + " = ?")) {
+			ps.setString(1, tenantId);
+			long count = 0;
+			long checksum = 0;
+			try (ResultSet rs = ps.executeQuery()) {
+				int columns = rs.getMetaData().getColumnCount();
+				while (rs.next()) {
+					count++;
+					StringBuilder row = new StringBuilder();
+					for (int i = 1; i <= columns; i++) {
+						row.append(rs.getString(i)).append('\u001f');
+					}
+					checksum += mix(row.toString().hashCode());
+				}
+			}
+			return new long[] { count, checksum };
+		}
+		catch (SQLException ex) {
+			throw new MoveException("Cannot read table " + table.table() + " of tenant '" + tenantId + "' on shard '"
+					+ shard.id() + "': " + ex.getMessage(), tenantId, shard.id(), -1, ex);
+		}
+	}
+
+	private static long mix(long h) {
+		h ^= (h >>> 33);
+		h *= 0xff51afd7ed558ccdL;
+		h ^= (h >>> 33);
+		return h;
+	}
+
+	private void deleteRows(String tenantId, ShardTopology.Shard shard, List<TenantTable> ordered) {
+		try (Connection c = shard.dataSource().getConnection()) {
+			shard.dialect().beginMover(c, tenantId);
+			try {
+				c.setAutoCommit(false);
+				for (TenantTable table : reversed(ordered)) {
+					delete(c, table, tenantId);
+				}
+				c.commit();
+			}
+			catch (SQLException ex) {
+				c.rollback();
+				throw ex;
+			}
+			finally {
+				shard.dialect().end(c);
+				c.setAutoCommit(true);
+			}
+		}
+		catch (SQLException ex) {
+			throw new MoveException("Cannot delete the rows of tenant '" + tenantId + "' on shard '" + shard.id()
+					+ "': " + ex.getMessage(), tenantId, shard.id(), -1, ex);
+		}
+	}
+
+	private static List<TenantTable> reversed(List<TenantTable> tables) {
+		List<TenantTable> copy = new ArrayList<>(tables);
+		java.util.Collections.reverse(copy);
+		return copy;
+	}
+
+	private static void delete(Connection c, TenantTable table, String tenantId) throws SQLException {
+		try (PreparedStatement ps = c
+			.prepareStatement("DELETE FROM " + table.table() + " WHERE " + table.tenantColumn() + " = ?")) {
+			ps.setString(1, tenantId);
+			ps.executeUpdate();
+		}
+	}
+
+	/**
+	 * Checks every table has its tenant column on the source shard and sorts the tables so that a table comes after
+	 * the tables its foreign keys point to.
+	 */
+	private List<TenantTable> orderByForeignKeys(ShardTopology.Shard shard, String tenantId) {
+		try (Connection c = shard.dataSource().getConnection()) {
+			DatabaseMetaData meta = c.getMetaData();
+			Map<String, TenantTable> byName = new LinkedHashMap<>();
+			for (TenantTable table : this.tables) {
+				String name = normalise(meta, table.table());
+				if (!hasColumn(meta, name, normalise(meta, table.tenantColumn()))) {
+					throw new MoveException("Table " + table.table() + " has no tenant column " + table.tenantColumn()
+							+ " on shard '" + shard.id() + "'; a move needs the tenant id on every row it copies",
+							tenantId, shard.id(), -1, null);
+				}
+				byName.put(name, table);
+			}
+			List<TenantTable> ordered = new ArrayList<>();
+			List<String> pending = new ArrayList<>(byName.keySet());
+			while (!pending.isEmpty()) {
+				boolean progressed = false;
+				for (String name : List.copyOf(pending)) {
+					if (parents(meta, name).stream().noneMatch(p -> !p.equals(name) && pending.contains(p))) {
+						ordered.add(byName.get(name));
+						pending.remove(name);
+						progressed = true;
+					}
+				}
+				if (!progressed) { // a foreign-key cycle: keep the configured order for the rest
+					pending.forEach(name -> ordered.add(byName.get(name)));
+					break;
+				}
+			}
+			return ordered;
+		}
+		catch (SQLException ex) {
+			throw new MoveException("Cannot read the schema of shard '" + shard.id() + "': " + ex.getMessage(),
+					tenantId, shard.id(), -1, ex);
+		}
+	}
+
+	private static String normalise(DatabaseMetaData meta, String identifier) throws SQLException {
+		String bare = identifier.contains(".") ? identifier.substring(identifier.indexOf('.') + 1) : identifier;
+		if (meta.storesUpperCaseIdentifiers()) {
+			return bare.toUpperCase(Locale.ROOT);
+		}
+		return meta.storesLowerCaseIdentifiers() ? bare.toLowerCase(Locale.ROOT) : bare;
+	}
+
+	private static boolean hasColumn(DatabaseMetaData meta, String table, String column) throws SQLException {
+		try (ResultSet rs = meta.getColumns(null, null, table, column)) {
+			return rs.next();
+		}
+	}
+
+	private static List<String> parents(DatabaseMetaData meta, String table) throws SQLException {
+		List<String> parents = new ArrayList<>();
+		try (ResultSet rs = meta.getImportedKeys(null, null, table)) {
+			while (rs.next()) {
+				parents.add(rs.getString("PKTABLE_NAME"));
+			}
+		}
+		return parents;
+	}
+
+}

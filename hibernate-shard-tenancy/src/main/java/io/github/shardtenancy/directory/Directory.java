@@ -1,0 +1,348 @@
+package io.github.shardtenancy.directory;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import javax.sql.DataSource;
+
+import io.github.shardtenancy.DirectoryConflictException;
+import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.TenantIds;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The directory: the authoritative mapping of tenants to logical shards, kept in a database of its own (design
+ * references 000 and 001). Reads never cache; the {@link io.github.shardtenancy.routing.TenantRouter} does that.
+ *
+ * <p>Tables (created by the {@code directory} Liquibase changelog): {@code shard_directory_entry} (one row per tenant),
+ * {@code shard_directory_version} (one row, the global directory version) and {@code shard_directory_history}. Every
+ * write runs in one directory transaction that bumps the global version (the row lock serialises writers, so
+ * versions commit in order), bumps the entry's epoch, stamps the entry with the new version and appends a history
+ * row. On PostgreSQL a trigger on the version row sends a {@code NOTIFY} in the same transaction.
+ *
+ * <p>Thread-safe: each call borrows its own connection from the directory pool.
+ *
+ * <p>Errors: a failure to reach or query the directory raises {@link DirectoryUnavailableException}; a write whose
+ * precondition does not hold raises {@link DirectoryConflictException} and writes nothing. A row that breaks the
+ * schema's rules (unknown state, epoch below 1) raises {@link ShardTenancyException} naming the row.
+ */
+public class Directory {
+
+	private static final Logger log = LoggerFactory.getLogger(Directory.class);
+
+	private static final String COLUMNS = "tenant_id, shard_id, state, target_shard_id, epoch, version";
+
+	private final DataSource dataSource;
+
+	/** @param dataSource a pool on the directory database, never {@code null} */
+	public Directory(DataSource dataSource) {
+		this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+	}
+
+	/** @return the pool this directory reads from */
+	public DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	/**
+	 * Reads one entry.
+	 * @param tenantId the tenant, validated
+	 * @return the entry, or empty if the directory has none
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public Optional<DirectoryEntry> find(String tenantId) {
+		TenantIds.requireValid(tenantId);
+		try (Connection c = this.dataSource.getConnection();
+				PreparedStatement ps = c.prepareStatement(
+						"SELECT " + COLUMNS + " FROM shard_directory_entry WHERE tenant_id = ?")) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? Optional.of(map(rs)) : Optional.empty();
+			}
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(tenantId, -1, ex);
+		}
+	}
+
+	/**
+	 * @return the global directory version (0 for a directory that was never written)
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public long currentVersion() {
+		try (Connection c = this.dataSource.getConnection()) {
+			return readVersion(c);
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, -1, ex);
+		}
+	}
+
+	/**
+	 * Reads the entries changed after a version.
+	 * @param sinceVersion the exclusive lower bound, usually the router's cached version
+	 * @return the changes, complete up to the returned {@code toVersion}
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public DirectoryChanges changesSince(long sinceVersion) {
+		try (Connection c = this.dataSource.getConnection()) {
+			long to = readVersion(c);
+			List<DirectoryEntry> entries = new ArrayList<>();
+			if (to > sinceVersion) {
+				try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS
+						+ " FROM shard_directory_entry WHERE version > ? AND version <= ? ORDER BY version")) {
+					ps.setLong(1, sinceVersion);
+					ps.setLong(2, to);
+					try (ResultSet rs = ps.executeQuery()) {
+						while (rs.next()) {
+							DirectoryEntry entry = mapOrSkip(rs);
+							if (entry != null) {
+								entries.add(entry);
+							}
+						}
+					}
+				}
+			}
+			return new DirectoryChanges(sinceVersion, Math.max(to, sinceVersion), entries);
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, sinceVersion, ex);
+		}
+	}
+
+	/**
+	 * Streams every entry in one query (a snapshot for a cold start), without holding them all in memory.
+	 * @param consumer receives each valid entry; rows that break the schema's rules are logged and skipped
+	 * @return the directory version the snapshot is complete up to: every change at or below it is reflected
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public long snapshot(Consumer<DirectoryEntry> consumer) {
+		try (Connection c = this.dataSource.getConnection()) {
+			boolean autoCommit = c.getAutoCommit();
+			c.setAutoCommit(false); // PostgreSQL streams with a fetch size only inside a transaction
+			try {
+				long version = readVersion(c);
+				try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM shard_directory_entry")) {
+					ps.setFetchSize(1000);
+					try (ResultSet rs = ps.executeQuery()) {
+						while (rs.next()) {
+							DirectoryEntry entry = mapOrSkip(rs);
+							if (entry != null) {
+								consumer.accept(entry);
+							}
+						}
+					}
+				}
+				c.commit();
+				return version;
+			}
+			finally {
+				c.setAutoCommit(autoCommit);
+			}
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, -1, ex);
+		}
+	}
+
+	/**
+	 * Creates an entry, ACTIVE on the given shard.
+	 * @param tenantId the tenant, validated
+	 * @param shardId the owner shard
+	 * @param actor who creates it, recorded in the history
+	 * @return the new entry (epoch 1)
+	 * @throws DirectoryConflictException if the tenant already has an entry
+	 * @throws DirectoryUnavailableException if the directory cannot be written
+	 */
+	public DirectoryEntry create(String tenantId, String shardId, String actor) {
+		TenantIds.requireValid(tenantId);
+		return write(tenantId, actor, (current, version) -> {
+			if (current != null) {
+				throw new DirectoryConflictException("Tenant '" + tenantId + "' already exists on shard '"
+						+ current.shardId() + "' (directory version " + current.version() + ")", tenantId,
+						current.shardId(), current.version());
+			}
+			return new DirectoryEntry(tenantId, shardId, TenantState.ACTIVE, null, 1, version);
+		});
+	}
+
+	/**
+	 * Changes an entry, provided it is still at the epoch the caller read.
+	 * @param tenantId the tenant
+	 * @param expectedEpoch the epoch the caller's decision was based on
+	 * @param shardId the new owner
+	 * @param state the new state
+	 * @param targetShardId the new move target, or {@code null}
+	 * @param actor who changes it, recorded in the history
+	 * @return the entry as written (epoch + 1, new version)
+	 * @throws DirectoryConflictException if the entry is missing or its epoch is not {@code expectedEpoch}
+	 * @throws DirectoryUnavailableException if the directory cannot be written
+	 */
+	public DirectoryEntry update(String tenantId, long expectedEpoch, String shardId, TenantState state,
+			String targetShardId, String actor) {
+		return write(tenantId, actor, (current, version) -> {
+			if (current == null) {
+				throw new DirectoryConflictException("Tenant '" + tenantId + "' has no directory entry", tenantId,
+						null, -1);
+			}
+			if (current.epoch() != expectedEpoch) {
+				throw new DirectoryConflictException("Tenant '" + tenantId + "' changed concurrently: expected epoch "
+						+ expectedEpoch + ", found " + current.epoch() + " (" + current.state() + " on shard '"
+						+ current.shardId() + "', directory version " + current.version() + ")", tenantId,
+						current.shardId(), current.version());
+			}
+			return new DirectoryEntry(tenantId, shardId, state, targetShardId, current.epoch() + 1, version);
+		});
+	}
+
+	/**
+	 * Reads the history of one tenant, oldest first.
+	 * @param tenantId the tenant
+	 * @return every recorded change, possibly empty
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public List<DirectoryHistoryRecord> history(String tenantId) {
+		TenantIds.requireValid(tenantId);
+		try (Connection c = this.dataSource.getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT tenant_id, version, epoch, from_shard_id, "
+						+ "to_shard_id, from_state, to_state, target_shard_id, changed_at, changed_by "
+						+ "FROM shard_directory_history WHERE tenant_id = ? ORDER BY version")) {
+			ps.setString(1, tenantId);
+			List<DirectoryHistoryRecord> records = new ArrayList<>();
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					String fromState = rs.getString(6);
+					records.add(new DirectoryHistoryRecord(rs.getString(1), rs.getLong(2), rs.getLong(3),
+							rs.getString(4), rs.getString(5), fromState != null ? TenantState.valueOf(fromState) : null,
+							TenantState.valueOf(rs.getString(7)), rs.getString(8), rs.getTimestamp(9).toInstant(),
+							rs.getString(10)));
+				}
+			}
+			return records;
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(tenantId, -1, ex);
+		}
+	}
+
+	private interface Change {
+
+		DirectoryEntry apply(DirectoryEntry current, long newVersion);
+
+	}
+
+	private DirectoryEntry write(String tenantId, String actor, Change change) {
+		try (Connection c = this.dataSource.getConnection()) {
+			boolean autoCommit = c.getAutoCommit();
+			c.setAutoCommit(false);
+			try {
+				long version;
+				try (PreparedStatement bump = c.prepareStatement(
+						"UPDATE shard_directory_version SET version = version + 1, updated_at = CURRENT_TIMESTAMP "
+								+ "WHERE id = 1")) {
+					if (bump.executeUpdate() != 1) {
+						throw new SQLException("shard_directory_version has no row with id 1: the directory schema "
+								+ "was not migrated");
+					}
+				}
+				version = readVersion(c);
+				DirectoryEntry current;
+				try (PreparedStatement ps = c.prepareStatement(
+						"SELECT " + COLUMNS + " FROM shard_directory_entry WHERE tenant_id = ? FOR UPDATE")) {
+					ps.setString(1, tenantId);
+					try (ResultSet rs = ps.executeQuery()) {
+						current = rs.next() ? map(rs) : null;
+					}
+				}
+				DirectoryEntry next = change.apply(current, version);
+				String sql = current == null
+						? "INSERT INTO shard_directory_entry (shard_id, state, target_shard_id, epoch, version, "
+								+ "updated_by, updated_at, tenant_id) VALUES (?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, ?)"
+						: "UPDATE shard_directory_entry SET shard_id = ?, state = ?, target_shard_id = ?, epoch = ?, "
+								+ "version = ?, updated_by = ?, updated_at = CURRENT_TIMESTAMP WHERE tenant_id = ?";
+				try (PreparedStatement ps = c.prepareStatement(sql)) {
+					ps.setString(1, next.shardId());
+					ps.setString(2, next.state().name());
+					ps.setString(3, next.targetShardId());
+					ps.setLong(4, next.epoch());
+					ps.setLong(5, next.version());
+					ps.setString(6, actor);
+					ps.setString(7, tenantId);
+					ps.executeUpdate();
+				}
+				try (PreparedStatement ps = c.prepareStatement("INSERT INTO shard_directory_history (tenant_id, "
+						+ "version, epoch, from_shard_id, to_shard_id, from_state, to_state, target_shard_id, "
+						+ "changed_at, changed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, ?)")) {
+					ps.setString(1, tenantId);
+					ps.setLong(2, next.version());
+					ps.setLong(3, next.epoch());
+					ps.setString(4, current != null ? current.shardId() : null);
+					ps.setString(5, next.shardId());
+					ps.setString(6, current != null ? current.state().name() : null);
+					ps.setString(7, next.state().name());
+					ps.setString(8, next.targetShardId());
+					ps.setString(9, actor);
+					ps.executeUpdate();
+				}
+				c.commit();
+				log.debug("Directory version {}: tenant '{}' -> {}", version, tenantId, next);
+				return next;
+			}
+			catch (SQLException | RuntimeException ex) {
+				c.rollback();
+				throw ex;
+			}
+			finally {
+				c.setAutoCommit(autoCommit);
+			}
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(tenantId, -1, ex);
+		}
+	}
+
+	private static long readVersion(Connection c) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("SELECT version FROM shard_directory_version WHERE id = 1");
+				ResultSet rs = ps.executeQuery()) {
+			return rs.next() ? rs.getLong(1) : 0;
+		}
+	}
+
+	private static DirectoryEntry mapOrSkip(ResultSet rs) throws SQLException {
+		try {
+			return map(rs);
+		}
+		catch (ShardTenancyException ex) {
+			log.error("Skipping directory row: {}", ex.getMessage());
+			return null;
+		}
+	}
+
+	private static DirectoryEntry map(ResultSet rs) throws SQLException {
+		String tenant = rs.getString(1);
+		String shard = rs.getString(2);
+		String state = rs.getString(3);
+		long epoch = rs.getLong(5);
+		long version = rs.getLong(6);
+		try {
+			return new DirectoryEntry(tenant, shard, TenantState.valueOf(state), rs.getString(4), epoch, version);
+		}
+		catch (IllegalArgumentException | NullPointerException ex) {
+			throw new ShardTenancyException("Invalid directory row for tenant '" + tenant + "' (shard '" + shard
+					+ "', state '" + state + "', epoch " + epoch + ", version " + version + "): " + ex.getMessage(),
+					tenant, shard, version, ex);
+		}
+	}
+
+
+
+}

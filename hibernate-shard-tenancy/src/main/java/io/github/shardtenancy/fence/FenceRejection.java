@@ -1,0 +1,93 @@
+package io.github.shardtenancy.fence;
+
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A shard fence rejection, recognised in any exception's cause chain.
+ *
+ * <p>Every fence (H2 and PL/pgSQL alike) raises SQLSTATE {@code 40001} with a message of this exact form, which is
+ * what distinguishes it from a genuine serialization failure:
+ * <pre>
+ * shard fence: tenant 'acme' rejected on shard 'shard-1': MOVED (directory version seen 30, required 42)
+ * </pre>
+ * The reason is one of {@code NOT_OWNED}, {@code MOVED}, {@code INCOMING}, {@code STALE}, {@code FROZEN},
+ * {@code FOREIGN_ROW} or {@code NO_TENANT}. SQLSTATE 40001 is {@code serialization_failure}, a state that drivers and
+ * frameworks already treat as retryable (design reference 001, step 3).
+ *
+ * @param tenantId the rejected tenant
+ * @param shardId the shard that rejected it
+ * @param reason why, as above
+ * @param seenVersion the directory version the work was routed with ({@code -1} if none was set)
+ * @param requiredVersion the minimum version the fence accepts for this tenant ({@code -1} if it has none)
+ * @param sqlException the exception that carried it
+ */
+public record FenceRejection(String tenantId, String shardId, String reason, long seenVersion, long requiredVersion,
+		SQLException sqlException) {
+
+	/** SQLSTATE {@code serialization_failure}. */
+	public static final String SQLSTATE = "40001";
+
+	/** The marker every fence message starts with. */
+	public static final String MARKER = "shard fence:";
+
+	private static final Pattern MESSAGE = Pattern.compile("shard fence: tenant '([^']*)' rejected on shard '([^']*)': "
+			+ "([A-Z_]+) \\(directory version seen (-?\\d+), required (-?\\d+)\\)");
+
+	/** @return whether this rejection says the tenant is frozen (the write should wait for the flip) */
+	public boolean isFrozen() {
+		return "FROZEN".equals(this.reason);
+	}
+
+	/**
+	 * Looks for a fence rejection in a cause chain.
+	 * @param failure any throwable, may be {@code null}
+	 * @return the first fence rejection found, or empty
+	 */
+	public static Optional<FenceRejection> find(Throwable failure) {
+		for (Throwable t = failure; t != null; t = next(t)) {
+			if (t instanceof SQLException sql) {
+				for (SQLException s = sql; s != null; s = s.getNextException()) {
+					Optional<FenceRejection> found = parse(s);
+					if (found.isPresent()) {
+						return found;
+					}
+				}
+			}
+		}
+		return Optional.empty();
+	}
+
+	/**
+	 * @param failure any throwable, may be {@code null}
+	 * @return the first {@link SQLException} in the chain whose SQLState is 40001, fence or not
+	 */
+	public static Optional<SQLException> findSerializationFailure(Throwable failure) {
+		for (Throwable t = failure; t != null; t = next(t)) {
+			if (t instanceof SQLException sql && SQLSTATE.equals(sql.getSQLState())) {
+				return Optional.of(sql);
+			}
+		}
+		return Optional.empty();
+	}
+
+	private static Optional<FenceRejection> parse(SQLException ex) {
+		if (!SQLSTATE.equals(ex.getSQLState()) || ex.getMessage() == null) {
+			return Optional.empty();
+		}
+		Matcher m = MESSAGE.matcher(ex.getMessage());
+		if (!m.find()) {
+			return Optional.empty();
+		}
+		return Optional.of(new FenceRejection(m.group(1), m.group(2), m.group(3), Long.parseLong(m.group(4)),
+				Long.parseLong(m.group(5)), ex));
+	}
+
+	private static Throwable next(Throwable t) {
+		Throwable cause = t.getCause();
+		return cause == t ? null : cause;
+	}
+
+}

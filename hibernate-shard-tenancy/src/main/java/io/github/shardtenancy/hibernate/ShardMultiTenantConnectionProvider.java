@@ -1,0 +1,153 @@
+package io.github.shardtenancy.hibernate;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.NoTenantBoundException;
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.TenantSwitchedException;
+import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.internal.ConnectionGuard;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hibernate's {@link MultiTenantConnectionProvider}: hands Hibernate a connection of the tenant's shard, with the
+ * tenant id and directory version set as session variables and the fence checked, in one round trip.
+ *
+ * <p>For each {@link #getConnection(String)}:
+ * <ol>
+ * <li>a session opened with no tenant raises {@link NoTenantBoundException}; a session whose tenant differs from the
+ * tenant now bound on the thread, or a second tenant while another's connection is held on this thread, raises
+ * {@link TenantSwitchedException}: all before any connection is borrowed;</li>
+ * <li>the {@link TenantRouter} resolves the tenant (cache hit on the hot path; unknown, deleted or unroutable tenants
+ * raise their typed errors here, also before any connection is borrowed);</li>
+ * <li>a connection is borrowed from the owner shard's pool and the shard's {@link io.github.shardtenancy.spi.FenceDialect}
+ * checks the fence and binds the variables. A fence rejection (SQLSTATE 40001) returns the connection to the pool
+ * and propagates as the {@link SQLException}, which Hibernate and Spring wrap; the retry layer finds it in the cause
+ * chain.</li>
+ * </ol>
+ * {@link #releaseConnection(String, Connection)} clears the variables before the connection goes back to its pool, or
+ * evicts the connection from the pool if that fails, so no later borrower ever sees them.
+ *
+ * <p>{@link #getAnyConnection()} serves Hibernate's bootstrap (dialect and metadata) from the shard with the smallest
+ * id, without session variables. Thread-safe.
+ */
+public class ShardMultiTenantConnectionProvider implements MultiTenantConnectionProvider<String> {
+
+	private static final Logger log = LoggerFactory.getLogger(ShardMultiTenantConnectionProvider.class);
+
+	private final TenantRouter router;
+
+	private final ShardTopology topology;
+
+	private final Map<Connection, ShardTopology.Shard> checkedOut = new ConcurrentHashMap<>();
+
+	/**
+	 * @param router resolves tenants to directory entries
+	 * @param topology resolves shard ids to pools
+	 */
+	public ShardMultiTenantConnectionProvider(TenantRouter router, ShardTopology topology) {
+		this.router = Objects.requireNonNull(router, "router");
+		this.topology = Objects.requireNonNull(topology, "topology");
+	}
+
+	@Override
+	public Connection getAnyConnection() throws SQLException {
+		return this.topology.anyShard().dataSource().getConnection();
+	}
+
+	@Override
+	public void releaseAnyConnection(Connection connection) throws SQLException {
+		connection.close();
+	}
+
+	@Override
+	public Connection getConnection(String tenantIdentifier) throws SQLException {
+		if (TenantIdentifierResolver.NO_TENANT.equals(tenantIdentifier)) {
+			throw new NoTenantBoundException("a shard connection (the Hibernate session was opened without a tenant)");
+		}
+		String bound = TenantContext.current();
+		if (bound != null && !bound.equals(tenantIdentifier)) {
+			throw new TenantSwitchedException(tenantIdentifier, bound, null);
+		}
+		DirectoryEntry entry = this.router.route(tenantIdentifier);
+		ShardTopology.Shard shard = this.topology.shard(entry.shardId());
+		ConnectionGuard.acquired(tenantIdentifier, shard.id());
+		Connection connection = null;
+		try {
+			connection = shard.dataSource().getConnection();
+			shard.dialect().begin(connection, tenantIdentifier, entry.version());
+			this.checkedOut.put(connection, shard);
+			return connection;
+		}
+		catch (SQLException | RuntimeException ex) {
+			ConnectionGuard.released();
+			if (connection != null) {
+				discard(shard, connection);
+			}
+			throw ex;
+		}
+	}
+
+	@Override
+	public void releaseConnection(String tenantIdentifier, Connection connection) throws SQLException {
+		ShardTopology.Shard shard = this.checkedOut.remove(connection);
+		ConnectionGuard.released();
+		if (shard == null) {
+			connection.close();
+			return;
+		}
+		discard(shard, connection);
+	}
+
+	private static void discard(ShardTopology.Shard shard, Connection connection) throws SQLException {
+		try {
+			shard.dialect().end(connection);
+		}
+		catch (SQLException ex) {
+			log.warn("Could not clear session variables on a connection of shard '{}'; evicting it: {}", shard.id(),
+					ex.getMessage());
+			evict(shard.dataSource(), connection);
+			return;
+		}
+		connection.close();
+	}
+
+	private static void evict(DataSource dataSource, Connection connection) throws SQLException {
+		if (dataSource instanceof HikariDataSource pool) {
+			pool.evictConnection(connection);
+		}
+		else {
+			connection.close();
+		}
+	}
+
+	@Override
+	public boolean supportsAggressiveRelease() {
+		return false;
+	}
+
+	@Override
+	public boolean isUnwrappableAs(Class<?> unwrapType) {
+		return unwrapType.isInstance(this);
+	}
+
+	@Override
+	public <T> T unwrap(Class<T> unwrapType) {
+		if (unwrapType.isInstance(this)) {
+			return unwrapType.cast(this);
+		}
+		throw new IllegalArgumentException("Cannot unwrap " + getClass().getName() + " as " + unwrapType.getName());
+	}
+
+}

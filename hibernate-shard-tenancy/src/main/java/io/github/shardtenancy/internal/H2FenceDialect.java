@@ -1,0 +1,65 @@
+package io.github.shardtenancy.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Locale;
+
+import io.github.shardtenancy.spi.FenceDialect;
+
+/**
+ * The H2 fence: the shard changelog installs Java functions ({@code SHARD_FENCE_BEGIN}, {@code SHARD_FENCE_END},
+ * {@code SHARD_FENCE_MOVER}) and a row trigger class, from the {@code hibernate-shard-tenancy-liquibase} artifact.
+ * H2's {@code @variables} are per session and survive a rollback, so {@link #end} clears them before the connection
+ * returns to its pool.
+ */
+public final class H2FenceDialect implements FenceDialect {
+
+	@Override
+	public boolean supports(String databaseProductName) {
+		return "H2".equalsIgnoreCase(databaseProductName);
+	}
+
+	@Override
+	public void begin(Connection connection, String tenantId, long directoryVersion) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement("CALL SHARD_FENCE_BEGIN(?, ?)")) {
+			ps.setString(1, tenantId);
+			ps.setLong(2, directoryVersion);
+			ps.execute();
+		}
+	}
+
+	@Override
+	public void end(Connection connection) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement("CALL SHARD_FENCE_END()")) {
+			ps.execute();
+		}
+	}
+
+	@Override
+	public void beginMover(Connection connection, String tenantId) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement("CALL SHARD_FENCE_MOVER(?)")) {
+			ps.setString(1, tenantId);
+			ps.execute();
+		}
+	}
+
+	@Override
+	public void installWriteCheck(Connection connection, String table, String tenantColumn) throws SQLException {
+		String tableName = Identifiers.require(table).toUpperCase(Locale.ROOT);
+		String column = Identifiers.require(tenantColumn).toUpperCase(Locale.ROOT);
+		try (PreparedStatement ps = connection
+			.prepareStatement("MERGE INTO shard_fence_table (table_name, tenant_column) KEY (table_name) VALUES (?, ?)")) {
+			ps.setString(1, tableName);
+			ps.setString(2, column);
+			ps.executeUpdate();
+		}
+		String trigger = "SHARD_FENCE_" + tableName.replace('.', '_');
+		try (PreparedStatement ps = connection.prepareStatement("CREATE TRIGGER IF NOT EXISTS " + trigger
+				+ " BEFORE INSERT, UPDATE, DELETE ON " + tableName
+				+ " FOR EACH ROW CALL 'io.github.shardtenancy.liquibase.h2.H2FenceTrigger'")) {
+			ps.execute();
+		}
+	}
+
+}

@@ -1,0 +1,371 @@
+package io.github.shardtenancy.routing;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.TenantUnavailableException;
+import io.github.shardtenancy.UnknownTenantException;
+import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.directory.DirectoryChanges;
+import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.directory.TenantState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router: an in-process Caffeine cache of directory entries, kept fresh in the background (design reference 000,
+ * "Resolving a request"; reference 001, step 2).
+ *
+ * <ul>
+ * <li>The hot path ({@link #route(String)} on a cached tenant) is a hash-map lookup; it never reads the directory.</li>
+ * <li>A miss reads the directory once (concurrent misses of one tenant share that read) and never caches a guess. An
+ * unknown tenant raises {@link UnknownTenantException} and is remembered for {@link RouterSettings#negativeTtl()}
+ * only.</li>
+ * <li>The background sync polls the global directory version every {@link RouterSettings#syncInterval()} and applies
+ * the entries changed since the cached version. Push notifications ({@link #refresh()} called by a watcher) use the
+ * same path.</li>
+ * <li>The cached version never goes backwards, and an entry is only replaced by one with an equal or higher
+ * version, so a slow in-flight load never overwrites a newer entry.</li>
+ * <li>{@link #invalidate(String)} drops exactly one entry: the reaction to a shard fence rejection.</li>
+ * </ul>
+ *
+ * <p>Thread-safe. {@link #start()} loads a snapshot of the whole directory in one streamed query and starts the sync
+ * thread; {@link #close()} stops it.
+ */
+public class TenantRouter implements AutoCloseable {
+
+	private static final Logger log = LoggerFactory.getLogger(TenantRouter.class);
+
+	private final Directory directory;
+
+	private final RouterSettings settings;
+
+	private final Cache<String, DirectoryEntry> entries;
+
+	private final Cache<String, Boolean> unknown;
+
+	private final ConcurrentMap<String, CompletableFuture<DirectoryEntry>> loading = new ConcurrentHashMap<>();
+
+	private final AtomicLong version = new AtomicLong();
+
+	private final Object syncLock = new Object();
+
+	private final LongAdder hits = new LongAdder();
+
+	private final LongAdder misses = new LongAdder();
+
+	private final LongAdder negativeHits = new LongAdder();
+
+	private final LongAdder directoryReads = new LongAdder();
+
+	private final LongAdder invalidations = new LongAdder();
+
+	private final LongAdder syncs = new LongAdder();
+
+	private final LongAdder servedStale = new LongAdder();
+
+	private volatile boolean loaded;
+
+	private volatile Instant directoryDownSince;
+
+	private ScheduledExecutorService scheduler;
+
+	/**
+	 * @param directory the directory to read, never {@code null}
+	 * @param settings cache and sync settings, never {@code null}
+	 */
+	public TenantRouter(Directory directory, RouterSettings settings) {
+		this.directory = Objects.requireNonNull(directory, "directory");
+		this.settings = Objects.requireNonNull(settings, "settings");
+		this.entries = Caffeine.newBuilder().maximumSize(settings.maximumEntries()).build();
+		this.unknown = Caffeine.newBuilder().expireAfterWrite(settings.negativeTtl()).maximumSize(100_000).build();
+	}
+
+	/**
+	 * Resolves a tenant to its directory entry.
+	 * @param tenantId the tenant
+	 * @return the cached (or freshly read) entry; never {@code null}
+	 * @throws io.github.shardtenancy.InvalidTenantIdException if the id breaks the tenant id rule (no lookup is made)
+	 * @throws UnknownTenantException if the directory has no entry for the tenant
+	 * @throws TenantUnavailableException if the tenant is DELETED, or the directory is unreachable and the entry is
+	 * MIGRATING or FROZEN
+	 * @throws DirectoryUnavailableException on a miss while the directory is unreachable, or on any lookup under the
+	 * {@link DirectoryDownPolicy#FAIL_CLOSED} policy while it is unreachable
+	 */
+	public DirectoryEntry route(String tenantId) {
+		TenantIds.requireValid(tenantId);
+		DirectoryEntry entry = this.entries.getIfPresent(tenantId);
+		if (entry != null) {
+			this.hits.increment();
+		}
+		else {
+			entry = load(tenantId);
+		}
+		if (this.directoryDownSince != null) {
+			entry = checkServable(entry);
+		}
+		if (entry.state() == TenantState.DELETED) {
+			throw new TenantUnavailableException(tenantId, entry.shardId(), entry.version(), entry.state(),
+					"the tenant was deleted");
+		}
+		return entry;
+	}
+
+	private DirectoryEntry checkServable(DirectoryEntry entry) {
+		if (this.settings.directoryDownPolicy() == DirectoryDownPolicy.FAIL_CLOSED) {
+			throw new DirectoryUnavailableException(entry.tenantId(), this.version.get(),
+					new IllegalStateException("directory unreachable since " + this.directoryDownSince
+							+ " and the policy is fail-closed"));
+		}
+		if (entry.state() == TenantState.MIGRATING || entry.state() == TenantState.FROZEN) {
+			throw new TenantUnavailableException(entry.tenantId(), entry.shardId(), entry.version(), entry.state(),
+					"the directory is unreachable (since " + this.directoryDownSince
+							+ ") and a tenant that is moving fails closed");
+		}
+		this.servedStale.increment();
+		return entry;
+	}
+
+	/**
+	 * @param tenantId the tenant
+	 * @return the cached entry, without reading the directory; empty if not cached
+	 */
+	public Optional<DirectoryEntry> cached(String tenantId) {
+		return Optional.ofNullable(this.entries.getIfPresent(tenantId));
+	}
+
+	private DirectoryEntry load(String tenantId) {
+		if (this.unknown.getIfPresent(tenantId) != null) {
+			this.negativeHits.increment();
+			throw new UnknownTenantException(tenantId, this.version.get());
+		}
+		this.misses.increment();
+		CompletableFuture<DirectoryEntry> mine = new CompletableFuture<>();
+		CompletableFuture<DirectoryEntry> theirs = this.loading.putIfAbsent(tenantId, mine);
+		if (theirs != null) {
+			return awaitLoad(tenantId, theirs);
+		}
+		try {
+			this.directoryReads.increment();
+			Optional<DirectoryEntry> read = this.directory.find(tenantId);
+			if (read.isEmpty()) {
+				this.unknown.put(tenantId, Boolean.TRUE);
+				mine.complete(null);
+				throw new UnknownTenantException(tenantId, this.version.get());
+			}
+			DirectoryEntry applied = apply(read.get());
+			mine.complete(applied);
+			return applied;
+		}
+		catch (RuntimeException ex) {
+			mine.completeExceptionally(ex);
+			throw ex;
+		}
+		finally {
+			this.loading.remove(tenantId, mine);
+		}
+	}
+
+	private DirectoryEntry awaitLoad(String tenantId, CompletableFuture<DirectoryEntry> load) {
+		try {
+			DirectoryEntry entry = load.join();
+			if (entry == null) {
+				throw new UnknownTenantException(tenantId, this.version.get());
+			}
+			return entry;
+		}
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof RuntimeException cause) {
+				throw cause;
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * Applies an entry read from the directory (by a load, a sync, a watcher or a local directory write), unless the
+	 * cache already holds a newer one. Drops the tenant from the negative cache.
+	 * @param entry the entry
+	 * @return the entry now cached (the given one, or the newer one already there)
+	 */
+	public DirectoryEntry apply(DirectoryEntry entry) {
+		this.unknown.invalidate(entry.tenantId());
+		return this.entries.asMap().merge(entry.tenantId(), entry,
+				(cached, incoming) -> incoming.isNewerOrSameAs(cached) ? incoming : cached);
+	}
+
+	/**
+	 * Drops one tenant's entry (and its negative entry), so that the next lookup reads the directory. Other entries are
+	 * untouched.
+	 * @param tenantId the tenant
+	 */
+	public void invalidate(String tenantId) {
+		this.invalidations.increment();
+		this.entries.invalidate(tenantId);
+		this.unknown.invalidate(tenantId);
+	}
+
+	/**
+	 * Reads the entries changed since the cached version and applies them; the sync thread and push watchers call it.
+	 * Concurrent calls are serialised.
+	 * @return the directory version now held
+	 * @throws DirectoryUnavailableException if the directory cannot be read (the router then marks it unreachable)
+	 */
+	public long refresh() {
+		synchronized (this.syncLock) {
+			DirectoryChanges changes;
+			try {
+				changes = this.directory.changesSince(this.version.get());
+			}
+			catch (DirectoryUnavailableException ex) {
+				markDirectoryDown(ex);
+				throw ex;
+			}
+			for (DirectoryEntry entry : changes.entries()) {
+				apply(entry);
+			}
+			if (!changes.entries().isEmpty()) {
+				this.syncs.increment();
+			}
+			advanceVersion(changes.toVersion());
+			markDirectoryUp();
+			return this.version.get();
+		}
+	}
+
+	/**
+	 * Loads the whole directory in one streamed query (a snapshot) and applies it. Used at cold start, and to resync
+	 * after a push watcher reconnects.
+	 * @return the directory version the snapshot is complete up to
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public long loadSnapshot() {
+		synchronized (this.syncLock) {
+			long snapshotVersion;
+			try {
+				snapshotVersion = this.directory.snapshot(this::apply);
+			}
+			catch (DirectoryUnavailableException ex) {
+				markDirectoryDown(ex);
+				throw ex;
+			}
+			advanceVersion(snapshotVersion);
+			this.loaded = true;
+			markDirectoryUp();
+			return this.version.get();
+		}
+	}
+
+	private void advanceVersion(long candidate) {
+		this.version.accumulateAndGet(candidate, Math::max);
+	}
+
+	private void markDirectoryDown(RuntimeException ex) {
+		if (this.directoryDownSince == null) {
+			this.directoryDownSince = Instant.now();
+			log.warn("Directory unreachable, policy {}: {}", this.settings.directoryDownPolicy(), ex.getMessage());
+		}
+	}
+
+	private void markDirectoryUp() {
+		if (this.directoryDownSince != null) {
+			log.info("Directory reachable again (was down since {}), version {}", this.directoryDownSince,
+					this.version.get());
+			this.directoryDownSince = null;
+		}
+	}
+
+	/**
+	 * Loads the snapshot (if not loaded yet) and starts the background sync. Idempotent.
+	 * @throws DirectoryUnavailableException if the first snapshot cannot be read; the router is then not ready, and
+	 * the sync keeps trying
+	 */
+	public synchronized void start() {
+		if (this.scheduler != null) {
+			return;
+		}
+		this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+			Thread t = new Thread(r, "shard-tenancy-directory-sync");
+			t.setDaemon(true);
+			return t;
+		});
+		long interval = this.settings.syncInterval().toMillis();
+		this.scheduler.scheduleWithFixedDelay(this::syncQuietly, interval, interval, TimeUnit.MILLISECONDS);
+		if (!this.loaded) {
+			loadSnapshot();
+		}
+	}
+
+	private void syncQuietly() {
+		try {
+			if (this.loaded) {
+				refresh();
+			}
+			else {
+				loadSnapshot();
+			}
+		}
+		catch (RuntimeException ex) {
+			log.debug("Directory sync failed: {}", ex.getMessage());
+		}
+	}
+
+	/** @return the directory version this router holds; never decreases */
+	public long version() {
+		return this.version.get();
+	}
+
+	/**
+	 * @return whether the router can serve: it has loaded the directory once, and the directory is reachable or the
+	 * policy is to serve from the cache
+	 */
+	public boolean isReady() {
+		return this.loaded && (this.directoryDownSince == null
+				|| this.settings.directoryDownPolicy() == DirectoryDownPolicy.SERVE_FROM_CACHE);
+	}
+
+	/** @return when the directory became unreachable, or empty while it is reachable */
+	public Optional<Instant> directoryDownSince() {
+		return Optional.ofNullable(this.directoryDownSince);
+	}
+
+	/** @return the settings this router runs with */
+	public RouterSettings settings() {
+		return this.settings;
+	}
+
+	/** @return the directory this router reads */
+	public Directory directory() {
+		return this.directory;
+	}
+
+	/** @return a snapshot of the counters */
+	public RouterStats stats() {
+		return new RouterStats(this.hits.sum(), this.misses.sum(), this.negativeHits.sum(), this.directoryReads.sum(),
+				this.invalidations.sum(), this.syncs.sum(), this.servedStale.sum(), this.entries.estimatedSize(),
+				this.version.get());
+	}
+
+	@Override
+	public synchronized void close() {
+		if (this.scheduler != null) {
+			this.scheduler.shutdownNow();
+			this.scheduler = null;
+		}
+	}
+
+}

@@ -1,0 +1,71 @@
+package io.github.shardtenancy.spi;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * How one kind of shard database carries the session variables and enforces the shard fence. The library ships
+ * dialects for H2 and PostgreSQL; implement this to support another database, together with a shard changelog that
+ * installs the fence table and checks.
+ *
+ * <p>The contract, for every implementation (design reference 001, step 3):
+ * <ul>
+ * <li>{@link #begin} runs on a freshly borrowed connection before Hibernate uses it. In one round trip it checks the
+ * fence and makes the tenant id and directory version visible to every statement of the transaction that follows.
+ * If the shard does not own the tenant, or the version is older than the fence requires, it throws an
+ * {@link SQLException} with SQLState {@code 40001} whose message has the fence's format (see
+ * {@link io.github.shardtenancy.fence.FenceRejection}).</li>
+ * <li>After {@link #end} (or after the transaction ends, for transaction-scoped variables), no later borrower of the
+ * pooled connection can see the values, also when the transaction rolled back.</li>
+ * <li>Values are bound as parameters, never concatenated into SQL.</li>
+ * <li>Writes to a tenant table are checked per row by a trigger that {@link #installWriteCheck} installs: a row of
+ * another tenant, a tenant the shard does not own, a stale version, or a FROZEN tenant is rejected with 40001.
+ * The check takes a lock on the tenant's fence row that a freeze must wait for, so a write racing a freeze either
+ * commits before the freeze takes effect or is rejected.</li>
+ * </ul>
+ *
+ * <p>Implementations must be stateless and thread-safe.
+ */
+public interface FenceDialect {
+
+	/**
+	 * @param databaseProductName as reported by {@link java.sql.DatabaseMetaData#getDatabaseProductName()}
+	 * @return whether this dialect handles that database
+	 */
+	boolean supports(String databaseProductName);
+
+	/**
+	 * Checks the fence and binds the session variables for a tenant's transaction.
+	 * @param connection a connection just borrowed from the shard's pool
+	 * @param tenantId the tenant, already validated
+	 * @param directoryVersion the version of the directory entry the route was taken from
+	 * @throws SQLException with SQLState 40001 on a fence rejection, or any other database error
+	 */
+	void begin(Connection connection, String tenantId, long directoryVersion) throws SQLException;
+
+	/**
+	 * Clears whatever {@link #begin} or {@link #beginMover} left on the connection, before it returns to the pool.
+	 * @param connection the connection
+	 * @throws SQLException on a database error; the caller then evicts the connection
+	 */
+	void end(Connection connection) throws SQLException;
+
+	/**
+	 * Marks a connection as the mover's for one tenant: the fence lets its writes of that tenant's rows through, on a
+	 * shard that does not (yet, or any more) own the tenant.
+	 * @param connection a connection of the mover's own
+	 * @param tenantId the tenant being moved
+	 * @throws SQLException on a database error
+	 */
+	void beginMover(Connection connection, String tenantId) throws SQLException;
+
+	/**
+	 * Installs, idempotently, the per-row write check on one tenant table.
+	 * @param connection a connection to the shard
+	 * @param table the table name, a plain SQL identifier (letters, digits, underscore, optionally schema-qualified)
+	 * @param tenantColumn the column holding the tenant id
+	 * @throws SQLException on a database error
+	 */
+	void installWriteCheck(Connection connection, String table, String tenantColumn) throws SQLException;
+
+}

@@ -1,0 +1,97 @@
+package io.github.shardtenancy.liquibase.h2;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+import org.h2.api.Trigger;
+
+/**
+ * The per-row write check of the H2 fence, installed on every tenant table
+ * ({@code BEFORE INSERT, UPDATE, DELETE ... FOR EACH ROW}). A write is accepted only when the session was routed to
+ * this shard for the row's tenant, the shard owns that tenant (not FROZEN, not moved away) and the route's version is
+ * at or above the fence's minimum; a mover's session may write rows of the tenant it moves.
+ *
+ * <p>The check locks the tenant's fence row ({@code SELECT ... FOR UPDATE}) until the writing transaction ends, so a
+ * freeze (an update of that row) waits for the writes in flight and every later write sees the freeze: a write racing
+ * a freeze either commits before the freeze takes effect, or is rejected.
+ */
+public class H2FenceTrigger implements Trigger {
+
+	private int tenantColumn = -1;
+
+	private String table;
+
+	@Override
+	public void init(Connection conn, String schemaName, String triggerName, String tableName, boolean before,
+			int type) throws SQLException {
+		this.table = tableName;
+		String column;
+		try (PreparedStatement ps = conn
+			.prepareStatement("SELECT tenant_column FROM shard_fence_table WHERE table_name = ?")) {
+			ps.setString(1, tableName);
+			try (ResultSet rs = ps.executeQuery()) {
+				if (!rs.next()) {
+					throw new SQLException("Table " + tableName + " is not registered in shard_fence_table");
+				}
+				column = rs.getString(1);
+			}
+		}
+		try (ResultSet rs = conn.getMetaData().getColumns(null, schemaName, tableName, column)) {
+			if (!rs.next()) {
+				throw new SQLException("Table " + tableName + " has no tenant column " + column);
+			}
+			this.tenantColumn = rs.getInt("ORDINAL_POSITION") - 1;
+		}
+	}
+
+	@Override
+	public void fire(Connection conn, Object[] oldRow, Object[] newRow) throws SQLException {
+		String sessionTenant;
+		long version;
+		String role;
+		try (PreparedStatement ps = conn.prepareStatement("SELECT @SHARD_TENANT, @SHARD_VERSION, @SHARD_ROLE");
+				ResultSet rs = ps.executeQuery()) {
+			rs.next();
+			sessionTenant = rs.getString(1);
+			version = rs.getObject(2) != null ? rs.getLong(2) : -1;
+			role = rs.getString(3);
+		}
+		String rowTenant = String.valueOf((newRow != null ? newRow : oldRow)[this.tenantColumn]);
+		if (sessionTenant == null) {
+			throw H2Fence.reject(rowTenant, shardOf(conn), "NO_TENANT", -1, -1);
+		}
+		if (!sessionTenant.equals(rowTenant)
+				|| (oldRow != null && !sessionTenant.equals(String.valueOf(oldRow[this.tenantColumn])))) {
+			throw H2Fence.reject(sessionTenant, shardOf(conn), "FOREIGN_ROW", version, -1);
+		}
+		if ("mover".equals(role)) {
+			return;
+		}
+		H2Fence.Fence fence = H2Fence.read(conn, sessionTenant, true);
+		if (fence.state() == null || !(fence.state().equals("OWNED") || fence.state().equals("FROZEN"))) {
+			throw H2Fence.reject(sessionTenant, fence.shard(), fence.state() == null ? "NOT_OWNED" : fence.state(),
+					version, fence.minVersion());
+		}
+		if (fence.state().equals("FROZEN")) {
+			throw H2Fence.reject(sessionTenant, fence.shard(), "FROZEN", version, fence.minVersion());
+		}
+		if (version < fence.minVersion()) {
+			throw H2Fence.reject(sessionTenant, fence.shard(), "STALE", version, fence.minVersion());
+		}
+	}
+
+	private static String shardOf(Connection conn) throws SQLException {
+		try (PreparedStatement ps = conn.prepareStatement("SELECT shard_id FROM shard_fence_identity WHERE id = 1");
+				ResultSet rs = ps.executeQuery()) {
+			return rs.next() ? rs.getString(1) : "?";
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "H2FenceTrigger[" + this.table + "]";
+	}
+
+}
