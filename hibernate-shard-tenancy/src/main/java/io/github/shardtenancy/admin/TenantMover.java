@@ -13,7 +13,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.StringJoiner;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.MoveException;
@@ -42,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * <li><b>verify</b>: row count and an order-independent checksum per table, source against target;</li>
  * <li><b>flip</b>: one directory write: owner = target, ACTIVE, new epoch and version;</li>
  * <li><b>fence</b>: target fence OWNED at the flip version, then source fence MOVED at the flip version;</li>
- * <li><b>clean</b>: the tenant's rows deleted from the source.</li>
+ * <li><b>clean</b>: the tenant's rows deleted from the source, at once or after a safety period (see the constructor)
+ * during which transactions that began on the source before the flip can finish reading.</li>
  * </ol>
  * A failure before the flip undoes the freeze: the entry returns to ACTIVE on the source, the source fence to OWNED,
  * and the rows copied to the target are removed. Writes refused meanwhile were retried by their callers.
@@ -64,6 +71,10 @@ public class TenantMover {
 
 	private final String actor;
 
+	private final Duration cleanDelay;
+
+	private final Set<CompletableFuture<Void>> pendingCleanups = ConcurrentHashMap.newKeySet();
+
 	/**
 	 * @param directory the directory
 	 * @param router the local router, updated at once after the flip
@@ -78,6 +89,49 @@ public class TenantMover {
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.tables = List.copyOf(tables);
 		this.actor = Objects.requireNonNull(actor, "actor");
+		this.cleanDelay = Duration.ZERO;
+	}
+
+	/**
+	 * @param directory the directory
+	 * @param router the local router, updated at once after the flip
+	 * @param topology the shards
+	 * @param tables the tenant tables to move, in any order (they are sorted by foreign keys)
+	 * @param actor who moves, recorded in the directory history (e.g. {@code mover@host})
+	 * @param cleanDelay how long after the flip the source rows are deleted (in the background): the safety period
+	 * that lets transactions which began on the source before the flip finish reading (design reference 000, step 5
+	 * "Drain and clean"); {@link Duration#ZERO} deletes them before {@link #move} returns
+	 */
+	public TenantMover(Directory directory, TenantRouter router, ShardTopology topology, List<TenantTable> tables,
+			String actor, Duration cleanDelay) {
+		this.directory = Objects.requireNonNull(directory, "directory");
+		this.router = Objects.requireNonNull(router, "router");
+		this.topology = Objects.requireNonNull(topology, "topology");
+		this.tables = List.copyOf(tables);
+		this.actor = Objects.requireNonNull(actor, "actor");
+		this.cleanDelay = Objects.requireNonNull(cleanDelay, "cleanDelay");
+	}
+
+	/**
+	 * Waits until every cleanup scheduled by earlier moves has deleted its source rows.
+	 * @param timeout the longest wait
+	 * @return whether all finished in time (a failed cleanup counts as finished and was logged)
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	public boolean awaitCleanups(Duration timeout) throws InterruptedException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		for (CompletableFuture<Void> cleanup : List.copyOf(this.pendingCleanups)) {
+			try {
+				cleanup.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			}
+			catch (ExecutionException ex) {
+				// logged where it failed
+			}
+			catch (TimeoutException ex) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**
@@ -131,12 +185,31 @@ public class TenantMover {
 		ShardFence.set(to.dataSource(), targetShardId, tenantId, FenceState.OWNED, flipped.version());
 		ShardFence.set(from.dataSource(), source, tenantId, FenceState.MOVED, flipped.version());
 		this.router.apply(flipped);
-		deleteRows(tenantId, from, ordered);
+		clean(tenantId, from, ordered);
 		MoveResult result = new MoveResult(tenantId, source, targetShardId, frozen.version(), flipped.version(),
 				copied, Duration.ofNanos(flippedAt - frozenAt), Duration.ofNanos(System.nanoTime() - started));
 		log.info("Moved tenant '{}' from '{}' to '{}': {} rows, freeze window {} ms, directory version {}", tenantId,
 				source, targetShardId, result.totalRowsCopied(), result.freezeWindow().toMillis(), flipped.version());
 		return result;
+	}
+
+	private void clean(String tenantId, ShardTopology.Shard from, List<TenantTable> ordered) {
+		if (this.cleanDelay.isZero()) {
+			deleteRows(tenantId, from, ordered);
+			return;
+		}
+		CompletableFuture<Void> cleanup = CompletableFuture.runAsync(
+				() -> deleteRows(tenantId, from, ordered),
+				CompletableFuture.delayedExecutor(this.cleanDelay.toMillis(),
+						TimeUnit.MILLISECONDS));
+		this.pendingCleanups.add(cleanup);
+		cleanup.whenComplete((done, failure) -> {
+			this.pendingCleanups.remove(cleanup);
+			if (failure != null) {
+				log.error("Cleanup of tenant '{}' on shard '{}' failed; its rows stay there (the fence hides them)",
+						tenantId, from.id(), failure);
+			}
+		});
 	}
 
 	private void undoFreeze(String tenantId, DirectoryEntry frozen, ShardTopology.Shard from, ShardTopology.Shard to,

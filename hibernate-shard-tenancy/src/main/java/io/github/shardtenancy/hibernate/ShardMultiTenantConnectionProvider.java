@@ -82,27 +82,24 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		}
 		DirectoryEntry entry = this.router.route(tenantIdentifier);
 		ShardTopology.Shard shard = this.topology.shard(entry.shardId());
-		ConnectionGuard.acquired(tenantIdentifier, shard.id());
-		Connection connection = null;
+		ConnectionGuard.checkSwitch(tenantIdentifier);
+		Connection connection = shard.dataSource().getConnection();
 		try {
-			connection = shard.dataSource().getConnection();
 			shard.dialect().begin(connection, tenantIdentifier, entry.version());
-			this.checkedOut.put(connection, shard);
-			return connection;
 		}
 		catch (SQLException | RuntimeException ex) {
-			ConnectionGuard.released();
-			if (connection != null) {
-				discard(shard, connection);
-			}
+			discard(shard, connection);
 			throw ex;
 		}
+		ConnectionGuard.acquired(tenantIdentifier, shard.id(), connection);
+		this.checkedOut.put(connection, shard);
+		return connection;
 	}
 
 	@Override
 	public void releaseConnection(String tenantIdentifier, Connection connection) throws SQLException {
 		ShardTopology.Shard shard = this.checkedOut.remove(connection);
-		ConnectionGuard.released();
+		ConnectionGuard.released(connection);
 		if (shard == null) {
 			connection.close();
 			return;

@@ -62,4 +62,36 @@ public final class H2FenceDialect implements FenceDialect {
 		}
 	}
 
+	/**
+	 * Registers the table in {@code shard_capture_table} and creates an {@code AFTER} row trigger running
+	 * {@code io.github.shardtenancy.liquibase.h2.H2CaptureTrigger}.
+	 */
+	@Override
+	public void installChangeCapture(Connection connection, String table, String tenantColumn) throws SQLException {
+		String tableName = Identifiers.require(table).toUpperCase(Locale.ROOT);
+		String column = Identifiers.require(tenantColumn).toUpperCase(Locale.ROOT);
+		try (PreparedStatement ps = connection.prepareStatement(
+				"MERGE INTO shard_capture_table (table_name, tenant_column) KEY (table_name) VALUES (?, ?)")) {
+			ps.setString(1, tableName);
+			ps.setString(2, column);
+			ps.executeUpdate();
+		}
+		String trigger = "SHARD_CAPTURE_" + tableName.replace('.', '_');
+		try (PreparedStatement ps = connection.prepareStatement("CREATE TRIGGER IF NOT EXISTS " + trigger
+				+ " AFTER INSERT, UPDATE, DELETE ON " + tableName
+				+ " FOR EACH ROW CALL 'io.github.shardtenancy.liquibase.h2.H2CaptureTrigger'")) {
+			ps.execute();
+		}
+	}
+
+	/** H2's {@code SNAPSHOT} isolation: one snapshot of the whole database from the transaction's first read. */
+	@Override
+	public void beginSnapshotRead(Connection connection) throws SQLException {
+		connection.setAutoCommit(false);
+		try (PreparedStatement ps = connection
+			.prepareStatement("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SNAPSHOT")) {
+			ps.execute();
+		}
+	}
+
 }

@@ -104,7 +104,9 @@ public class TenantRouter implements AutoCloseable {
 	 * @throws TenantUnavailableException if the tenant is DELETED, or the directory is unreachable and the entry is
 	 * MIGRATING or FROZEN
 	 * @throws DirectoryUnavailableException on a miss while the directory is unreachable, or on any lookup under the
-	 * {@link DirectoryDownPolicy#FAIL_CLOSED} policy while it is unreachable
+	 * {@link DirectoryDownPolicy#FAIL_CLOSED} policy while it is unreachable. A miss that fails to reach the directory
+	 * marks it unreachable ({@link #directoryDownSince()}) until the next successful refresh or snapshot, like a
+	 * failed sync does
 	 */
 	public DirectoryEntry route(String tenantId) {
 		TenantIds.requireValid(tenantId);
@@ -160,8 +162,25 @@ public class TenantRouter implements AutoCloseable {
 			return awaitLoad(tenantId, theirs);
 		}
 		try {
+			// A load that finished between our cache miss and our putIfAbsent already answered: use its answer.
+			DirectoryEntry raced = this.entries.getIfPresent(tenantId);
+			if (raced != null) {
+				mine.complete(raced);
+				return raced;
+			}
+			if (this.unknown.getIfPresent(tenantId) != null) {
+				mine.complete(null);
+				throw new UnknownTenantException(tenantId, this.version.get());
+			}
 			this.directoryReads.increment();
-			Optional<DirectoryEntry> read = this.directory.find(tenantId);
+			Optional<DirectoryEntry> read;
+			try {
+				read = this.directory.find(tenantId);
+			}
+			catch (DirectoryUnavailableException ex) {
+				markDirectoryDown(ex); // so that cached MIGRATING and FROZEN entries fail closed from now on
+				throw ex;
+			}
 			if (read.isEmpty()) {
 				this.unknown.put(tenantId, Boolean.TRUE);
 				mine.complete(null);

@@ -68,4 +68,34 @@ public interface FenceDialect {
 	 */
 	void installWriteCheck(Connection connection, String table, String tenantColumn) throws SQLException;
 
+	/**
+	 * Installs, idempotently, the online mover's change capture on one tenant table: a row trigger that, while the
+	 * written row's tenant is listed in the shard's {@code shard_capture} table, appends the row's primary key to
+	 * {@code shard_change} in the writing transaction (see {@code db/shard-tenancy/shard-changes.xml}). Writes of a
+	 * mover's connection are not captured. The table must have a primary key.
+	 * <p>The default implementation supports nothing; the H2 and PostgreSQL dialects implement it.
+	 * @param connection a connection to the shard
+	 * @param table the table name, a plain SQL identifier
+	 * @param tenantColumn the column holding the tenant id
+	 * @throws SQLException on a database error, or {@link java.sql.SQLFeatureNotSupportedException} if this dialect
+	 * has no change capture
+	 */
+	default void installChangeCapture(Connection connection, String table, String tenantColumn) throws SQLException {
+		throw new java.sql.SQLFeatureNotSupportedException(getClass().getSimpleName()
+				+ " has no change capture for the online mover (table " + table + ")");
+	}
+
+	/**
+	 * Starts a read-only transaction that sees one consistent snapshot of every table until it ends (the online
+	 * mover's bulk copy and each catch-up round). The caller commits or rolls back, then restores auto-commit and
+	 * isolation.
+	 * <p>The default uses {@link Connection#TRANSACTION_REPEATABLE_READ}, a snapshot on PostgreSQL.
+	 * @param connection a connection of the mover's own
+	 * @throws SQLException on a database error
+	 */
+	default void beginSnapshotRead(Connection connection) throws SQLException {
+		connection.setAutoCommit(false);
+		connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+	}
+
 }

@@ -1,0 +1,595 @@
+package io.github.shardtenancy.internal.move;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+
+import io.github.shardtenancy.topology.ShardTopology;
+
+/**
+ * The row work of the online mover on the shards: change capture on and off, bulk copy from a snapshot, catch-up from
+ * the change log, checksums and deletes. All writes to tenant tables go through a mover connection
+ * ({@link io.github.shardtenancy.spi.FenceDialect#beginMover}), re-marked after every commit because the mark is
+ * transaction-scoped on PostgreSQL. Stateless; thread-safe.
+ */
+public final class TenantRows {
+
+	/**
+	 * Called after every batch, with a description of the progress; may throw to stop the work (lost ownership).
+	 */
+	@FunctionalInterface
+	public interface Progress {
+
+		/** @param stepData progress, e.g. {@code table=NOTE rows=2000} */
+		void batchDone(String stepData);
+
+	}
+
+	private TenantRows() {
+	}
+
+	/**
+	 * Installs the capture triggers and lists the tenant in {@code shard_capture}, in a transaction that also updates
+	 * the tenant's fence row: it waits for the tenant's writes in flight (which hold that row's lock), so every write
+	 * that commits afterwards is logged.
+	 * @param shard the source shard
+	 * @param tenantId the tenant
+	 * @param moveId the move, recorded with the capture
+	 * @param tables the tables
+	 * @throws SQLException on a database error (unsupported capture included)
+	 */
+	public static void captureOn(ShardTopology.Shard shard, String tenantId, String moveId, List<TablePlan> tables)
+			throws SQLException {
+		try (Connection c = shard.dataSource().getConnection()) {
+			c.setAutoCommit(true);
+			for (TablePlan table : tables) {
+				shard.dialect().installChangeCapture(c, table.sqlName(), table.tenantColumn());
+			}
+			c.setAutoCommit(false);
+			try {
+				boolean present;
+				try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM shard_capture WHERE tenant_id = ?")) {
+					ps.setString(1, tenantId);
+					try (ResultSet rs = ps.executeQuery()) {
+						rs.next();
+						present = rs.getLong(1) > 0;
+					}
+				}
+				if (!present) {
+					try (PreparedStatement ps = c.prepareStatement(
+							"INSERT INTO shard_capture (tenant_id, move_id, since) VALUES (?, ?, CURRENT_TIMESTAMP)")) {
+						ps.setString(1, tenantId);
+						ps.setString(2, moveId);
+						ps.executeUpdate();
+					}
+				}
+				try (PreparedStatement ps = c
+					.prepareStatement("UPDATE shard_fence SET updated_at = CURRENT_TIMESTAMP WHERE tenant_id = ?")) {
+					ps.setString(1, tenantId);
+					ps.executeUpdate();
+				}
+				c.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				c.rollback();
+				throw ex;
+			}
+			finally {
+				c.setAutoCommit(true);
+			}
+		}
+	}
+
+	/**
+	 * Stops capturing the tenant's writes on a shard and drops its change log.
+	 * @param shard the source shard
+	 * @param tenantId the tenant
+	 * @throws SQLException on a database error
+	 */
+	public static void captureOff(ShardTopology.Shard shard, String tenantId) throws SQLException {
+		try (Connection c = shard.dataSource().getConnection()) {
+			c.setAutoCommit(true);
+			for (String sql : List.of("DELETE FROM shard_capture WHERE tenant_id = ?",
+					"DELETE FROM shard_change WHERE tenant_id = ?")) {
+				try (PreparedStatement ps = c.prepareStatement(sql)) {
+					ps.setString(1, tenantId);
+					ps.executeUpdate();
+				}
+			}
+		}
+	}
+
+	/**
+	 * @param shard the source shard
+	 * @param tenantId the tenant
+	 * @return the change-log entries of the tenant not yet applied
+	 * @throws SQLException on a database error
+	 */
+	public static long lag(ShardTopology.Shard shard, String tenantId) throws SQLException {
+		try (Connection c = shard.dataSource().getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM shard_change WHERE tenant_id = ?")) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+	/**
+	 * Deletes a tenant's rows from a shard, children first, in one transaction on a mover connection.
+	 * @param shard the shard
+	 * @param tenantId the tenant
+	 * @param tables the tables, parents first
+	 * @return rows deleted
+	 * @throws SQLException on a database error
+	 */
+	public static long delete(ShardTopology.Shard shard, String tenantId, List<TablePlan> tables) throws SQLException {
+		long deleted = 0;
+		try (Connection c = shard.dataSource().getConnection()) {
+			try {
+				c.setAutoCommit(false);
+				shard.dialect().beginMover(c, tenantId);
+				for (TablePlan table : reversed(tables)) {
+					try (PreparedStatement ps = c.prepareStatement(
+							"DELETE FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
+						ps.setString(1, tenantId);
+						deleted += ps.executeUpdate();
+					}
+				}
+				c.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				c.rollback();
+				throw ex;
+			}
+			finally {
+				shard.dialect().end(c);
+				c.setAutoCommit(true);
+			}
+		}
+		return deleted;
+	}
+
+	/**
+	 * Copies a tenant's rows from one snapshot of the source to the target, table by table (parents first), committing
+	 * on the target every {@code batchSize} rows. The target must hold none of the tenant's rows.
+	 * @return rows copied per table
+	 * @throws SQLException on a database error
+	 */
+	public static Map<String, Long> copy(ShardTopology.Shard from, ShardTopology.Shard to, String tenantId,
+			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress) throws SQLException {
+		Map<String, Long> copied = new LinkedHashMap<>();
+		try (Connection source = from.dataSource().getConnection();
+				Connection target = to.dataSource().getConnection()) {
+			int isolation = source.getTransactionIsolation();
+			from.dialect().beginSnapshotRead(source);
+			try {
+				target.setAutoCommit(false);
+				to.dialect().beginMover(target, tenantId);
+				for (TablePlan table : tables) {
+					long rows = 0;
+					String marks = String.join(", ", table.columns().stream().map(c -> "?").toList());
+					try (PreparedStatement select = source.prepareStatement("SELECT " + table.columnList() + " FROM "
+							+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ?");
+							PreparedStatement insert = target.prepareStatement("INSERT INTO " + table.sqlName() + " ("
+									+ table.columnList() + ") VALUES (" + marks + ")")) {
+						select.setString(1, tenantId);
+						select.setFetchSize(Math.min(batchSize, 5000));
+						int columns = table.columns().size();
+						int inBatch = 0;
+						try (ResultSet rs = select.executeQuery()) {
+							while (rs.next()) {
+								for (int i = 1; i <= columns; i++) {
+									insert.setObject(i, rs.getObject(i));
+								}
+								insert.addBatch();
+								rows++;
+								if (++inBatch == batchSize) {
+									insert.executeBatch();
+									target.commit();
+									to.dialect().beginMover(target, tenantId);
+									inBatch = 0;
+									progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows);
+									pause(throttle);
+								}
+							}
+						}
+						if (inBatch > 0) {
+							insert.executeBatch();
+							target.commit();
+							to.dialect().beginMover(target, tenantId);
+						}
+					}
+					copied.put(table.sqlName(), rows);
+					progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows + " (table done)");
+				}
+				source.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				rollbackQuietly(source, ex);
+				rollbackQuietly(target, ex);
+				throw ex;
+			}
+			finally {
+				to.dialect().end(target);
+				target.setAutoCommit(true);
+				source.setAutoCommit(true);
+				source.setTransactionIsolation(isolation);
+			}
+		}
+		return copied;
+	}
+
+	/**
+	 * One catch-up round: applies every change-log entry of the tenant visible in one snapshot of the source, reading
+	 * the logged rows from that same snapshot, then deletes exactly the applied entries from the log.
+	 * <p>Why one snapshot for the entries and the rows, and no limit on the entries: every change committed after the
+	 * copy's snapshot has a log entry committed with it, so for every key whose target row differs from the source's
+	 * row in the snapshot, the snapshot also holds an entry. Applying all of them makes the target equal to that
+	 * snapshot, which is consistent: upserts run parents first and deletes children first, so every foreign key holds
+	 * on the target at each statement. A subset of the entries (a limit) would break this: a parent's early entry
+	 * can find the parent gone while the entry that removed its child is not in the subset.
+	 * <p>Target writes are committed every {@code batchSize} rows (upserts first, then deletes, so every intermediate
+	 * state keeps the foreign keys); the log entries are deleted only after the last commit. Re-applying an entry is
+	 * harmless (it copies the row's state), so a crash anywhere loses nothing. Entries committed during the round,
+	 * also with smaller sequence numbers, stay in the log for the next round.
+	 * @return the lag (entries in the log) after the round
+	 * @throws SQLException on a database error
+	 */
+	public static long catchUpRound(ShardTopology.Shard from, ShardTopology.Shard to, String tenantId,
+			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress) throws SQLException {
+		List<Long> seqs = new ArrayList<>();
+		try (Connection source = from.dataSource().getConnection()) {
+			int isolation = source.getTransactionIsolation();
+			from.dialect().beginSnapshotRead(source);
+			try {
+				Map<TablePlan, LinkedHashSet<String>> keys = new LinkedHashMap<>();
+				try (PreparedStatement ps = source.prepareStatement("SELECT seq, table_name, row_key FROM shard_change "
+						+ "WHERE tenant_id = ? ORDER BY seq")) {
+					ps.setString(1, tenantId);
+					ps.setFetchSize(Math.min(batchSize, 5000));
+					try (ResultSet rs = ps.executeQuery()) {
+						while (rs.next()) {
+							seqs.add(rs.getLong(1));
+							TablePlan table = find(tables, rs.getString(2));
+							if (table != null) { // a table captured for another move's table list: not moved here
+								keys.computeIfAbsent(table, t -> new LinkedHashSet<>()).add(rs.getString(3));
+							}
+						}
+					}
+				}
+				if (!keys.isEmpty()) {
+					apply(source, to, tenantId, tables, keys, batchSize, throttle, progress);
+				}
+				source.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				rollbackQuietly(source, ex);
+				throw ex;
+			}
+			finally {
+				source.setAutoCommit(true);
+				source.setTransactionIsolation(isolation);
+			}
+		}
+		if (!seqs.isEmpty()) {
+			try (Connection c = from.dataSource().getConnection()) {
+				c.setAutoCommit(false);
+				try (PreparedStatement ps = c.prepareStatement("DELETE FROM shard_change WHERE seq = ?")) {
+					int inBatch = 0;
+					for (long seq : seqs) {
+						ps.setLong(1, seq);
+						ps.addBatch();
+						if (++inBatch == 1000) {
+							ps.executeBatch();
+							inBatch = 0;
+						}
+					}
+					ps.executeBatch();
+					c.commit();
+				}
+				catch (SQLException | RuntimeException ex) {
+					rollbackQuietly(c, ex);
+					throw ex;
+				}
+				finally {
+					c.setAutoCommit(true);
+				}
+			}
+		}
+		return lag(from, tenantId);
+	}
+
+	private static void apply(Connection source, ShardTopology.Shard to, String tenantId, List<TablePlan> tables,
+			Map<TablePlan, LinkedHashSet<String>> keys, int batchSize, Duration throttle, Progress progress)
+			throws SQLException {
+		int chunkSize = Math.min(batchSize, 500);
+		Map<TablePlan, List<String>> gone = new LinkedHashMap<>();
+		try (Connection target = to.dataSource().getConnection()) {
+			long written = 0;
+			try {
+				target.setAutoCommit(false);
+				to.dialect().beginMover(target, tenantId);
+				for (TablePlan table : tables) {
+					LinkedHashSet<String> tableKeys = keys.get(table);
+					if (tableKeys == null) {
+						continue;
+					}
+					for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
+						Map<String, Object[]> found = read(source, table, chunk, tenantId);
+						List<Object[]> present = new ArrayList<>();
+						for (String key : chunk) {
+							Object[] row = found.get(key);
+							if (row == null) {
+								gone.computeIfAbsent(table, t -> new ArrayList<>()).add(key);
+							}
+							else {
+								present.add(row);
+							}
+						}
+						upsert(target, table, present);
+						written = commit(target, to, tenantId, written, present.size(), throttle, progress);
+					}
+				}
+				for (TablePlan table : reversed(tables)) {
+					List<String> tableKeys = gone.get(table);
+					if (tableKeys == null) {
+						continue;
+					}
+					for (List<String> chunk : chunks(tableKeys, chunkSize)) {
+						try (PreparedStatement ps = target
+							.prepareStatement("DELETE FROM " + table.sqlName() + " WHERE " + table.keyPredicate())) {
+							for (String key : chunk) {
+								bindKey(ps, table, key, tenantId, 1);
+								ps.addBatch();
+							}
+							ps.executeBatch();
+						}
+						written = commit(target, to, tenantId, written, chunk.size(), throttle, progress);
+					}
+				}
+				target.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				rollbackQuietly(target, ex);
+				throw ex;
+			}
+			finally {
+				to.dialect().end(target);
+				target.setAutoCommit(true);
+			}
+		}
+	}
+
+	/**
+	 * Reads the rows of some logged keys on the source: one {@code IN} query for a single-column key, one query per
+	 * key otherwise.
+	 * @return the rows found, by logged key; a key without a row is absent
+	 */
+	private static Map<String, Object[]> read(Connection source, TablePlan table, List<String> keys, String tenantId)
+			throws SQLException {
+		Map<String, Object[]> found = new LinkedHashMap<>();
+		int columns = table.columns().size();
+		if (table.keys().size() == 1) {
+			TablePlan.KeyColumn key = table.keys().get(0);
+			int keyIndex = indexOf(table.columns(), key.name());
+			Map<Object, String> byValue = new LinkedHashMap<>();
+			for (String logged : keys) {
+				byValue.put(key.parse(logged), logged);
+			}
+			String marks = String.join(", ", keys.stream().map(k -> "?").toList());
+			try (PreparedStatement ps = source.prepareStatement("SELECT " + table.columnList() + " FROM "
+					+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ? AND " + key.name() + " IN (" + marks
+					+ ")")) {
+				ps.setString(1, tenantId);
+				int i = 2;
+				for (Object value : byValue.keySet()) {
+					ps.setObject(i++, value);
+				}
+				try (ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						Object[] row = values(rs, columns);
+						String logged = byValue.get(key.parse(String.valueOf(row[keyIndex])));
+						if (logged != null) {
+							found.put(logged, row);
+						}
+					}
+				}
+			}
+			return found;
+		}
+		try (PreparedStatement ps = source.prepareStatement(
+				"SELECT " + table.columnList() + " FROM " + table.sqlName() + " WHERE " + table.keyPredicate())) {
+			for (String logged : keys) {
+				bindKey(ps, table, logged, tenantId, 1);
+				try (ResultSet rs = ps.executeQuery()) {
+					if (rs.next()) {
+						found.put(logged, values(rs, columns));
+					}
+				}
+			}
+		}
+		return found;
+	}
+
+	/**
+	 * Writes rows to the target: a batch of UPDATEs by key, then a batch of INSERTs for the rows no UPDATE found
+	 * (never DELETE + INSERT, which would cascade to the row's children).
+	 */
+	private static void upsert(Connection target, TablePlan table, List<Object[]> rows) throws SQLException {
+		if (rows.isEmpty()) {
+			return;
+		}
+		List<String> valueColumns = table.valueColumns();
+		int[] keyIndexes = table.keys().stream().mapToInt(k -> indexOf(table.columns(), k.name())).toArray();
+		int tenantIndex = indexOf(table.columns(), table.tenantColumn());
+		List<Object[]> missing = new ArrayList<>();
+		String where = table.keyPredicate();
+		String sql = valueColumns.isEmpty()
+				? "UPDATE " + table.sqlName() + " SET " + table.tenantColumn() + " = " + table.tenantColumn() + " WHERE "
+						+ where
+				: "UPDATE " + table.sqlName() + " SET "
+						+ String.join(", ", valueColumns.stream().map(c -> c + " = ?").toList()) + " WHERE " + where;
+		try (PreparedStatement ps = target.prepareStatement(sql)) {
+			for (Object[] row : rows) {
+				int i = 1;
+				for (String column : valueColumns) {
+					ps.setObject(i++, row[indexOf(table.columns(), column)]);
+				}
+				for (int keyIndex : keyIndexes) {
+					ps.setObject(i++, row[keyIndex]);
+				}
+				ps.setObject(i, row[tenantIndex]);
+				ps.addBatch();
+			}
+			int[] counts = ps.executeBatch();
+			for (int r = 0; r < rows.size(); r++) {
+				if (counts[r] == 0) {
+					missing.add(rows.get(r));
+				}
+			}
+		}
+		if (!missing.isEmpty()) {
+			String marks = String.join(", ", table.columns().stream().map(c -> "?").toList());
+			try (PreparedStatement ps = target.prepareStatement(
+					"INSERT INTO " + table.sqlName() + " (" + table.columnList() + ") VALUES (" + marks + ")")) {
+				for (Object[] row : missing) {
+					for (int i = 0; i < row.length; i++) {
+						ps.setObject(i + 1, row[i]);
+					}
+					ps.addBatch();
+				}
+				ps.executeBatch();
+			}
+		}
+	}
+
+	private static long commit(Connection target, ShardTopology.Shard to, String tenantId, long written, int rows,
+			Duration throttle, Progress progress) throws SQLException {
+		target.commit();
+		to.dialect().beginMover(target, tenantId);
+		progress.batchDone("catch-up rows=" + (written + rows));
+		pause(throttle);
+		return written + rows;
+	}
+
+	private static <T> List<List<T>> chunks(List<T> items, int size) {
+		List<List<T>> chunks = new ArrayList<>();
+		for (int i = 0; i < items.size(); i += size) {
+			chunks.add(items.subList(i, Math.min(items.size(), i + size)));
+		}
+		return chunks;
+	}
+
+	private static int indexOf(List<String> columns, String column) {
+		for (int i = 0; i < columns.size(); i++) {
+			if (columns.get(i).equalsIgnoreCase(column)) {
+				return i;
+			}
+		}
+		throw new IllegalStateException("No column " + column + " in " + columns);
+	}
+
+
+	/**
+	 * Counts a tenant's rows in one table and sums a hash of each row's values: equal on both sides means the same
+	 * multiset of rows, whatever order the databases return them in.
+	 * @return {count, checksum}
+	 * @throws SQLException on a database error
+	 */
+	public static long[] countAndChecksum(ShardTopology.Shard shard, TablePlan table, String tenantId)
+			throws SQLException {
+		try (Connection c = shard.dataSource().getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT " + table.columnList() + " FROM " + table.sqlName()
+						+ " WHERE " + table.tenantColumn() + " = ?")) {
+			ps.setString(1, tenantId);
+			long count = 0;
+			long checksum = 0;
+			try (ResultSet rs = ps.executeQuery()) {
+				int columns = table.columns().size();
+				while (rs.next()) {
+					count++;
+					StringBuilder row = new StringBuilder();
+					for (int i = 1; i <= columns; i++) {
+						row.append(rs.getString(i)).append('\u001f');
+					}
+					checksum += mix(row.toString().hashCode());
+				}
+			}
+			return new long[] { count, checksum };
+		}
+	}
+
+	private static long mix(long h) {
+		h ^= (h >>> 33);
+		h *= 0xff51afd7ed558ccdL;
+		h ^= (h >>> 33);
+		return h;
+	}
+
+	private static void bindKey(PreparedStatement ps, TablePlan table, String key, String tenantId, int first)
+			throws SQLException {
+		Object[] values = table.parseKey(key);
+		int i = first;
+		for (Object value : values) {
+			ps.setObject(i++, value);
+		}
+		ps.setString(i, tenantId);
+	}
+
+	private static Object[] values(ResultSet rs, int columns) throws SQLException {
+		Object[] values = new Object[columns];
+		for (int i = 0; i < columns; i++) {
+			values[i] = rs.getObject(i + 1);
+		}
+		return values;
+	}
+
+	private static TablePlan find(List<TablePlan> tables, String loggedName) {
+		String bare = loggedName.contains(".") ? loggedName.substring(loggedName.lastIndexOf('.') + 1) : loggedName;
+		for (TablePlan table : tables) {
+			if (table.name().equalsIgnoreCase(bare)) {
+				return table;
+			}
+		}
+		return null;
+	}
+
+	private static List<TablePlan> reversed(List<TablePlan> tables) {
+		List<TablePlan> copy = new ArrayList<>(tables);
+		java.util.Collections.reverse(copy);
+		return copy;
+	}
+
+	private static void rollbackQuietly(Connection c, Exception cause) {
+		try {
+			if (!c.getAutoCommit()) {
+				c.rollback();
+			}
+		}
+		catch (SQLException ex) {
+			cause.addSuppressed(ex);
+		}
+	}
+
+	private static void pause(Duration throttle) {
+		if (!throttle.isZero()) {
+			try {
+				Thread.sleep(throttle.toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while throttling", ex);
+			}
+		}
+	}
+
+}

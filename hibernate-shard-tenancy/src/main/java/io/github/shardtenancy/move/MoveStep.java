@@ -1,0 +1,59 @@
+package io.github.shardtenancy.move;
+
+/**
+ * The steps of an online move, in order. A move's recorded step is the last one it completed; {@link OnlineMover}
+ * resumes with the step after it. Every step is idempotent: running it again after a crash that struck after its
+ * work but before its record has the same effect as running it once.
+ */
+public enum MoveStep {
+
+	/** Recorded in the move log; nothing else done yet. */
+	PLANNED,
+
+	/**
+	 * Directory entry MIGRATING with the target set (epoch and version bumped; traffic still goes to the source);
+	 * change capture installed and switched on for the tenant on the source; target fence INCOMING.
+	 */
+	MARKED,
+
+	/** The tenant's rows copied to the target from one consistent snapshot of the source, in batches. */
+	COPIED,
+
+	/** Changes logged during the copy applied to the target, round after round, until the lag was small. */
+	CAUGHT_UP,
+
+	/**
+	 * Directory entry FROZEN (epoch and version bumped), then the source fence FROZEN at that version, which waits for
+	 * the tenant's writes in flight: from then on its writes are rejected and retried by their callers.
+	 */
+	FROZEN,
+
+	/** The last logged changes applied: the target holds exactly the source's rows. */
+	FINAL_CAUGHT_UP,
+
+	/** Row count and checksum of every table equal on source and target. */
+	VERIFIED,
+
+	/**
+	 * One directory write: owner = target, ACTIVE, new epoch and version; then the target fence OWNED and the source
+	 * fence MOVED at that version, and capture switched off. Abort is no longer possible.
+	 */
+	FLIPPED,
+
+	/** The tenant's rows removed from the source (after the clean delay, or on command). Final. */
+	DONE,
+
+	/** Aborted before the flip: tenant ACTIVE on the source, the target's copy removed. Final. */
+	ABORTED;
+
+	/** @return whether the move has ended ({@link #DONE} or {@link #ABORTED}) */
+	public boolean isFinal() {
+		return this == DONE || this == ABORTED;
+	}
+
+	/** @return whether the flip is behind the move (it can no longer be aborted) */
+	public boolean isFlipped() {
+		return this == FLIPPED || this == DONE;
+	}
+
+}

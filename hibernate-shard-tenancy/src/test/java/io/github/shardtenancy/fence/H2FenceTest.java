@@ -1,0 +1,276 @@
+package io.github.shardtenancy.fence;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.routing.RouterSettings;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.testing.Poll;
+import io.github.shardtenancy.testing.ShardTenancyFixture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@DisplayName("Shard fence on H2")
+class H2FenceTest {
+
+	private static ShardTenancyFixture fixture;
+
+	private static TenantAdmin admin;
+
+	private static TenantRoutingDataSource routed;
+
+	private static final AtomicInteger tenants = new AtomicInteger();
+
+	private final ExecutorService threads = Executors.newFixedThreadPool(2);
+
+	@BeforeAll
+	static void setUp() {
+		fixture = ShardTenancyFixture.create("fence", 2);
+		admin = fixture.admin(fixture.router());
+		routed = new TenantRoutingDataSource(fixture.provider());
+	}
+
+	@AfterAll
+	static void tearDown() {
+		fixture.close();
+	}
+
+	@AfterEach
+	void stopThreads() {
+		this.threads.shutdownNow();
+		assertThat(fixture.activeConnections()).as("connections left borrowed").isZero();
+	}
+
+	private static String newTenant() {
+		return "fence-t" + tenants.incrementAndGet();
+	}
+
+	private static DataSource shard(String id) {
+		return fixture.topology().shard(id).dataSource();
+	}
+
+	private static SQLException openRoutedConnection(String tenant) {
+		try (TenantContext.Scope scope = TenantContext.bind(tenant); Connection c = routed.getConnection()) {
+			throw new AssertionError("the fence accepted the route of " + tenant);
+		}
+		catch (SQLException ex) {
+			return ex;
+		}
+	}
+
+	@Test
+	@DisplayName("a route with a stale version is rejected at begin with 40001 naming tenant, shard, seen and required version")
+	void staleRouteIsRejectedAtBegin() {
+		String t = newTenant();
+		DirectoryEntry entry = admin.create(t, "shard-1");
+		ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.OWNED, entry.version() + 10);
+		long borrowsBefore = fixture.borrows("shard-1");
+
+		SQLException rejected = openRoutedConnection(t);
+
+		assertThat(rejected.getSQLState()).isEqualTo("40001");
+		assertThat(rejected.getMessage()).contains("shard fence: tenant '" + t + "' rejected on shard 'shard-1': STALE "
+				+ "(directory version seen " + entry.version() + ", required " + (entry.version() + 10) + ")");
+		FenceRejection rejection = FenceRejection.find(new RuntimeException("wrapped", rejected)).orElseThrow();
+		assertThat(rejection.tenantId()).isEqualTo(t);
+		assertThat(rejection.shardId()).isEqualTo("shard-1");
+		assertThat(rejection.reason()).isEqualTo("STALE");
+		assertThat(rejection.seenVersion()).isEqualTo(entry.version());
+		assertThat(rejection.requiredVersion()).isEqualTo(entry.version() + 10);
+		assertThat(rejection.isFrozen()).isFalse();
+		assertThat(fixture.borrows("shard-1")).isEqualTo(borrowsBefore + 1);
+	}
+
+	@Test
+	@DisplayName("a router that missed a move is rejected by the old owner with MOVED and the flip version")
+	void routeToOldOwnerAfterMoveIsRejected() {
+		String t = newTenant();
+		DirectoryEntry entry = admin.create(t, "shard-1");
+		TenantRouter otherInstance = fixture.newRouter(RouterSettings.defaults());
+		long flipVersion = fixture.admin(otherInstance).move(t, "shard-2").flipVersion();
+		assertThat(fixture.router().cached(t)).contains(entry);
+
+		SQLException rejected = openRoutedConnection(t);
+
+		FenceRejection rejection = FenceRejection.find(rejected).orElseThrow();
+		assertThat(rejection.reason()).isEqualTo("MOVED");
+		assertThat(rejection.shardId()).isEqualTo("shard-1");
+		assertThat(rejection.seenVersion()).isEqualTo(entry.version());
+		assertThat(rejection.requiredVersion()).isEqualTo(flipVersion);
+	}
+
+	@Test
+	@DisplayName("a tenant the shard does not own is rejected with NOT_OWNED")
+	void tenantNotOwnedIsRejected() {
+		String t = newTenant();
+		fixture.directory().create(t, "shard-2", "test"); // directory entry, but shard-2's fence never heard of it
+
+		FenceRejection rejection = FenceRejection.find(openRoutedConnection(t)).orElseThrow();
+
+		assertThat(rejection.reason()).isEqualTo("NOT_OWNED");
+		assertThat(rejection.shardId()).isEqualTo("shard-2");
+		assertThat(rejection.requiredVersion()).isEqualTo(-1);
+	}
+
+	@Test
+	@DisplayName("a tenant INCOMING on the target of a move is refused to routed work")
+	void incomingTenantIsRejected() {
+		String t = newTenant();
+		DirectoryEntry entry = admin.create(t, "shard-1");
+		ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.INCOMING, entry.version());
+
+		assertThat(FenceRejection.find(openRoutedConnection(t)).orElseThrow().reason()).isEqualTo("INCOMING");
+	}
+
+	@Test
+	@DisplayName("a FROZEN tenant can read, but every write is rejected with reason FROZEN")
+	void frozenTenantReadsButCannotWrite() throws Exception {
+		String t = newTenant();
+		DirectoryEntry entry = admin.create(t, "shard-1");
+		UUID existing;
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection c = routed.getConnection()) {
+			existing = ShardTenancyFixture.insertNote(c, t, "before the freeze");
+		}
+		ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.FROZEN, entry.version());
+
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection c = routed.getConnection()) {
+			try (PreparedStatement ps = c.prepareStatement("SELECT body FROM note WHERE tenant_id = ?")) {
+				ps.setString(1, t);
+				try (ResultSet rs = ps.executeQuery()) {
+					assertThat(rs.next()).isTrue();
+					assertThat(rs.getString(1)).isEqualTo("before the freeze");
+				}
+			}
+			assertFrozen(() -> ShardTenancyFixture.insertNote(c, t, "during the freeze"), t, entry.version());
+			assertFrozen(() -> update(c, "UPDATE note SET body = 'changed' WHERE id = ?", existing), t,
+					entry.version());
+			assertFrozen(() -> update(c, "DELETE FROM note WHERE id = ?", existing), t, entry.version());
+		}
+		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(1);
+	}
+
+	private interface SqlWork {
+
+		Object run() throws SQLException;
+
+	}
+
+	private static int update(Connection c, String sql, UUID id) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement(sql)) {
+			ps.setObject(1, id);
+			return ps.executeUpdate();
+		}
+	}
+
+	private static void assertFrozen(SqlWork write, String tenant, long version) {
+		assertThatThrownBy(write::run).isInstanceOf(SQLException.class).satisfies(ex -> {
+			FenceRejection rejection = FenceRejection.find(ex).orElseThrow();
+			assertThat(rejection.reason()).isEqualTo("FROZEN");
+			assertThat(rejection.isFrozen()).isTrue();
+			assertThat(rejection.tenantId()).isEqualTo(tenant);
+			assertThat(rejection.seenVersion()).isEqualTo(version);
+		});
+	}
+
+	@Test
+	@DisplayName("a row of another tenant written on a routed connection is rejected with FOREIGN_ROW")
+	void foreignRowIsRejected() throws Exception {
+		String t = newTenant();
+		String neighbour = newTenant();
+		admin.create(t, "shard-1");
+		admin.create(neighbour, "shard-1");
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection c = routed.getConnection()) {
+			UUID own = ShardTenancyFixture.insertNote(c, t, "mine");
+
+			assertThatThrownBy(() -> ShardTenancyFixture.insertNote(c, neighbour, "not mine"))
+				.satisfies(ex -> assertThat(FenceRejection.find(ex).orElseThrow().reason()).isEqualTo("FOREIGN_ROW"));
+			assertThatThrownBy(() -> {
+				try (PreparedStatement ps = c.prepareStatement("UPDATE note SET tenant_id = ? WHERE id = ?")) {
+					ps.setString(1, neighbour);
+					ps.setObject(2, own);
+					ps.executeUpdate();
+				}
+			}).satisfies(ex -> assertThat(FenceRejection.find(ex).orElseThrow().reason()).isEqualTo("FOREIGN_ROW"));
+		}
+		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(1);
+		assertThat(fixture.rows("shard-1", "note", neighbour)).isZero();
+	}
+
+	@Test
+	@DisplayName("a write on a connection that was never routed is rejected with NO_TENANT")
+	void unroutedWriteIsRejected() throws Exception {
+		String t = newTenant();
+		admin.create(t, "shard-1");
+		try (Connection raw = shard("shard-1").getConnection()) {
+			assertThatThrownBy(() -> ShardTenancyFixture.insertNote(raw, t, "sneaky"))
+				.satisfies(ex -> assertThat(FenceRejection.find(ex).orElseThrow().reason()).isEqualTo("NO_TENANT"));
+		}
+		assertThat(fixture.rows("shard-1", "note", t)).isZero();
+	}
+
+	private static long sessionId(Connection c) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("SELECT SESSION_ID()"); ResultSet rs = ps.executeQuery()) {
+			rs.next();
+			return rs.getLong(1);
+		}
+	}
+
+	@Test
+	@DisplayName("a write racing a freeze: the freeze waits for the open write to commit, and later writes are rejected")
+	void writeRacingFreezeCommitsFirstOrIsRejected() throws Exception {
+		String t = newTenant();
+		DirectoryEntry entry = admin.create(t, "shard-1");
+
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection a = routed.getConnection()) {
+			a.setAutoCommit(false);
+			UUID written = ShardTenancyFixture.insertNote(a, t, "in flight");
+
+			long writer = sessionId(a);
+
+			CompletableFuture<Void> freeze = CompletableFuture.runAsync(
+					() -> ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.FROZEN, entry.version()),
+					this.threads);
+			Poll.until("the freeze is blocked by the writer's lock",
+					() -> ShardTenancyFixture.queryLong(shard("shard-1"),
+							"SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID = " + writer
+									+ " AND EXECUTING_STATEMENT LIKE 'UPDATE shard_fence%'") == 1);
+			assertThat(freeze).isNotDone();
+			assertThat(ShardFence.get(shard("shard-1"), "shard-1", t)).get()
+				.extracting(ShardFence.Row::state)
+				.isEqualTo(FenceState.OWNED);
+
+			a.commit();
+			freeze.get(30, TimeUnit.SECONDS);
+
+			assertThat(ShardFence.get(shard("shard-1"), "shard-1", t)).get()
+				.extracting(ShardFence.Row::state)
+				.isEqualTo(FenceState.FROZEN);
+			assertThat(ShardTenancyFixture.queryLong(shard("shard-1"), "SELECT COUNT(*) FROM note WHERE id = ?",
+					written.toString())).isEqualTo(1);
+			assertFrozen(() -> ShardTenancyFixture.insertNote(a, t, "after the freeze"), t, entry.version());
+			a.rollback();
+		}
+		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(1);
+	}
+
+}

@@ -1,0 +1,334 @@
+package io.github.shardtenancy.move;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.shardtenancy.MoveException;
+import io.github.shardtenancy.admin.TenantTable;
+import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.fence.FenceState;
+import io.github.shardtenancy.fence.ShardFence;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The online mover on H2 shards, with application writers running through the connection provider and the fence.
+ */
+class OnlineMoverTest {
+
+	private static final String TENANT = "acme";
+
+	/** What a test hook throws to stop a mover as a crash would: not a RuntimeException, so nothing is undone. */
+	static final class Killed extends Error {
+
+		Killed(MoveStep step) {
+			super("mover killed after step " + step);
+		}
+
+	}
+
+	private MoveFixture fixture;
+
+	private ExecutorService pool;
+
+	private final AtomicBoolean stop = new AtomicBoolean();
+
+	private final List<TenantWriter> acmeWriters = new ArrayList<>();
+
+	private final List<Future<TenantWriter>> running = new ArrayList<>();
+
+	@BeforeEach
+	void setUp() throws Exception {
+		this.fixture = new MoveFixture(2, 24);
+		this.pool = Executors.newCachedThreadPool();
+		this.fixture.admin().create(TENANT, "shard-1");
+		TenantWriter seed = new TenantWriter(TENANT, 99, this.fixture.provider(), this.fixture.router(), this.stop);
+		seed.write(200);
+		this.acmeWriters.add(seed);
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		this.stop.set(true);
+		this.pool.shutdown();
+		this.pool.awaitTermination(60, TimeUnit.SECONDS);
+		this.fixture.close();
+	}
+
+	private List<TenantWriter> startWriters(String tenantId, int count, int firstId) {
+		List<TenantWriter> writers = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			TenantWriter writer = new TenantWriter(tenantId, firstId + i, this.fixture.provider(),
+					this.fixture.router(), this.stop);
+			writers.add(writer);
+			this.running.add(this.pool.submit(writer));
+		}
+		return writers;
+	}
+
+	/** Waits until every writer committed a few writes, so that they overlap what follows. */
+	private static void awaitProgress(List<TenantWriter> writers) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (writers.stream().anyMatch(w -> w.ops.get() < 3) && System.nanoTime() < deadline) {
+			Thread.sleep(5);
+		}
+	}
+
+	/** Stops the writers and rethrows whatever one of them failed with: every caller must return normally. */
+	private void stopWriters() throws Exception {
+		this.stop.set(true);
+		for (Future<TenantWriter> writer : this.running) {
+			writer.get(60, TimeUnit.SECONDS);
+		}
+	}
+
+	private void assertTenantLivesOnlyOn(String owner, String other, List<TenantWriter> writers) {
+		Map<Long, Integer> expectedOrders = TenantWriter.orders(writers);
+		Map<String, String> expectedLines = TenantWriter.lines(writers);
+		assertThat(this.fixture.orders(owner, TENANT)).as("orders on the owner").isEqualTo(expectedOrders);
+		assertThat(this.fixture.lines(owner, TENANT)).as("order lines on the owner").isEqualTo(expectedLines);
+		assertThat(this.fixture.rows(other, TENANT)).as("rows left on " + other).isZero();
+		DirectoryEntry entry = this.fixture.directory().find(TENANT).orElseThrow();
+		assertThat(entry.shardId()).isEqualTo(owner);
+		assertThat(entry.state()).isEqualTo(TenantState.ACTIVE);
+		assertThat(entry.targetShardId()).isNull();
+	}
+
+	private static MoveOptions smallBatches() {
+		return MoveOptions.defaults().withBatchSize(50).withCatchUpLagThreshold(10).withMaxCatchUpRounds(5);
+	}
+
+	@Nested
+	@DisplayName("under load")
+	class UnderLoad {
+
+		@Test
+		@DisplayName("three moves under 8 writers of the tenant and 8 of its neighbours lose and duplicate nothing")
+		void movesUnderConcurrentWritersLoseNothing() throws Exception {
+			OnlineMoverTest.this.fixture.admin().create("left-neighbour", "shard-1");
+			OnlineMoverTest.this.fixture.admin().create("right-neighbour", "shard-2");
+			List<TenantWriter> acme = startWriters(TENANT, 8, 1);
+			List<TenantWriter> left = startWriters("left-neighbour", 4, 11);
+			List<TenantWriter> right = startWriters("right-neighbour", 4, 21);
+			awaitProgress(acme);
+			OnlineMover mover = OnlineMoverTest.this.fixture.mover();
+			MoveOptions options = smallBatches().withBatchSize(200).withThrottle(Duration.ofMillis(1));
+			List<Long> freezeMillis = new ArrayList<>();
+			List<Long> totalMillis = new ArrayList<>();
+			List<Long> retries = new ArrayList<>();
+			String[] targets = { "shard-2", "shard-1", "shard-2" };
+			for (String target : targets) {
+				long rejectedBefore = acme.stream().mapToLong(w -> w.rejections.get()).sum();
+				long started = System.nanoTime();
+				String moveId = mover.move(TENANT, target, options);
+				totalMillis.add((System.nanoTime() - started) / 1_000_000);
+				MoveStatus status = mover.status(moveId);
+				assertThat(status.step()).isEqualTo(MoveStep.DONE);
+				freezeMillis.add(status.freezeWindow().orElseThrow().toMillis());
+				awaitProgress(acme);
+				retries.add(acme.stream().mapToLong(w -> w.rejections.get()).sum() - rejectedBefore);
+			}
+			stopWriters();
+			List<TenantWriter> all = new ArrayList<>(OnlineMoverTest.this.acmeWriters);
+			all.addAll(acme);
+			assertTenantLivesOnlyOn("shard-2", "shard-1", all);
+			assertThat(OnlineMoverTest.this.fixture.orders("shard-1", "left-neighbour"))
+				.isEqualTo(TenantWriter.orders(left));
+			assertThat(OnlineMoverTest.this.fixture.orders("shard-2", "right-neighbour"))
+				.isEqualTo(TenantWriter.orders(right));
+			assertThat(left).allSatisfy(w -> assertThat(w.rejections.get()).as("neighbour rejections").isZero());
+			assertThat(right).allSatisfy(w -> assertThat(w.rejections.get()).as("neighbour rejections").isZero());
+			assertThat(OnlineMoverTest.this.fixture.changeLog("shard-1")).isZero();
+			assertThat(OnlineMoverTest.this.fixture.changeLog("shard-2")).isZero();
+			List<Long> sorted = freezeMillis.stream().sorted().toList();
+			System.out.printf("online move under load (H2): %d moves, %d rows of %s at the end, writer ops %d, "
+					+ "freeze window ms p50=%d p99=%d max=%d, total move ms %s, writer retries per move %s%n",
+					targets.length, OnlineMoverTest.this.fixture.rows("shard-2", TENANT),
+					TENANT, acme.stream().mapToLong(w -> w.ops.get()).sum(), percentile(sorted, 50),
+					percentile(sorted, 99), sorted.get(sorted.size() - 1), totalMillis, retries);
+		}
+
+	}
+
+	private static long percentile(List<Long> sorted, int p) {
+		int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+		return sorted.get(Math.max(0, Math.min(index, sorted.size() - 1)));
+	}
+
+	@Nested
+	@DisplayName("crash safety")
+	class CrashSafety {
+
+		@ParameterizedTest(name = "killed after {0}")
+		@EnumSource(value = MoveStep.class, names = { "PLANNED", "MARKED", "COPIED", "CAUGHT_UP", "FROZEN",
+				"FINAL_CAUGHT_UP", "VERIFIED", "FLIPPED" })
+		@DisplayName("a mover killed after a step is resumed by another mover and the move completes, verified")
+		void killedMoverIsResumedByAnother(MoveStep killAfter) throws Exception {
+			List<TenantWriter> acme = startWriters(TENANT, 2, 1);
+			awaitProgress(acme);
+			OnlineMover doomed = OnlineMoverTest.this.fixture.mover().withHook((id, step) -> {
+				if (step == killAfter) {
+					throw new Killed(step);
+				}
+			});
+			assertThatThrownBy(() -> doomed.move(TENANT, "shard-2", smallBatches())).isInstanceOf(Killed.class);
+			MoveStatus stopped = doomed.findActive(TENANT).orElseThrow();
+			assertThat(stopped.step()).isEqualTo(killAfter);
+			assertThat(stopped.owner()).isEqualTo(doomed.owner());
+
+			OnlineMover successor = OnlineMoverTest.this.fixture.mover().withLease(Duration.ZERO);
+			MoveStatus done = successor.resume(stopped.moveId());
+
+			assertThat(done.step()).isEqualTo(MoveStep.DONE);
+			assertThat(done.freezeWindow()).isPresent();
+			assertThat(successor.findActive(TENANT)).isEmpty();
+			awaitProgress(acme);
+			stopWriters();
+			List<TenantWriter> all = new ArrayList<>(OnlineMoverTest.this.acmeWriters);
+			all.addAll(acme);
+			assertTenantLivesOnlyOn("shard-2", "shard-1", all);
+			assertThat(ShardFence.get(OnlineMoverTest.this.fixture.topology().shard("shard-1").dataSource(),
+					"shard-1", TENANT).orElseThrow().state()).isEqualTo(FenceState.MOVED);
+		}
+
+		@ParameterizedTest(name = "aborted after {0}")
+		@EnumSource(value = MoveStep.class, names = { "PLANNED", "MARKED", "COPIED", "CAUGHT_UP", "FROZEN",
+				"FINAL_CAUGHT_UP", "VERIFIED" })
+		@DisplayName("an abort before the flip leaves the tenant ACTIVE on the source with nothing lost")
+		void abortBeforeFlipRestoresTheSource(MoveStep killAfter) throws Exception {
+			List<TenantWriter> acme = startWriters(TENANT, 2, 1);
+			awaitProgress(acme);
+			OnlineMover doomed = OnlineMoverTest.this.fixture.mover().withHook((id, step) -> {
+				if (step == killAfter) {
+					throw new Killed(step);
+				}
+			});
+			assertThatThrownBy(() -> doomed.move(TENANT, "shard-2", smallBatches())).isInstanceOf(Killed.class);
+			String moveId = doomed.findActive(TENANT).orElseThrow().moveId();
+
+			MoveStatus aborted = OnlineMoverTest.this.fixture.mover().withLease(Duration.ZERO).abort(moveId);
+
+			assertThat(aborted.step()).isEqualTo(MoveStep.ABORTED);
+			awaitProgress(acme);
+			stopWriters();
+			List<TenantWriter> all = new ArrayList<>(OnlineMoverTest.this.acmeWriters);
+			all.addAll(acme);
+			assertTenantLivesOnlyOn("shard-1", "shard-2", all);
+			assertThat(ShardFence.get(OnlineMoverTest.this.fixture.topology().shard("shard-1").dataSource(),
+					"shard-1", TENANT).orElseThrow().state()).isEqualTo(FenceState.OWNED);
+			assertThat(OnlineMoverTest.this.fixture.changeLog("shard-1")).isZero();
+			// the lock is released: the tenant can be moved again
+			String again = OnlineMoverTest.this.fixture.mover().move(TENANT, "shard-2", smallBatches());
+			assertThat(OnlineMoverTest.this.fixture.mover().status(again).step()).isEqualTo(MoveStep.DONE);
+			assertTenantLivesOnlyOn("shard-2", "shard-1", all);
+		}
+
+		@Test
+		@DisplayName("a flipped move cannot be aborted")
+		void flippedMoveCannotBeAborted() {
+			OnlineMover doomed = OnlineMoverTest.this.fixture.mover().withHook((id, step) -> {
+				if (step == MoveStep.FLIPPED) {
+					throw new Killed(step);
+				}
+			});
+			assertThatThrownBy(() -> doomed.move(TENANT, "shard-2", smallBatches())).isInstanceOf(Killed.class);
+			String moveId = doomed.findActive(TENANT).orElseThrow().moveId();
+
+			assertThatThrownBy(() -> OnlineMoverTest.this.fixture.mover().withLease(Duration.ZERO).abort(moveId))
+				.isInstanceOf(MoveException.class)
+				.hasMessageContaining("FLIPPED");
+			assertThat(OnlineMoverTest.this.fixture.directory().find(TENANT).orElseThrow().shardId())
+				.isEqualTo("shard-2");
+		}
+
+	}
+
+	@Nested
+	@DisplayName("refusals")
+	class Refusals {
+
+		@Test
+		@DisplayName("a second move of a tenant that is moving is refused, also by another mover and the basic mover")
+		void secondMoveIsRefused() {
+			OnlineMover first = OnlineMoverTest.this.fixture.mover().withHook((id, step) -> {
+				if (step == MoveStep.MARKED) {
+					throw new Killed(step);
+				}
+			});
+			assertThatThrownBy(() -> first.move(TENANT, "shard-2", smallBatches())).isInstanceOf(Killed.class);
+			String moveId = first.findActive(TENANT).orElseThrow().moveId();
+			OnlineMover other = OnlineMoverTest.this.fixture.mover();
+
+			assertThatThrownBy(() -> other.move(TENANT, "shard-2", MoveOptions.defaults()))
+				.isInstanceOfSatisfying(MoveInProgressException.class, ex -> {
+					assertThat(ex.moveId()).isEqualTo(moveId);
+					assertThat(ex.tenantId()).isEqualTo(TENANT);
+				})
+				.hasMessageContaining(moveId);
+			assertThatThrownBy(() -> other.resume(moveId)).isInstanceOf(MoveInProgressException.class)
+				.hasMessageContaining(first.owner());
+			assertThatThrownBy(() -> OnlineMoverTest.this.fixture.admin().move(TENANT, "shard-2"))
+				.isInstanceOf(MoveException.class)
+				.hasMessageContaining("MIGRATING");
+			assertThat(other.withLease(Duration.ZERO).abort(moveId).step()).isEqualTo(MoveStep.ABORTED);
+		}
+
+		@Test
+		@DisplayName("a table without a tenant column makes the move refuse to start, naming the table")
+		void tableWithoutTenantColumnIsRefused() {
+			DirectoryEntry before = OnlineMoverTest.this.fixture.directory().find(TENANT).orElseThrow();
+			List<TenantTable> tables = new ArrayList<>(MoveFixture.TABLES);
+			tables.add(new TenantTable("shared_setting", "tenant_id"));
+			OnlineMover mover = new OnlineMover(OnlineMoverTest.this.fixture.directory(),
+					OnlineMoverTest.this.fixture.router(), OnlineMoverTest.this.fixture.topology(), tables, "t@test");
+
+			assertThatThrownBy(() -> mover.move(TENANT, "shard-2", MoveOptions.defaults()))
+				.isInstanceOf(MoveException.class)
+				.hasMessageContaining("shared_setting")
+				.hasMessageContaining("tenant_id");
+			assertThat(OnlineMoverTest.this.fixture.directory().find(TENANT)).contains(before);
+			assertThat(mover.findActive(TENANT)).isEmpty();
+		}
+
+	}
+
+	@Nested
+	@DisplayName("cleaning")
+	class Cleaning {
+
+		@Test
+		@DisplayName("with a clean delay the source keeps its rows until cleaned on command")
+		void cleanDelayKeepsSourceRowsUntilCleaned() {
+			OnlineMover mover = OnlineMoverTest.this.fixture.mover();
+			long rows = OnlineMoverTest.this.fixture.rows("shard-1", TENANT);
+			String moveId = mover.move(TENANT, "shard-2", smallBatches().withCleanDelay(Duration.ofHours(1)));
+
+			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.FLIPPED);
+			assertThat(mover.resume(moveId).step()).isEqualTo(MoveStep.FLIPPED);
+			assertThat(OnlineMoverTest.this.fixture.rows("shard-1", TENANT)).isEqualTo(rows);
+			assertThat(OnlineMoverTest.this.fixture.rows("shard-2", TENANT)).isEqualTo(rows);
+
+			assertThat(mover.clean(moveId).step()).isEqualTo(MoveStep.DONE);
+			assertThat(OnlineMoverTest.this.fixture.rows("shard-1", TENANT)).isZero();
+			assertTenantLivesOnlyOn("shard-2", "shard-1", OnlineMoverTest.this.acmeWriters);
+		}
+
+	}
+
+}

@@ -1,0 +1,73 @@
+package io.github.shardtenancy.sample.seed;
+
+import java.util.List;
+
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.sample.orders.OrderService;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.ApplicationArguments;
+import org.springframework.boot.ApplicationRunner;
+import org.springframework.core.annotation.Order;
+import org.springframework.stereotype.Component;
+
+/**
+ * Seeds a fresh installation: when the directory has never been written (version 0), creates
+ * {@code sample.seed.tenants} tenants (default 20) named {@code tenant-01}, {@code tenant-02}, ..., spread round robin
+ * over the configured shards with {@link TenantAdmin#create(String, String)}, each with one customer. Does nothing
+ * when the directory already has entries, so a restart against persistent databases keeps their data.
+ */
+@Component
+@Order(0)
+public class TenantSeeder implements ApplicationRunner {
+
+	private static final Logger log = LoggerFactory.getLogger(TenantSeeder.class);
+
+	private final TenantAdmin admin;
+
+	private final Directory directory;
+
+	private final ShardTopology topology;
+
+	private final OrderService orders;
+
+	private final int tenants;
+
+	/**
+	 * @param admin creates tenants
+	 * @param directory tells whether seeding is needed
+	 * @param topology the shards to spread over
+	 * @param orders creates each tenant's customer
+	 * @param tenants how many tenants to seed, at least 0
+	 */
+	public TenantSeeder(TenantAdmin admin, Directory directory, ShardTopology topology, OrderService orders,
+			@Value("${sample.seed.tenants:20}") int tenants) {
+		this.admin = admin;
+		this.directory = directory;
+		this.topology = topology;
+		this.orders = orders;
+		this.tenants = tenants;
+	}
+
+	@Override
+	public void run(ApplicationArguments args) {
+		long version = this.directory.currentVersion();
+		if (version > 0) {
+			log.info("Directory already at version {}: not seeding", version);
+			return;
+		}
+		List<String> shards = List.copyOf(this.topology.shardIds());
+		for (int i = 1; i <= this.tenants; i++) {
+			String tenant = String.format("tenant-%02d", i);
+			String shard = shards.get((i - 1) % shards.size());
+			this.admin.create(tenant, shard);
+			TenantContext.runAs(tenant, () -> this.orders.createCustomer("Customer of " + tenant));
+		}
+		log.info("Seeded {} tenants over shards {}", this.tenants, shards);
+	}
+
+}

@@ -1,0 +1,28 @@
+package io.github.shardtenancy.boot;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Import;
+
+/**
+ * Auto-configuration of directory-based tenant sharding: the shard topology and directory from
+ * {@code shard-tenancy.*} properties, Liquibase migrations of the directory and of every shard, the router, Hibernate
+ * multi-tenancy routed through the shard fence, the tenant-routing {@code DataSource}, the automatic retry of
+ * fence rejections and the tenant from an HTTP header. Every bean backs off when the application defines its own.
+ *
+ * <p>Runs before Boot's {@code DataSourceAutoConfiguration} (whose pool would otherwise become the only
+ * {@code DataSource}) and {@code HibernateJpaAutoConfiguration} (which needs the Hibernate properties customizer).
+ * Switched off with {@code shard-tenancy.enabled=false}.
+ */
+@AutoConfiguration(beforeName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+		"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration" })
+@ConditionalOnProperty(prefix = "shard-tenancy", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ShardTenancyProperties.class)
+@Import({ ShardTenancyCoreConfiguration.class, ShardTenancyMigrationConfiguration.class,
+		ShardTenancyJdbcConfiguration.class, ShardTenancyHibernateConfiguration.class,
+		ShardTenancyRetryConfiguration.class, ShardTenancyRetryAdviceConfiguration.class,
+		ShardTenancyWebConfiguration.class })
+public final class ShardTenancyAutoConfiguration {
+
+}

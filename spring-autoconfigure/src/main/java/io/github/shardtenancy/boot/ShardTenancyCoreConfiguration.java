@@ -1,0 +1,143 @@
+package io.github.shardtenancy.boot;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.routing.RouterSettings;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.topology.ShardTopology;
+import jakarta.persistence.EntityManagerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Topology, directory, router, Hibernate connection provider and resolver, admin and mover. */
+@Configuration(proxyBeanMethods = false)
+class ShardTenancyCoreConfiguration {
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	ShardTopology shardTopology(ShardTenancyProperties properties) {
+		if (properties.getShards().isEmpty()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.shards",
+					"No shards are configured: define at least one under shard-tenancy.shards.<shard-id>.url");
+		}
+		ShardTopology topology = new ShardTopology();
+		try {
+			properties.getShards().forEach((id, shard) -> {
+				if (shard.getUrl() == null || shard.getUrl().isBlank()) {
+					throw new ShardTenancyConfigurationException("shard-tenancy.shards." + id + ".url",
+							"Shard '" + id + "' has no JDBC URL: set shard-tenancy.shards." + id + ".url");
+				}
+				HikariConfig config = new HikariConfig();
+				config.setJdbcUrl(shard.getUrl());
+				config.setUsername(shard.getUsername());
+				config.setPassword(shard.getPassword());
+				config.setMaximumPoolSize(shard.getMaximumPoolSize());
+				config.setPoolName("shard-" + id);
+				topology.addShard(id, config);
+			});
+		}
+		catch (RuntimeException ex) {
+			topology.close();
+			throw ex;
+		}
+		return topology;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	Directory shardTenancyDirectory(ShardTenancyProperties properties) {
+		ShardTenancyProperties.Directory directory = properties.getDirectory();
+		if (directory.getUrl() == null || directory.getUrl().isBlank()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.directory.url",
+					"No directory database is configured: set shard-tenancy.directory.url to its JDBC URL");
+		}
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(directory.getUrl());
+		config.setUsername(directory.getUsername());
+		config.setPassword(directory.getPassword());
+		config.setMaximumPoolSize(directory.getMaximumPoolSize());
+		config.setPoolName("shard-tenancy-directory");
+		return new PooledDirectory(new HikariDataSource(config));
+	}
+
+	/**
+	 * The router starts (loads the directory) only after the migrations, which it asks for first; the
+	 * dependency is explicit so that no routing can happen on an unmigrated directory or shard.
+	 */
+	@Bean(initMethod = "start", destroyMethod = "close")
+	@ConditionalOnMissingBean
+	TenantRouter tenantRouter(Directory directory, ShardTenancyProperties properties,
+			ObjectProvider<ShardTenancyMigrator> migrator) {
+		migrator.ifAvailable((m) -> {
+		});
+		RouterSettings settings = new RouterSettings(properties.getCache().getMaximumEntries(),
+				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
+				properties.getDirectoryDownPolicy());
+		return new TenantRouter(directory, settings);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ShardMultiTenantConnectionProvider shardMultiTenantConnectionProvider(TenantRouter router,
+			ShardTopology topology) {
+		return new ShardMultiTenantConnectionProvider(router, topology);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TenantIdentifierResolver tenantIdentifierResolver() {
+		return new TenantIdentifierResolver();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TenantTableResolver shardTenancyTenantTables(ShardTenancyProperties properties, ShardTopology topology,
+			ObjectProvider<EntityManagerFactory> entityManagerFactory) {
+		return new TenantTableResolver(properties.getTenantTables(), topology, entityManagerFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TenantMover tenantMover(Directory directory, TenantRouter router, ShardTopology topology,
+			TenantTableResolver tables, ShardTenancyProperties properties) {
+		return new TenantMover(directory, router, topology, tables.resolve(), properties.getActor(),
+				properties.getMove().getCleanDelay());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TenantAdmin tenantAdmin(Directory directory, TenantRouter router, ShardTopology topology, TenantMover mover,
+			ShardTenancyProperties properties) {
+		return new TenantAdmin(directory, router, topology, mover, properties.getActor());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	FenceWriteCheckInstaller shardTenancyFenceWriteCheckInstaller(ShardTopology topology,
+			TenantTableResolver tables) {
+		return new FenceWriteCheckInstaller(topology, tables);
+	}
+
+	/** Makes the pool-owning directory closeable by the container. */
+	static final class PooledDirectory extends Directory implements AutoCloseable {
+
+		PooledDirectory(HikariDataSource pool) {
+			super(pool);
+		}
+
+		@Override
+		public void close() {
+			((HikariDataSource) dataSource()).close();
+		}
+
+	}
+
+}

@@ -1,0 +1,24 @@
+package io.github.shardtenancy.boot;
+
+import io.github.shardtenancy.ShardTenancyConfigurationException;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/**
+ * Explains a start-up failure caused by {@link ShardTenancyConfigurationException} (no shards, no directory URL, a
+ * malformed shard id or tenant table, an unreachable shard): what is wrong, and which property to fix. Registered in
+ * {@code META-INF/spring.factories}. Stateless and thread-safe.
+ */
+class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyConfigurationException> {
+
+	@Override
+	protected FailureAnalysis analyze(Throwable rootFailure, ShardTenancyConfigurationException cause) {
+		String description = "Shard tenancy is not configured correctly (" + cause.setting() + "):\n\n    "
+				+ cause.getMessage();
+		String action = "Fix the '" + cause.setting() + "' configuration. A minimal setup needs "
+				+ "shard-tenancy.directory.url and at least one shard-tenancy.shards.<shard-id>.url (shard ids: 1 to 64 "
+				+ "letters, digits, '.', '_' or '-', starting with a letter or digit).";
+		return new FailureAnalysis(description, action, cause);
+	}
+
+}

@@ -1,0 +1,65 @@
+package io.github.shardtenancy.boot;
+
+import java.util.List;
+import java.util.Objects;
+
+import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.springframework.beans.factory.InitializingBean;
+
+/**
+ * Runs the Liquibase migrations at start-up, when the bean is initialised: the directory changelog on the directory
+ * database, then on every shard (in shard id order) the fence changelog followed by the application's shard
+ * changelogs. The auto-configured router depends on this bean, so no tenant is routed before every database is
+ * migrated.
+ *
+ * <p>Not meant to be called concurrently; {@link #migrate()} is idempotent (Liquibase skips applied change sets).
+ */
+public class ShardTenancyMigrator implements InitializingBean {
+
+	private final Directory directory;
+
+	private final ShardTopology topology;
+
+	private final List<String> shardChangelogs;
+
+	/**
+	 * @param directory the directory whose database is migrated; never {@code null}
+	 * @param topology the shards to migrate; never {@code null}
+	 * @param shardChangelogs the application's changelogs run on every shard after the fence changelog (class-path
+	 * locations); never {@code null}, may be empty
+	 */
+	public ShardTenancyMigrator(Directory directory, ShardTopology topology, List<String> shardChangelogs) {
+		this.directory = Objects.requireNonNull(directory, "directory");
+		this.topology = Objects.requireNonNull(topology, "topology");
+		this.shardChangelogs = List.copyOf(shardChangelogs);
+	}
+
+	/**
+	 * Calls {@link #migrate()}.
+	 * @throws IllegalStateException if a migration fails (the cause names the changelog and the database)
+	 */
+	@Override
+	public void afterPropertiesSet() {
+		migrate();
+	}
+
+	/**
+	 * Migrates the directory, then every shard.
+	 * @throws IllegalStateException if a migration fails, with Liquibase's error as the cause
+	 */
+	public void migrate() {
+		ShardTenancyMigrations.migrateDirectory(this.directory.dataSource());
+		for (String shardId : this.topology.shardIds()) {
+			ShardTenancyMigrations.migrateShard(this.topology.shard(shardId).dataSource(), shardId,
+					this.shardChangelogs);
+		}
+	}
+
+	/** @return the application's shard changelogs, in the order they run */
+	public List<String> shardChangelogs() {
+		return this.shardChangelogs;
+	}
+
+}

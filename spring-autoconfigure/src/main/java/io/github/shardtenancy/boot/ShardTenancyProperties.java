@@ -1,0 +1,478 @@
+package io.github.shardtenancy.boot;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.shardtenancy.routing.DirectoryDownPolicy;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of the shard tenancy auto-configuration, bound from {@code shard-tenancy.*}.
+ *
+ * <p>A plain mutable bean, populated once by Spring Boot's binder at start-up; not meant to be changed afterwards, and
+ * not thread-safe for writes.
+ */
+@ConfigurationProperties("shard-tenancy")
+public class ShardTenancyProperties {
+
+	/** Whether the auto-configuration is active at all. Default {@code true}. */
+	private boolean enabled = true;
+
+	/** The directory database (tenant to shard placements). Its {@code url} is required. */
+	private final Directory directory = new Directory();
+
+	/**
+	 * The shards, by logical shard id (1 to 64 letters, digits, {@code . _ -}, starting with a letter or digit). At
+	 * least one is required. Default: none.
+	 */
+	private final Map<String, Shard> shards = new LinkedHashMap<>();
+
+	/** The router's cache of directory entries. */
+	private final Cache cache = new Cache();
+
+	/** The router's background directory sync. */
+	private final Sync sync = new Sync();
+
+	/**
+	 * What routing does while the directory is unreachable: {@code serve-from-cache} (cached ACTIVE entries keep
+	 * routing) or {@code fail-closed} (every lookup fails). Default {@code serve-from-cache}.
+	 */
+	private DirectoryDownPolicy directoryDownPolicy = DirectoryDownPolicy.SERVE_FROM_CACHE;
+
+	/** Automatic retry of transactions rejected by the shard fence. */
+	private final Retry retry = new Retry();
+
+	/** Liquibase migrations of the directory and of every shard at start-up. */
+	private final Liquibase liquibase = new Liquibase();
+
+	/**
+	 * The tables holding tenant rows, each as {@code table:column} (the column holding the tenant id). They are what
+	 * a move copies and what the fence write check guards. Default: empty, meaning discovered from the Hibernate
+	 * metamodel (every entity with an {@code @org.hibernate.annotations.TenantId} attribute, and the collection tables
+	 * of such entities that have the same tenant column).
+	 */
+	private List<String> tenantTables = new ArrayList<>();
+
+	/** The HTTP header carrying the tenant of a request. */
+	private final Web web = new Web();
+
+	/** Tenant moves. */
+	private final Move move = new Move();
+
+	/**
+	 * Who is recorded in the directory history for the changes this application makes (creates, moves). Default
+	 * {@code "app@" + the local host name}.
+	 */
+	private String actor;
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Directory getDirectory() {
+		return this.directory;
+	}
+
+	public Map<String, Shard> getShards() {
+		return this.shards;
+	}
+
+	public Cache getCache() {
+		return this.cache;
+	}
+
+	public Sync getSync() {
+		return this.sync;
+	}
+
+	public DirectoryDownPolicy getDirectoryDownPolicy() {
+		return this.directoryDownPolicy;
+	}
+
+	public void setDirectoryDownPolicy(DirectoryDownPolicy directoryDownPolicy) {
+		this.directoryDownPolicy = directoryDownPolicy;
+	}
+
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	public Liquibase getLiquibase() {
+		return this.liquibase;
+	}
+
+	public List<String> getTenantTables() {
+		return this.tenantTables;
+	}
+
+	public void setTenantTables(List<String> tenantTables) {
+		this.tenantTables = tenantTables;
+	}
+
+	public Web getWeb() {
+		return this.web;
+	}
+
+	public Move getMove() {
+		return this.move;
+	}
+
+	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
+	public String getActor() {
+		if (this.actor != null && !this.actor.isBlank()) {
+			return this.actor;
+		}
+		return "app@" + hostName();
+	}
+
+	public void setActor(String actor) {
+		this.actor = actor;
+	}
+
+	private static String hostName() {
+		try {
+			return InetAddress.getLocalHost().getHostName();
+		}
+		catch (UnknownHostException ex) {
+			String env = System.getenv("HOSTNAME");
+			return (env != null && !env.isBlank()) ? env : "unknown-host";
+		}
+	}
+
+	/** Connection settings of the directory database. */
+	public static class Directory {
+
+		/** JDBC URL of the directory database. Required; no default. */
+		private String url;
+
+		/** Database user of the directory. Default: none (the driver's default). */
+		private String username;
+
+		/** Password of the directory user. Default: none. */
+		private String password;
+
+		/** Maximum size of the directory's own HikariCP pool, in connections. Default 4. */
+		private int maximumPoolSize = 4;
+
+		public String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(String url) {
+			this.url = url;
+		}
+
+		public String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(String username) {
+			this.username = username;
+		}
+
+		public String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(String password) {
+			this.password = password;
+		}
+
+		public int getMaximumPoolSize() {
+			return this.maximumPoolSize;
+		}
+
+		public void setMaximumPoolSize(int maximumPoolSize) {
+			this.maximumPoolSize = maximumPoolSize;
+		}
+
+	}
+
+	/** Connection settings of one shard database. */
+	public static class Shard {
+
+		/** JDBC URL of the shard database. Required; no default. */
+		private String url;
+
+		/** Database user of the shard. Default: none (the driver's default). */
+		private String username;
+
+		/** Password of the shard user. Default: none. */
+		private String password;
+
+		/** Maximum size of the shard's HikariCP pool, in connections. Default 10. */
+		private int maximumPoolSize = 10;
+
+		public String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(String url) {
+			this.url = url;
+		}
+
+		public String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(String username) {
+			this.username = username;
+		}
+
+		public String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(String password) {
+			this.password = password;
+		}
+
+		public int getMaximumPoolSize() {
+			return this.maximumPoolSize;
+		}
+
+		public void setMaximumPoolSize(int maximumPoolSize) {
+			this.maximumPoolSize = maximumPoolSize;
+		}
+
+	}
+
+	/** The router's cache. */
+	public static class Cache {
+
+		/** Most directory entries the router caches before evicting the least recently used. Default 10,000,000. */
+		private long maximumEntries = 10_000_000;
+
+		/** How long an unknown tenant is remembered as unknown. Default 2 seconds. */
+		private Duration negativeTtl = Duration.ofSeconds(2);
+
+		public long getMaximumEntries() {
+			return this.maximumEntries;
+		}
+
+		public void setMaximumEntries(long maximumEntries) {
+			this.maximumEntries = maximumEntries;
+		}
+
+		public Duration getNegativeTtl() {
+			return this.negativeTtl;
+		}
+
+		public void setNegativeTtl(Duration negativeTtl) {
+			this.negativeTtl = negativeTtl;
+		}
+
+	}
+
+	/** The router's background sync. */
+	public static class Sync {
+
+		/** How often the router polls the directory version for changes. Default 1 second. */
+		private Duration interval = Duration.ofSeconds(1);
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+	}
+
+	/** Tenant moves. */
+	public static class Move {
+
+		/**
+		 * How long after a move's flip the tenant's rows are deleted from the source shard: the safety period that
+		 * lets transactions which began on the source before the flip finish reading. Zero deletes them before the
+		 * move returns. Default 5 seconds.
+		 */
+		private Duration cleanDelay = Duration.ofSeconds(5);
+
+		public Duration getCleanDelay() {
+			return this.cleanDelay;
+		}
+
+		public void setCleanDelay(Duration cleanDelay) {
+			this.cleanDelay = cleanDelay;
+		}
+
+	}
+
+	/** Automatic retry of rejected transactions. */
+	public static class Retry {
+
+		/**
+		 * Whether outermost {@code @Transactional} methods and Spring Data repository calls are retried automatically
+		 * after a fence rejection. Default {@code true}. The programmatic
+		 * {@link io.github.shardtenancy.boot.retry.ShardTenancyRetry} stays available either way.
+		 */
+		private boolean enabled = true;
+
+		/** Total attempts, the first included, for rejections other than FROZEN. Default 5. */
+		private int maxAttempts = 5;
+
+		/** Delay before the first retry. Default 10 ms. */
+		private Duration initialDelay = Duration.ofMillis(10);
+
+		/** Factor applied to the delay after each retry. Default 2.0. */
+		private double multiplier = 2.0;
+
+		/** Longest delay between two attempts. Default 500 ms. */
+		private Duration maxDelay = Duration.ofMillis(500);
+
+		/** Random extra or reduced delay added to each backoff, at most this much. Default 10 ms. */
+		private Duration jitter = Duration.ofMillis(10);
+
+		/**
+		 * How long a FROZEN rejection (a move in progress) keeps being retried, measured from the start of the first
+		 * attempt, regardless of {@code max-attempts}. Default 10 seconds.
+		 */
+		private Duration freezeWait = Duration.ofSeconds(10);
+
+		/**
+		 * Whether a genuine serialization failure (SQLSTATE 40001 without the fence marker) is retried as well, up to
+		 * {@code max-attempts}; it never invalidates a cache entry. Default {@code true}.
+		 */
+		private boolean serializationFailures = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public Duration getInitialDelay() {
+			return this.initialDelay;
+		}
+
+		public void setInitialDelay(Duration initialDelay) {
+			this.initialDelay = initialDelay;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxDelay() {
+			return this.maxDelay;
+		}
+
+		public void setMaxDelay(Duration maxDelay) {
+			this.maxDelay = maxDelay;
+		}
+
+		public Duration getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(Duration jitter) {
+			this.jitter = jitter;
+		}
+
+		public Duration getFreezeWait() {
+			return this.freezeWait;
+		}
+
+		public void setFreezeWait(Duration freezeWait) {
+			this.freezeWait = freezeWait;
+		}
+
+		public boolean isSerializationFailures() {
+			return this.serializationFailures;
+		}
+
+		public void setSerializationFailures(boolean serializationFailures) {
+			this.serializationFailures = serializationFailures;
+		}
+
+	}
+
+	/** Liquibase migrations at start-up. */
+	public static class Liquibase {
+
+		/**
+		 * Whether the directory changelog and, on every shard, the fence changelog and the application's shard
+		 * changelogs run at start-up, before routing starts. Default {@code true}.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * The application's own changelogs (class-path locations, {@code classpath:} prefix allowed), run in order on
+		 * every shard after the fence changelog. Default: none.
+		 */
+		private List<String> shardChangelogs = new ArrayList<>();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public List<String> getShardChangelogs() {
+			return this.shardChangelogs;
+		}
+
+		public void setShardChangelogs(List<String> shardChangelogs) {
+			this.shardChangelogs = shardChangelogs;
+		}
+
+	}
+
+	/** The tenant of an HTTP request. */
+	public static class Web {
+
+		/**
+		 * Whether a servlet filter binds the tenant named in the request header for the request. Default
+		 * {@code true}.
+		 */
+		private boolean enabled = true;
+
+		/** The request header naming the tenant. Default {@code X-Tenant-Id}. */
+		private String headerName = "X-Tenant-Id";
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getHeaderName() {
+			return this.headerName;
+		}
+
+		public void setHeaderName(String headerName) {
+			this.headerName = headerName;
+		}
+
+	}
+
+}

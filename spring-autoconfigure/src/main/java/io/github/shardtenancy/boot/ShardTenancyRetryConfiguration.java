@@ -1,0 +1,27 @@
+package io.github.shardtenancy.boot;
+
+import io.github.shardtenancy.boot.retry.RetrySettings;
+import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
+import io.github.shardtenancy.routing.TenantRouter;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.retry.RetryListener;
+
+/** The programmatic retry. */
+@Configuration(proxyBeanMethods = false)
+class ShardTenancyRetryConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ShardTenancyRetry shardTenancyRetry(TenantRouter router, ShardTenancyProperties properties,
+			ObjectProvider<RetryListener> listeners) {
+		ShardTenancyProperties.Retry retry = properties.getRetry();
+		RetrySettings settings = new RetrySettings(retry.getMaxAttempts(), retry.getInitialDelay(),
+				retry.getMultiplier(), retry.getMaxDelay(), retry.getJitter(), retry.getFreezeWait(),
+				retry.isSerializationFailures());
+		return new ShardTenancyRetry(router, settings, listeners.orderedStream().toList());
+	}
+
+}

@@ -1,0 +1,131 @@
+package io.github.shardtenancy.boot.retry;
+
+import java.util.Optional;
+
+import io.github.shardtenancy.RetriesExhaustedException;
+import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.routing.TenantRouter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.retry.RetryException;
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * The retry policy of one {@link ShardTenancyRetry} call: counts the attempts, classifies each failure, invalidates
+ * the rejected tenant's router entry, and remembers why the call stopped. Confined to the calling thread.
+ */
+final class CallPolicy implements RetryPolicy {
+
+	private static final Logger log = LoggerFactory.getLogger(CallPolicy.class);
+
+	private enum Outcome {
+		RETRYING, EXHAUSTED, NOT_RETRYABLE
+	}
+
+	private final TenantRouter router;
+
+	private final RetrySettings settings;
+
+	private final long startNanos = System.nanoTime();
+
+	private int attempts;
+
+	private Throwable last;
+
+	private FenceRejection lastRejection;
+
+	private Outcome outcome = Outcome.RETRYING;
+
+	CallPolicy(TenantRouter router, RetrySettings settings) {
+		this.router = router;
+		this.settings = settings;
+	}
+
+	@Override
+	public boolean shouldRetry(Throwable failure) {
+		this.attempts++;
+		this.last = failure;
+		Optional<FenceRejection> found = FenceRejection.find(failure);
+		if (found.isPresent()) {
+			FenceRejection rejection = found.get();
+			this.lastRejection = rejection;
+			this.router.invalidate(rejection.tenantId());
+			boolean budgetLeft = this.attempts < this.settings.maxAttempts();
+			boolean retry = rejection.isFrozen() ? (budgetLeft || !freezeWaitElapsed()) : budgetLeft;
+			log.debug("Attempt {} of tenant '{}' rejected on shard '{}' ({}, directory version seen {}, required {}); {}",
+					this.attempts, rejection.tenantId(), rejection.shardId(), rejection.reason(),
+					rejection.seenVersion(), rejection.requiredVersion(), retry ? "retrying" : "giving up");
+			return decide(retry);
+		}
+		if (FenceRejection.findSerializationFailure(failure).isPresent() && this.settings.serializationFailures()) {
+			this.lastRejection = null;
+			log.debug("Attempt {} failed with a serialization failure; {}", this.attempts,
+					this.attempts < this.settings.maxAttempts() ? "retrying" : "giving up");
+			return decide(this.attempts < this.settings.maxAttempts());
+		}
+		this.outcome = Outcome.NOT_RETRYABLE;
+		return false;
+	}
+
+	private boolean decide(boolean retry) {
+		this.outcome = retry ? Outcome.RETRYING : Outcome.EXHAUSTED;
+		return retry;
+	}
+
+	private boolean freezeWaitElapsed() {
+		return System.nanoTime() - this.startNanos >= this.settings.freezeWait().toNanos();
+	}
+
+	@Override
+	public BackOff getBackOff() {
+		ExponentialBackOff backOff = new ExponentialBackOff(this.settings.initialDelay().toMillis(),
+				this.settings.multiplier());
+		backOff.setMaxInterval(this.settings.maxDelay().toMillis());
+		backOff.setJitter(this.settings.jitter().toMillis());
+		return backOff;
+	}
+
+	/**
+	 * @param ex what the retry template threw when it stopped
+	 * @return what the caller of the retry sees
+	 */
+	Throwable failure(RetryException ex) {
+		Throwable lastFailure = this.last != null ? this.last : ex.getLastException();
+		if (lastFailure == null) {
+			lastFailure = ex;
+		}
+		if (this.outcome == Outcome.EXHAUSTED) {
+			RetriesExhaustedException exhausted;
+			if (this.lastRejection != null) {
+				exhausted = new RetriesExhaustedException(this.lastRejection.tenantId(), this.lastRejection.shardId(),
+						this.lastRejection.seenVersion(), this.attempts, this.lastRejection.sqlException());
+			}
+			else {
+				exhausted = new RetriesExhaustedException(TenantContext.current(), null, -1, this.attempts,
+						FenceRejection.findSerializationFailure(lastFailure).orElse(null));
+			}
+			// The cause is the database's own rejection, whose message names tenant, shard and versions; the
+			// exception it surfaced in (Spring or Hibernate wrappers) is kept as a suppressed exception.
+			if (exhausted.getCause() != lastFailure) {
+				exhausted.addSuppressed(lastFailure);
+			}
+			return exhausted;
+		}
+		ShardTenancyException typed = typedError(lastFailure);
+		return typed != null ? typed : lastFailure;
+	}
+
+	private static ShardTenancyException typedError(Throwable failure) {
+		for (Throwable t = failure; t != null; t = (t.getCause() == t ? null : t.getCause())) {
+			if (t instanceof ShardTenancyException typed) {
+				return typed;
+			}
+		}
+		return null;
+	}
+
+}

@@ -1,0 +1,169 @@
+package io.github.shardtenancy.boot.retry;
+
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+import io.github.shardtenancy.RetriesExhaustedException;
+import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.routing.TenantRouter;
+import org.springframework.core.retry.RetryException;
+import org.springframework.core.retry.RetryListener;
+import org.springframework.core.retry.RetryTemplate;
+import org.springframework.core.retry.Retryable;
+import org.springframework.core.retry.support.CompositeRetryListener;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Runs a unit of tenant work (one transaction, typically) and runs it again when the shard fence rejected it: the
+ * programmatic form of the automatic retry the auto-configuration puts around outermost {@code @Transactional}
+ * methods and Spring Data repository calls.
+ *
+ * <pre>{@code
+ * Order order = retry.execute(() -> transactionTemplate.execute(status -> orders.save(new Order(...))));
+ * }</pre>
+ *
+ * <p>How a failure is classified (the whole cause chain is searched, whatever exception type Spring or Hibernate
+ * wrapped it in):
+ * <ul>
+ * <li>a shard fence rejection (SQLSTATE 40001 with the fence marker, see
+ * {@link io.github.shardtenancy.fence.FenceRejection}): the router's entry of exactly the rejected tenant is
+ * invalidated and the work runs again, with exponential backoff and jitter. A FROZEN rejection (a move in progress)
+ * is retried until {@link RetrySettings#freezeWait()} has passed since the first attempt began (and at least up to
+ * {@link RetrySettings#maxAttempts()}); any other reason up to {@link RetrySettings#maxAttempts()} attempts;</li>
+ * <li>a genuine serialization failure (40001 without the marker): retried up to {@link RetrySettings#maxAttempts()}
+ * attempts if {@link RetrySettings#serializationFailures()}, without invalidating anything;</li>
+ * <li>anything else (a unique violation, an application error): not retried. If the cause chain holds a
+ * {@link ShardTenancyException} (for example an {@link io.github.shardtenancy.UnknownTenantException} wrapped by
+ * Spring in a {@code CannotCreateTransactionException}), that exception itself is thrown, so typed errors reach the
+ * caller; otherwise the failure is rethrown as it is.</li>
+ * </ul>
+ * When the budget runs out, {@link RetriesExhaustedException} is thrown; its cause is the last rejection's
+ * {@link java.sql.SQLException} (whose message names the tenant, the shard and the directory versions), and the
+ * exception the last attempt failed with (as Spring or Hibernate wrapped it) is attached as a suppressed exception.
+ *
+ * <p>Only the outermost boundary retries. If a transaction is already active on the calling thread, or another
+ * {@code ShardTenancyRetry} call is running further up the same thread's stack, the work runs exactly once and its
+ * failure propagates unchanged: a joined inner transaction cannot be retried on its own (its connection and
+ * persistence context belong to the outer one), and nested boundaries must not multiply the attempts.
+ *
+ * <p>Each attempt should open its own transaction (and so its own persistence context and shard connection); that is
+ * the case when the work is, or calls, an outermost {@code @Transactional} method or a {@code TransactionTemplate}.
+ *
+ * <p>Listeners (Spring's {@link RetryListener}) see every retryable execution, retry and exhaustion.
+ *
+ * <p>Thread-safe: one instance serves all threads; the state of a call lives on the calling thread.
+ */
+public class ShardTenancyRetry {
+
+	private static final ThreadLocal<Boolean> RUNNING = new ThreadLocal<>();
+
+	private final TenantRouter router;
+
+	private final RetrySettings settings;
+
+	private final RetryListener listener;
+
+	/**
+	 * @param router the router whose entry of a rejected tenant is invalidated before a retry; never {@code null}
+	 * @param settings the retry budget and backoff; never {@code null}
+	 * @param listeners listeners told about every retry, in order; never {@code null}, may be empty
+	 * @throws NullPointerException if an argument is {@code null}
+	 */
+	public ShardTenancyRetry(TenantRouter router, RetrySettings settings, List<? extends RetryListener> listeners) {
+		this.router = Objects.requireNonNull(router, "router");
+		this.settings = Objects.requireNonNull(settings, "settings");
+		CompositeRetryListener composite = new CompositeRetryListener();
+		listeners.forEach(composite::addListener);
+		this.listener = composite;
+	}
+
+	/**
+	 * Runs work, retrying it after a fence rejection as described in the class documentation.
+	 * @param work the work; each call of it should be one complete transaction; never {@code null}
+	 * @param <T> the result type
+	 * @return what the successful attempt returned, possibly {@code null}
+	 * @throws RetriesExhaustedException if every attempt the budget allowed was rejected
+	 * @throws ShardTenancyException the library's typed error found in the failure's cause chain, if the failure was
+	 * not retryable
+	 * @throws RuntimeException the failure itself if it was not retryable and holds no library error
+	 * @throws UndeclaredThrowableException wrapping a checked exception the work threw (sneakily)
+	 */
+	public <T> T execute(Supplier<T> work) {
+		Objects.requireNonNull(work, "work");
+		try {
+			return proceed("shard-tenancy work", work::get);
+		}
+		catch (RuntimeException | Error ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new UndeclaredThrowableException(ex);
+		}
+	}
+
+	/**
+	 * Runs work, retrying it after a fence rejection; see {@link #execute(Supplier)}.
+	 * @param work the work; never {@code null}
+	 * @throws RetriesExhaustedException if every attempt the budget allowed was rejected
+	 * @throws ShardTenancyException the library's typed error found in a non-retryable failure's cause chain
+	 * @throws RuntimeException the failure itself if it was not retryable and holds no library error
+	 */
+	public void run(Runnable work) {
+		Objects.requireNonNull(work, "work");
+		execute(() -> {
+			work.run();
+			return null;
+		});
+	}
+
+	/** @return the settings this instance retries with */
+	public RetrySettings settings() {
+		return this.settings;
+	}
+
+	/**
+	 * @return whether a call on this thread would only run its work once: a transaction is active, or an outer call
+	 * is running
+	 */
+	public static boolean isNested() {
+		return RUNNING.get() != null || TransactionSynchronizationManager.isActualTransactionActive();
+	}
+
+	/**
+	 * The core of every call: checked exceptions of the work pass through unchanged (the method interceptor relies on
+	 * that).
+	 */
+	<T> T proceed(String name, Retryable<T> work) throws Throwable {
+		if (isNested()) {
+			return work.execute();
+		}
+		CallPolicy policy = new CallPolicy(this.router, this.settings);
+		RetryTemplate template = new RetryTemplate(policy);
+		template.setRetryListener(this.listener);
+		RUNNING.set(Boolean.TRUE);
+		try {
+			return template.execute(new Retryable<T>() {
+
+				@Override
+				public T execute() throws Throwable {
+					return work.execute();
+				}
+
+				@Override
+				public String getName() {
+					return name;
+				}
+
+			});
+		}
+		catch (RetryException ex) {
+			throw policy.failure(ex);
+		}
+		finally {
+			RUNNING.remove();
+		}
+	}
+
+}

@@ -1,0 +1,51 @@
+package io.github.shardtenancy.boot.retry;
+
+import java.util.Objects;
+import java.util.function.Supplier;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * The advice of the automatic retry: runs the intercepted method through {@link ShardTenancyRetry}. Each attempt
+ * proceeds down a fresh copy of the interceptor chain, so the transaction interceptor (ordered inside this one) opens
+ * a new transaction, with a new persistence context and shard connection, for every attempt. Checked exceptions of
+ * the method pass through unchanged.
+ *
+ * <p>Thread-safe.
+ */
+public final class ShardTenancyRetryInterceptor implements MethodInterceptor {
+
+	private final Supplier<ShardTenancyRetry> retry;
+
+	/**
+	 * @param retry supplies the retry on first use (lazily, so that the advisor can be created before the router and
+	 * the shards); never {@code null}
+	 */
+	public ShardTenancyRetryInterceptor(Supplier<ShardTenancyRetry> retry) {
+		this.retry = SingletonSupplier.of(Objects.requireNonNull(retry, "retry"));
+	}
+
+	/**
+	 * @throws io.github.shardtenancy.RetriesExhaustedException if every attempt the budget allowed was rejected
+	 * @throws io.github.shardtenancy.ShardTenancyException the library's typed error found in a non-retryable
+	 * failure's cause chain
+	 * @throws Throwable whatever the method threw, if it was not retryable
+	 */
+	@Override
+	public Object invoke(MethodInvocation invocation) throws Throwable {
+		if (ShardTenancyRetry.isNested()) {
+			return invocation.proceed();
+		}
+		if (!(invocation instanceof ProxyMethodInvocation proxyInvocation)) {
+			throw new IllegalStateException("Cannot retry " + invocation.getMethod()
+					+ ": the invocation is not a ProxyMethodInvocation and cannot be repeated");
+		}
+		String name = invocation.getMethod().getDeclaringClass().getSimpleName() + "."
+				+ invocation.getMethod().getName();
+		return this.retry.get().proceed(name, () -> proxyInvocation.invocableClone().proceed());
+	}
+
+}

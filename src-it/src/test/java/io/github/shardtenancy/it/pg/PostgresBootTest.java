@@ -1,0 +1,115 @@
+package io.github.shardtenancy.it.pg;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.admin.TenantTable;
+import io.github.shardtenancy.it.h2.domain.AttemptRecorder;
+import io.github.shardtenancy.it.h2.domain.OrderService;
+import io.github.shardtenancy.it.h2.domain.OrdersApplication;
+import io.github.shardtenancy.it.h2.domain.PurchaseOrderRepository;
+import io.github.shardtenancy.routing.RouterSettings;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The whole Spring Boot stack on the PostgreSQL servers: the auto-configuration (migrations, write checks from the
+ * metamodel, Hibernate multi-tenancy), Spring's JPA transactions and the automatic retry advice, with the test
+ * application of the H2 integration tests ({@link OrdersApplication}) pointed at PostgreSQL.
+ */
+@DisplayName("PostgreSQL with Spring Boot: a stale instance's @Transactional write is rejected by the PL/pgSQL fence and retried")
+class PostgresBootTest {
+
+	static PostgresCluster cluster;
+
+	static ConfigurableApplicationContext context;
+
+	@BeforeAll
+	static void start() {
+		cluster = PostgresCluster.shared();
+		List<String> properties = new ArrayList<>(List.of(
+				"shard-tenancy.directory.url=" + cluster.directory().jdbcUrl(),
+				"shard-tenancy.directory.username=" + cluster.directory().user(),
+				"shard-tenancy.directory.password=" + cluster.directory().password(),
+				"shard-tenancy.liquibase.shard-changelogs=db/it-h2/orders.xml",
+				"shard-tenancy.sync.interval=1h", // this instance learns of other instances' moves only from the fence
+				"shard-tenancy.retry.max-delay=20ms",
+				"shard-tenancy.actor=pg-boot",
+				"spring.liquibase.enabled=false",
+				"spring.jmx.enabled=false"));
+		for (String shard : PostgresCluster.SHARD_IDS) {
+			properties.add("shard-tenancy.shards." + shard + ".url=" + cluster.shard(shard).jdbcUrl());
+			properties.add("shard-tenancy.shards." + shard + ".username=" + cluster.shard(shard).user());
+			properties.add("shard-tenancy.shards." + shard + ".password=" + cluster.shard(shard).password());
+		}
+		context = new SpringApplicationBuilder(OrdersApplication.class).web(WebApplicationType.NONE)
+			.properties(properties.toArray(String[]::new))
+			.run();
+	}
+
+	@AfterAll
+	static void stop() {
+		if (context != null) {
+			context.close();
+		}
+	}
+
+	@Test
+	@DisplayName("staleBootInstanceIsRejectedAndRetriedOnNewOwner: one retry, the order lands on the new shard only; read-only repository calls work")
+	void staleBootInstanceIsRejectedAndRetriedOnNewOwner() throws Exception {
+		String tenant = PostgresCluster.tenant("boot");
+		OrderService orders = context.getBean(OrderService.class);
+		PurchaseOrderRepository repository = context.getBean(PurchaseOrderRepository.class);
+		AttemptRecorder attempts = context.getBean(AttemptRecorder.class);
+		TenantRouter router = context.getBean(TenantRouter.class);
+		context.getBean(TenantAdmin.class).create(tenant, "shard-1");
+		TenantContext.runAs(tenant, () -> orders.place("before the move"));
+
+		try (AppInstance operator = AppInstance.plain(cluster, "boot-op", RouterSettings.defaults(), 2)) {
+			new TenantMover(operator.directory, operator.router, operator.topology,
+					List.of(new TenantTable("purchase_order", "tenant_id")), "boot-op").move(tenant, "shard-2");
+		}
+		assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-1"));
+		attempts.reset();
+		orders.reset();
+
+		TenantContext.runAs(tenant, () -> orders.place("after the move"));
+
+		assertThat(attempts.retries()).isEqualTo(1);
+		assertThat(orders.bodyRuns()).isEqualTo(1); // the rejected attempt failed at begin, before the body
+		assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-2"));
+		ShardTopology topology = context.getBean(ShardTopology.class);
+		assertThat(countOrders(topology, "shard-2", tenant)).isEqualTo(2);
+		assertThat(countOrders(topology, "shard-1", tenant)).isZero();
+		long counted = TenantContext.callAs(tenant, repository::count); // a read-only Spring Data transaction
+		assertThat(counted).isEqualTo(2);
+	}
+
+	private static long countOrders(ShardTopology topology, String shard, String tenant) throws SQLException {
+		try (Connection c = topology.shard(shard).dataSource().getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM purchase_order WHERE tenant_id = ?")) {
+			ps.setString(1, tenant);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,171 @@
+package io.github.shardtenancy.it.pg;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.fence.FenceState;
+import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.routing.RouterSettings;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+@DisplayName("PostgreSQL fence: the PL/pgSQL checks reject what the H2 fence rejects, with the same message")
+class PostgresFenceTest {
+
+	static PostgresCluster cluster;
+
+	static AppInstance app;
+
+	@BeforeAll
+	static void servers() {
+		cluster = PostgresCluster.shared();
+		app = AppInstance.plain(cluster, "fence-app", RouterSettings.defaults(), 3);
+	}
+
+	@AfterAll
+	static void close() {
+		app.close();
+	}
+
+	@Test
+	@DisplayName("a FROZEN tenant can still read but every write is rejected with FROZEN")
+	void frozenTenantReadsButCannotWrite() throws Exception {
+		String tenant = PostgresCluster.tenant("frozen");
+		DirectoryEntry entry = app.admin.create(tenant, "shard-1");
+		app.inTransaction(tenant, c -> {
+			PostgresSessionVariablesTest.insertNote(c, tenant, "before the freeze");
+			return null;
+		});
+		ShardFence.set(shard1(), "shard-1", tenant, FenceState.FROZEN, entry.version());
+
+		long visible = app.inTransaction(tenant, c -> countVisible(c, tenant));
+		assertThat(visible).isEqualTo(1);
+		SQLException rejected = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
+			PostgresSessionVariablesTest.insertNote(c, tenant, "during the freeze");
+			return null;
+		}));
+		assertThat(rejected.getSQLState()).isEqualTo("40001");
+		assertThat(rejected.getMessage()).contains("shard fence: tenant '" + tenant + "' rejected on shard 'shard-1': "
+				+ "FROZEN (directory version seen " + entry.version() + ", required " + entry.version() + ")");
+		assertThat(FenceRejection.find(rejected)).get().satisfies(r -> assertThat(r.isFrozen()).isTrue());
+	}
+
+	@Test
+	@DisplayName("a row of another tenant is rejected with FOREIGN_ROW, on insert and on update")
+	void rowOfAnotherTenantIsRejected() throws Exception {
+		String tenant = PostgresCluster.tenant("own");
+		String other = PostgresCluster.tenant("other");
+		app.admin.create(tenant, "shard-1");
+		app.admin.create(other, "shard-1");
+		app.inTransaction(tenant, c -> {
+			PostgresSessionVariablesTest.insertNote(c, tenant, "mine");
+			return null;
+		});
+
+		SQLException insert = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
+			PostgresSessionVariablesTest.insertNote(c, other, "smuggled");
+			return null;
+		}));
+		assertThat(FenceRejection.find(insert)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FOREIGN_ROW"));
+
+		SQLException update = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
+			try (PreparedStatement ps = c.prepareStatement("UPDATE pg_note SET tenant_id = ? WHERE tenant_id = ?")) {
+				ps.setString(1, other);
+				ps.setString(2, tenant);
+				return ps.executeUpdate();
+			}
+		}));
+		assertThat(FenceRejection.find(update)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FOREIGN_ROW"));
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", other)).isZero();
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isEqualTo(1);
+	}
+
+	@Test
+	@DisplayName("a freeze waits for the tenant's in-flight write (FOR SHARE on the fence row); the next write is rejected")
+	void freezeWaitsForAnInFlightWriter() throws Exception {
+		String tenant = PostgresCluster.tenant("race");
+		DirectoryEntry entry = app.admin.create(tenant, "shard-1");
+		try (HikariDataSource freezer = cluster.pool(cluster.shard("shard-1"), 1, "fence-freezer");
+				HikariDataSource watcher = cluster.pool(cluster.shard("shard-1"), 1, "fence-observer")) {
+			CompletableFuture<Void> freeze;
+			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
+					Connection writer = app.dataSource.getConnection()) {
+				PostgresSessionVariablesTest.insertNote(writer, tenant, "in flight");
+				freeze = CompletableFuture.runAsync(
+						() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));
+				awaitLockWait(watcher, "fence-freezer");
+				assertThat(freeze).isNotDone();
+				writer.commit();
+			}
+			freeze.get(30, TimeUnit.SECONDS);
+		}
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isEqualTo(1);
+		SQLException after = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
+			PostgresSessionVariablesTest.insertNote(c, tenant, "after the freeze");
+			return null;
+		}));
+		assertThat(FenceRejection.find(after)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FROZEN"));
+	}
+
+	@Test
+	@DisplayName("a connection nobody routed (no tenant bound) cannot write a tenant table: NO_TENANT")
+	void unroutedWriteIsRejected() throws Exception {
+		String tenant = PostgresCluster.tenant("unrouted");
+		app.admin.create(tenant, "shard-2");
+		try (Connection raw = app.topology.shard("shard-2").dataSource().getConnection()) {
+			SQLException rejected = catchThrowableOfType(SQLException.class,
+					() -> PostgresSessionVariablesTest.insertNote(raw, tenant, "raw"));
+			assertThat(FenceRejection.find(rejected)).get().satisfies(r -> {
+				assertThat(r.reason()).isEqualTo("NO_TENANT");
+				assertThat(r.shardId()).isEqualTo("shard-2");
+			});
+		}
+	}
+
+	private static javax.sql.DataSource shard1() {
+		return app.topology.shard("shard-1").dataSource();
+	}
+
+	private static long countVisible(Connection c, String tenant) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_note WHERE tenant_id = ?")) {
+			ps.setString(1, tenant);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+	/** Waits until the backend named {@code applicationName} is blocked on a lock (observed, not timed). */
+	private static void awaitLockWait(HikariDataSource observer, String applicationName) throws Exception {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (System.nanoTime() < deadline) {
+			try (Connection c = observer.getConnection(); PreparedStatement ps = c.prepareStatement(
+					"SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND wait_event_type = 'Lock'")) {
+				ps.setString(1, applicationName);
+				try (ResultSet rs = ps.executeQuery()) {
+					rs.next();
+					if (rs.getLong(1) > 0) {
+						return;
+					}
+				}
+			}
+			Thread.sleep(10);
+		}
+		throw new AssertionError(applicationName + " never waited for a lock");
+	}
+
+}
