@@ -185,7 +185,7 @@ public class TenantMover {
 		ShardFence.set(to.dataSource(), targetShardId, tenantId, FenceState.OWNED, flipped.version());
 		ShardFence.set(from.dataSource(), source, tenantId, FenceState.MOVED, flipped.version());
 		this.router.apply(flipped);
-		clean(tenantId, from, ordered);
+		clean(tenantId, from, ordered, flipped.version());
 		MoveResult result = new MoveResult(tenantId, source, targetShardId, frozen.version(), flipped.version(),
 				copied, Duration.ofNanos(flippedAt - frozenAt), Duration.ofNanos(System.nanoTime() - started));
 		log.info("Moved tenant '{}' from '{}' to '{}': {} rows, freeze window {} ms, directory version {}", tenantId,
@@ -193,13 +193,13 @@ public class TenantMover {
 		return result;
 	}
 
-	private void clean(String tenantId, ShardTopology.Shard from, List<TenantTable> ordered) {
+	private void clean(String tenantId, ShardTopology.Shard from, List<TenantTable> ordered, long flipVersion) {
 		if (this.cleanDelay.isZero()) {
-			deleteRows(tenantId, from, ordered);
+			deleteRows(tenantId, from, ordered, flipVersion);
 			return;
 		}
 		CompletableFuture<Void> cleanup = CompletableFuture.runAsync(
-				() -> deleteRows(tenantId, from, ordered),
+				() -> deleteRows(tenantId, from, ordered, flipVersion),
 				CompletableFuture.delayedExecutor(this.cleanDelay.toMillis(),
 						TimeUnit.MILLISECONDS));
 		this.pendingCleanups.add(cleanup);
@@ -215,7 +215,7 @@ public class TenantMover {
 	private void undoFreeze(String tenantId, DirectoryEntry frozen, ShardTopology.Shard from, ShardTopology.Shard to,
 			List<TenantTable> ordered, RuntimeException cause) {
 		try {
-			deleteRows(tenantId, to, ordered);
+			deleteRows(tenantId, to, ordered, null);
 			DirectoryEntry restored = this.directory.update(tenantId, frozen.epoch(), frozen.shardId(),
 					TenantState.ACTIVE, null, this.actor);
 			ShardFence.set(to.dataSource(), to.id(), tenantId, FenceState.MOVED, restored.version());
@@ -344,11 +344,24 @@ public class TenantMover {
 		return h;
 	}
 
-	private void deleteRows(String tenantId, ShardTopology.Shard shard, List<TenantTable> ordered) {
+	/**
+	 * Deletes a tenant's rows from a shard in one transaction. With {@code movedAtVersion}, only if the shard's fence
+	 * still says the tenant moved away at exactly that version: the fence row is locked first, so a later move of the
+	 * tenant back to this shard (which sets the fence to INCOMING, then OWNED) can neither be missed nor raced by a
+	 * delayed clean-up of an earlier move.
+	 */
+	private void deleteRows(String tenantId, ShardTopology.Shard shard, List<TenantTable> ordered,
+			Long movedAtVersion) {
 		try (Connection c = shard.dataSource().getConnection()) {
 			shard.dialect().beginMover(c, tenantId);
 			try {
 				c.setAutoCommit(false);
+				if (movedAtVersion != null && !stillMovedAway(c, tenantId, movedAtVersion)) {
+					log.info("Not cleaning tenant '{}' on shard '{}': its fence changed after the move at directory "
+							+ "version {} (the tenant came back)", tenantId, shard.id(), movedAtVersion);
+					c.rollback();
+					return;
+				}
 				for (TenantTable table : reversed(ordered)) {
 					delete(c, table, tenantId);
 				}
@@ -366,6 +379,16 @@ public class TenantMover {
 		catch (SQLException ex) {
 			throw new MoveException("Cannot delete the rows of tenant '" + tenantId + "' on shard '" + shard.id()
 					+ "': " + ex.getMessage(), tenantId, shard.id(), -1, ex);
+		}
+	}
+
+	private static boolean stillMovedAway(Connection c, String tenantId, long movedAtVersion) throws SQLException {
+		try (PreparedStatement ps = c
+			.prepareStatement("SELECT state, min_version FROM shard_fence WHERE tenant_id = ? FOR UPDATE")) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() && FenceState.MOVED.name().equals(rs.getString(1)) && rs.getLong(2) == movedAtVersion;
+			}
 		}
 	}
 

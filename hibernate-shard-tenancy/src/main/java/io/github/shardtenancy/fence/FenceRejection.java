@@ -42,6 +42,15 @@ public record FenceRejection(String tenantId, String shardId, String reason, lon
 	}
 
 	/**
+	 * @return whether this rejection comes from a move that is about to finish: the tenant is FROZEN on its source,
+	 * or the route already names the target whose fence the move has not opened yet (INCOMING). Either clears by
+	 * itself within the freeze window, so a retry should wait for it rather than count it against a small budget.
+	 */
+	public boolean isMoveInProgress() {
+		return isFrozen() || "INCOMING".equals(this.reason);
+	}
+
+	/**
 	 * Looks for a fence rejection in a cause chain.
 	 * @param failure any throwable, may be {@code null}
 	 * @return the first fence rejection found, or empty

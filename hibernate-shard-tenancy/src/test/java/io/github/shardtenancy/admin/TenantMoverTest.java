@@ -128,6 +128,28 @@ class TenantMoverTest {
 	}
 
 	@Test
+	@DisplayName("with a clean delay, a tenant moved away and straight back keeps its rows: the late clean-up of the first move sees the fence changed and deletes nothing")
+	void delayedCleanupOfEarlierMoveSparesATenantThatCameBack() throws Exception {
+		String t = newTenant();
+		admin.create(t, "shard-1");
+		writeNotes(t, 3);
+		TenantMover delayed = new TenantMover(fixture.directory(), router, fixture.topology(),
+				ShardTenancyFixture.TABLES, "test", java.time.Duration.ofMillis(500));
+
+		MoveResult away = delayed.move(t, "shard-2");
+		assertThat(fixture.rows("shard-1", "note", t)).as("source rows kept during the safety period").isEqualTo(3);
+		MoveResult back = delayed.move(t, "shard-1");
+		assertThat(delayed.awaitCleanups(java.time.Duration.ofSeconds(30))).isTrue();
+
+		assertThat(back.flipVersion()).isGreaterThan(away.flipVersion());
+		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(3);
+		assertThat(fixture.rows("shard-1", "note_item", t)).isEqualTo(6);
+		assertThat(fixture.rows("shard-2", "note", t)).as("the second move's clean-up did run").isZero();
+		writeNotes(t, 1);
+		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(4);
+	}
+
+	@Test
 	@DisplayName("the tenant's neighbours on both shards are untouched and keep working")
 	void neighboursAreUntouched() throws Exception {
 		String t = newTenant();

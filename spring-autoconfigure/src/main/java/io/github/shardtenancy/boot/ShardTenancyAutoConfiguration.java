@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Import;
 @Import({ ShardTenancyCoreConfiguration.class, ShardTenancyMigrationConfiguration.class,
 		ShardTenancyJdbcConfiguration.class, ShardTenancyHibernateConfiguration.class,
 		ShardTenancyRetryConfiguration.class, ShardTenancyRetryAdviceConfiguration.class,
-		ShardTenancyWebConfiguration.class })
+		ShardTenancyWebConfiguration.class, ShardTenancyPostgresConfiguration.class })
 public final class ShardTenancyAutoConfiguration {
 
 }

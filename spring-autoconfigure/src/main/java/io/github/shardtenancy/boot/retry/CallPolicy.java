@@ -55,7 +55,7 @@ final class CallPolicy implements RetryPolicy {
 			this.lastRejection = rejection;
 			this.router.invalidate(rejection.tenantId());
 			boolean budgetLeft = this.attempts < this.settings.maxAttempts();
-			boolean retry = rejection.isFrozen() ? (budgetLeft || !freezeWaitElapsed()) : budgetLeft;
+			boolean retry = rejection.isMoveInProgress() ? (budgetLeft || !freezeWaitElapsed()) : budgetLeft;
 			log.debug("Attempt {} of tenant '{}' rejected on shard '{}' ({}, directory version seen {}, required {}); {}",
 					this.attempts, rejection.tenantId(), rejection.shardId(), rejection.reason(),
 					rejection.seenVersion(), rejection.requiredVersion(), retry ? "retrying" : "giving up");

@@ -6,13 +6,13 @@ import java.util.Objects;
 /**
  * How {@link ShardTenancyRetry} retries a rejected transaction. Immutable and thread-safe.
  *
- * @param maxAttempts total attempts, the first included, for every retryable failure except a FROZEN rejection; at
+ * @param maxAttempts total attempts, the first included, for every retryable failure except a FROZEN or INCOMING rejection; at
  * least 1
  * @param initialDelay the delay before the first retry; not negative
  * @param multiplier the factor applied to the delay after each retry; at least 1
  * @param maxDelay the longest delay between two attempts; not shorter than {@code initialDelay}
  * @param jitter the most a delay is randomly lengthened or shortened by; not negative
- * @param freezeWait how long a FROZEN rejection (a move in progress) keeps being retried, measured from the start
+ * @param freezeWait how long a FROZEN or INCOMING rejection (a move in progress) keeps being retried, measured from the start
  * of the first attempt, regardless of {@code maxAttempts}; not negative
  * @param serializationFailures whether a genuine serialization failure (SQLSTATE 40001 without the fence marker) is
  * retried too (up to {@code maxAttempts}, never invalidating a cache entry)

@@ -29,7 +29,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <ul>
  * <li>a shard fence rejection (SQLSTATE 40001 with the fence marker, see
  * {@link io.github.shardtenancy.fence.FenceRejection}): the router's entry of exactly the rejected tenant is
- * invalidated and the work runs again, with exponential backoff and jitter. A FROZEN rejection (a move in progress)
+ * invalidated and the work runs again, with exponential backoff and jitter. A FROZEN or INCOMING rejection (a move in progress)
  * is retried until {@link RetrySettings#freezeWait()} has passed since the first attempt began (and at least up to
  * {@link RetrySettings#maxAttempts()}); any other reason up to {@link RetrySettings#maxAttempts()} attempts;</li>
  * <li>a genuine serialization failure (40001 without the marker): retried up to {@link RetrySettings#maxAttempts()}

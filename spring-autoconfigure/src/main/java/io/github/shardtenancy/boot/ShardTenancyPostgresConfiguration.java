@@ -1,0 +1,44 @@
+package io.github.shardtenancy.boot;
+
+import java.util.Properties;
+
+import io.github.shardtenancy.postgresql.DirectoryWatcher;
+import io.github.shardtenancy.postgresql.WatcherSettings;
+import io.github.shardtenancy.routing.TenantRouter;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Push invalidation for a PostgreSQL directory: a {@link DirectoryWatcher} that listens for the directory's
+ * {@code NOTIFY} on a connection of its own and applies each change at once, with a slow safety poll (design
+ * reference 001, step 2). Active when {@code hibernate-shard-tenancy-postgresql} is on the class path, the directory
+ * URL is a PostgreSQL one and {@code shard-tenancy.sync.listen} is not {@code false}.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(DirectoryWatcher.class)
+@ConditionalOnExpression("${shard-tenancy.sync.listen:true} and '${shard-tenancy.directory.url:}'.startsWith('jdbc:postgresql:')")
+class ShardTenancyPostgresConfiguration {
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	DirectoryWatcher shardTenancyDirectoryWatcher(TenantRouter router, ShardTenancyProperties properties) {
+		ShardTenancyProperties.Directory directory = properties.getDirectory();
+		Properties connection = new Properties();
+		if (directory.getUsername() != null) {
+			connection.setProperty("user", directory.getUsername());
+		}
+		if (directory.getPassword() != null) {
+			connection.setProperty("password", directory.getPassword());
+		}
+		DirectoryWatcher watcher = new DirectoryWatcher(router, directory.getUrl(), connection,
+				WatcherSettings.defaults()
+					.withPollInterval(properties.getSync().getSafetyPoll())
+					.withSetting("shard-tenancy.directory.url"));
+		watcher.start();
+		return watcher;
+	}
+
+}
