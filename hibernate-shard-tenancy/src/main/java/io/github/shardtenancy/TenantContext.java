@@ -18,7 +18,8 @@ import io.github.shardtenancy.internal.ConnectionGuard;
  * }</pre>
  *
  * <p>Scopes nest: closing a scope restores the tenant bound before it (or none). The binding is per thread and is
- * <em>not</em> inherited by other threads; use the Spring module's task decorator or context propagation for that.
+ * <em>not</em> inherited by other threads: a task handed to an executor must bind the tenant itself (capture
+ * {@link #current()} when submitting, {@link #callAs} in the task).
  * Binding a different tenant while a shard connection of another tenant is held on this thread (that is, inside its
  * transaction) raises {@link TenantSwitchedException}; binding the same tenant again is allowed.
  *

@@ -239,9 +239,9 @@ final class MoveFigure {
 			Figure freeze = new Figure(name, "-", fmt("%.0f / %.0f ms", p50, p99), Double.NaN, "<= 250 ms p99",
 					Figure.verdict(p99 <= 250),
 					fmt("%sFreeze = frozenAt to flippedAt of the move log (ms precision), over "
-							+ "%d moves. Time per step recorded, average per move (the freeze spans FROZEN, "
+							+ "%d move(s). Time per step recorded, average per move (the freeze spans FROZEN, "
 							+ "FINAL_CAUGHT_UP, VERIFIED and FLIPPED): %s. Whole move %.1f s on average; bulk copy "
-							+ "%.0f rows/s. Writers committed %d transactions during the moves; writer transaction "
+							+ "%.0f rows/s. Writers committed %d transactions during the move(s); writer transaction "
 							+ "latency (retries included) p99 %.0f ms, max %.0f ms; %d writer transactions gave up "
 							+ "(RetriesExhaustedException: the freeze outlasted shard-tenancy.retry.freeze-wait, 10 s).",
 							prefixNote, moves, steps, totalSeconds / moves, copyRate, writerLatency.length, wp99, wmax,

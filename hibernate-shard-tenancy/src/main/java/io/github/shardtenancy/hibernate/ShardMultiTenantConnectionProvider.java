@@ -111,7 +111,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		try {
 			shard.dialect().end(connection);
 		}
-		catch (SQLException ex) {
+		catch (SQLException | RuntimeException ex) {
 			log.warn("Could not clear session variables on a connection of shard '{}'; evicting it: {}", shard.id(),
 					ex.getMessage());
 			evict(shard.dataSource(), connection);

@@ -518,7 +518,12 @@ public class OnlineMover {
 					null);
 		}
 		long deleted = sql(move, from, () -> {
-			long rows = TenantRows.delete(from, move.tenantId(), plans);
+			long rows = TenantRows.delete(from, move.tenantId(), plans, FenceState.MOVED);
+			if (rows < 0) {
+				throw new MoveException("Refusing to clean tenant '" + move.tenantId() + "' from shard '" + from.id()
+						+ "': its fence there is no longer MOVED (the tenant came back)", move.tenantId(), from.id(),
+						-1, null);
+			}
 			TenantRows.captureOff(from, move.tenantId());
 			return rows;
 		});

@@ -102,6 +102,51 @@ class H2FenceTest {
 	}
 
 	@Test
+	@DisplayName("a connection a mover left marked is fenced like any other once it is routed again")
+	void moverMarkDoesNotSurviveTheNextRoutedBegin() throws SQLException {
+		String t = newTenant();
+		DirectoryEntry entry = admin.create(t, "shard-1");
+		try (Connection c = shard("shard-1").getConnection()) {
+			fixture.topology().shard("shard-1").dialect().beginMover(c, t); // and never ended: a leaked mover mark
+			ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.MOVED, entry.version() + 1);
+			try (PreparedStatement begin = c.prepareStatement("CALL SHARD_FENCE_BEGIN(?, ?)")) {
+				begin.setString(1, t);
+				begin.setLong(2, entry.version() + 1);
+				assertThatThrownBy(begin::execute).isInstanceOf(SQLException.class).hasMessageContaining("MOVED");
+			}
+			ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.FROZEN, entry.version() + 1);
+			try (PreparedStatement begin = c.prepareStatement("CALL SHARD_FENCE_BEGIN(?, ?)")) {
+				begin.setString(1, t);
+				begin.setLong(2, entry.version() + 1);
+				begin.execute(); // reads of a FROZEN tenant are accepted...
+			}
+			assertThatThrownBy(() -> ShardTenancyFixture.insertNote(c, t, "through a leaked mover mark"))
+				.satisfies(ex -> assertThat(FenceRejection.find(ex).orElseThrow().reason()).isEqualTo("FROZEN"));
+			fixture.topology().shard("shard-1").dialect().end(c);
+		}
+		assertThat(fixture.rows("shard-1", "note", t)).isZero();
+	}
+
+	@Test
+	@DisplayName("a row whose tenant column is NULL is rejected as another tenant's row, even for the tenant named 'null'")
+	void rowWithNullTenantIsRejected() throws SQLException {
+		String t = "null";
+		if (fixture.directory().find(t).isEmpty()) {
+			admin.create(t, "shard-1");
+		}
+		try (Connection c = shard("shard-1").getConnection()) { // a tenant table whose tenant column allows NULL
+			c.createStatement().execute("CREATE TABLE IF NOT EXISTS loose_note (id UUID PRIMARY KEY, tenant_id VARCHAR(64))");
+			fixture.topology().shard("shard-1").dialect().installWriteCheck(c, "loose_note", "tenant_id");
+		}
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection c = routed.getConnection();
+				PreparedStatement ps = c.prepareStatement("INSERT INTO loose_note (id, tenant_id) VALUES (?, NULL)")) {
+			ps.setObject(1, UUID.randomUUID());
+			assertThatThrownBy(ps::executeUpdate).satisfies(
+					ex -> assertThat(FenceRejection.find(ex).orElseThrow().reason()).isEqualTo("FOREIGN_ROW"));
+		}
+	}
+
+	@Test
 	@DisplayName("a router that missed a move is rejected by the old owner with MOVED and the flip version")
 	void routeToOldOwnerAfterMoveIsRejected() {
 		String t = newTenant();

@@ -49,6 +49,10 @@ public final class H2Fence {
 			ps.setLong(1, version);
 			ps.execute();
 		}
+		// A routed session is never a mover's, whatever an earlier borrower of this connection left behind.
+		try (PreparedStatement ps = conn.prepareStatement("SET @SHARD_ROLE = NULL")) {
+			ps.execute();
+		}
 	}
 
 	/**

@@ -58,12 +58,12 @@ public class H2FenceTrigger implements Trigger {
 			version = rs.getObject(2) != null ? rs.getLong(2) : -1;
 			role = rs.getString(3);
 		}
-		String rowTenant = String.valueOf((newRow != null ? newRow : oldRow)[this.tenantColumn]);
+		Object rowTenant = (newRow != null ? newRow : oldRow)[this.tenantColumn];
 		if (sessionTenant == null) {
-			throw H2Fence.reject(rowTenant, shardOf(conn), "NO_TENANT", -1, -1);
+			throw H2Fence.reject(String.valueOf(rowTenant), shardOf(conn), "NO_TENANT", -1, -1);
 		}
-		if (!sessionTenant.equals(rowTenant)
-				|| (oldRow != null && !sessionTenant.equals(String.valueOf(oldRow[this.tenantColumn])))) {
+		// A row whose tenant column is NULL belongs to no tenant, and so never to the session's.
+		if (!sessionTenant.equals(rowTenant) || (oldRow != null && !sessionTenant.equals(oldRow[this.tenantColumn]))) {
 			throw H2Fence.reject(sessionTenant, shardOf(conn), "FOREIGN_ROW", version, -1);
 		}
 		if ("mover".equals(role)) {

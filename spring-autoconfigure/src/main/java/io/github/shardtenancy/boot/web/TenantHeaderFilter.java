@@ -2,6 +2,7 @@ package io.github.shardtenancy.boot.web;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Enumeration;
 import java.util.Objects;
 
 import io.github.shardtenancy.InvalidTenantIdException;
@@ -60,16 +61,19 @@ public class TenantHeaderFilter extends OncePerRequestFilter implements Ordered 
 			chain.doFilter(request, response);
 			return;
 		}
+		Enumeration<String> values = request.getHeaders(this.headerName);
+		values.nextElement();
+		if (values.hasMoreElements()) {
+			// Proxies disagree on which of several values wins; routing by either would be a guess.
+			badRequest(response, "Header " + this.headerName + " appears more than once; send exactly one tenant");
+			return;
+		}
 		TenantContext.Scope scope;
 		try {
 			scope = TenantContext.bind(tenant);
 		}
 		catch (InvalidTenantIdException ex) {
-			response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
-			response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-			response.setContentType("text/plain;charset=UTF-8");
-			response.getWriter().write(ex.getMessage());
-			response.flushBuffer();
+			badRequest(response, ex.getMessage());
 			return;
 		}
 		try {
@@ -78,6 +82,14 @@ public class TenantHeaderFilter extends OncePerRequestFilter implements Ordered 
 		finally {
 			scope.close();
 		}
+	}
+
+	private static void badRequest(HttpServletResponse response, String message) throws IOException {
+		response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
+		response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+		response.setContentType("text/plain;charset=UTF-8");
+		response.getWriter().write(message);
+		response.flushBuffer();
 	}
 
 }

@@ -66,6 +66,22 @@ class TenantHeaderFilterTests {
 	}
 
 	@Test
+	@DisplayName("a header sent twice is answered with 400, whichever values it carries, and nothing downstream runs")
+	void repeatedHeaderIsRejectedWith400() throws Exception {
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/notes");
+		request.addHeader("X-Tenant-Id", "acme");
+		request.addHeader("X-Tenant-Id", "globex");
+		MockHttpServletResponse response = new MockHttpServletResponse();
+
+		this.filter.doFilter(request, response, this.chain);
+
+		assertThat(response.getStatus()).isEqualTo(400);
+		assertThat(response.getContentAsString()).contains("appears more than once");
+		assertThat(this.seen).hasValue("not called");
+		assertThat(TenantContext.current()).isNull();
+	}
+
+	@Test
 	@DisplayName("the tenant is unbound even when the chain throws")
 	void unbindsWhenTheChainThrows() {
 		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/notes");

@@ -51,6 +51,7 @@ final class H2App implements AutoCloseable {
 				// the router of this instance learns about other instances' moves only from fence rejections
 				"shard-tenancy.sync.interval=1h",
 				"shard-tenancy.retry.max-delay=20ms",
+				"shard-tenancy.move.clean-delay=0s", // the tests check the source is clean right after a move
 				"shard-tenancy.actor=" + instance,
 				"spring.liquibase.enabled=false",
 				"spring.jmx.enabled=false"));

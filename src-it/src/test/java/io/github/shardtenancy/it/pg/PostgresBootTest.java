@@ -15,6 +15,7 @@ import io.github.shardtenancy.it.h2.domain.AttemptRecorder;
 import io.github.shardtenancy.it.h2.domain.OrderService;
 import io.github.shardtenancy.it.h2.domain.OrdersApplication;
 import io.github.shardtenancy.it.h2.domain.PurchaseOrderRepository;
+import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
@@ -43,14 +44,23 @@ class PostgresBootTest {
 	@BeforeAll
 	static void start() {
 		cluster = PostgresCluster.shared();
+		context = start("pg-boot", "shard-tenancy.sync.listen=false"); // no NOTIFY push: the fence must teach it
+	}
+
+	/**
+	 * Starts the test application on the cluster. Its router never polls (sync interval 1 h), so it learns of other
+	 * instances' changes only from NOTIFY pushes (unless switched off) and from fence rejections.
+	 */
+	static ConfigurableApplicationContext start(String actor, String... extra) {
 		List<String> properties = new ArrayList<>(List.of(
 				"shard-tenancy.directory.url=" + cluster.directory().jdbcUrl(),
 				"shard-tenancy.directory.username=" + cluster.directory().user(),
 				"shard-tenancy.directory.password=" + cluster.directory().password(),
 				"shard-tenancy.liquibase.shard-changelogs=db/it-h2/orders.xml",
-				"shard-tenancy.sync.interval=1h", // this instance learns of other instances' moves only from the fence
+				"shard-tenancy.sync.interval=1h",
 				"shard-tenancy.retry.max-delay=20ms",
-				"shard-tenancy.actor=pg-boot",
+				"shard-tenancy.move.clean-delay=0s", // the tests check the source is clean right after a move
+				"shard-tenancy.actor=" + actor,
 				"spring.liquibase.enabled=false",
 				"spring.jmx.enabled=false"));
 		for (String shard : PostgresCluster.SHARD_IDS) {
@@ -58,9 +68,33 @@ class PostgresBootTest {
 			properties.add("shard-tenancy.shards." + shard + ".username=" + cluster.shard(shard).user());
 			properties.add("shard-tenancy.shards." + shard + ".password=" + cluster.shard(shard).password());
 		}
-		context = new SpringApplicationBuilder(OrdersApplication.class).web(WebApplicationType.NONE)
+		properties.addAll(List.of(extra));
+		return new SpringApplicationBuilder(OrdersApplication.class).web(WebApplicationType.NONE)
 			.properties(properties.toArray(String[]::new))
 			.run();
+	}
+
+	@Test
+	@DisplayName("with the defaults, the auto-configured watcher listens for NOTIFY: a tenant another instance creates is routable at once, with no poll and no directory read on the lookup")
+	void autoConfiguredWatcherAppliesAnotherInstancesChange() throws Exception {
+		try (ConfigurableApplicationContext listening = start("pg-boot-listening")) {
+			DirectoryWatcher watcher = listening.getBean(DirectoryWatcher.class);
+			assertThat(watcher.awaitListening(java.time.Duration.ofSeconds(30))).isTrue();
+			TenantRouter router = listening.getBean(TenantRouter.class);
+			String tenant = PostgresCluster.tenant("pushed");
+
+			context.getBean(TenantAdmin.class).create(tenant, "shard-3"); // another instance writes the directory
+
+			long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+			while (router.cached(tenant).isEmpty() && System.nanoTime() < deadline) {
+				Thread.sleep(10);
+			}
+			assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-3"));
+			long reads = router.stats().directoryReads();
+			assertThat(router.route(tenant).shardId()).isEqualTo("shard-3");
+			assertThat(router.stats().directoryReads()).isEqualTo(reads);
+			assertThat(watcher.status().notifications()).isPositive();
+		}
 	}
 
 	@AfterAll
