@@ -1,7 +1,6 @@
 package io.github.shardtenancy.admin;
 
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -10,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -30,6 +28,8 @@ import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.internal.move.TablePlan;
+import io.github.shardtenancy.internal.move.TenantRows;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
 import org.slf4j.Logger;
@@ -160,7 +160,7 @@ public class TenantMover {
 		}
 		ShardTopology.Shard from = this.topology.shard(source);
 		ShardTopology.Shard to = this.topology.shard(targetShardId);
-		List<TenantTable> ordered = orderByForeignKeys(from, tenantId);
+		List<TablePlan> ordered = plan(from, tenantId);
 
 		DirectoryEntry frozen = this.directory.update(tenantId, entry.epoch(), source, TenantState.FROZEN,
 				targetShardId, this.actor);
@@ -193,7 +193,7 @@ public class TenantMover {
 		return result;
 	}
 
-	private void clean(String tenantId, ShardTopology.Shard from, List<TenantTable> ordered, long flipVersion) {
+	private void clean(String tenantId, ShardTopology.Shard from, List<TablePlan> ordered, long flipVersion) {
 		if (this.cleanDelay.isZero()) {
 			deleteRows(tenantId, from, ordered, flipVersion);
 			return;
@@ -213,7 +213,7 @@ public class TenantMover {
 	}
 
 	private void undoFreeze(String tenantId, DirectoryEntry frozen, ShardTopology.Shard from, ShardTopology.Shard to,
-			List<TenantTable> ordered, RuntimeException cause) {
+			List<TablePlan> ordered, RuntimeException cause) {
 		try {
 			deleteRows(tenantId, to, ordered, null);
 			DirectoryEntry restored = this.directory.update(tenantId, frozen.epoch(), frozen.shardId(),
@@ -229,18 +229,18 @@ public class TenantMover {
 	}
 
 	private Map<String, Long> copy(String tenantId, ShardTopology.Shard from, ShardTopology.Shard to,
-			List<TenantTable> ordered) {
+			List<TablePlan> ordered) {
 		Map<String, Long> copied = new LinkedHashMap<>();
 		try (Connection source = from.dataSource().getConnection();
 				Connection target = to.dataSource().getConnection()) {
 			to.dialect().beginMover(target, tenantId);
 			try {
 				target.setAutoCommit(false);
-				for (TenantTable table : reversed(ordered)) {
+				for (TablePlan table : reversed(ordered)) {
 					delete(target, table, tenantId);
 				}
-				for (TenantTable table : ordered) {
-					copied.put(table.table(), copyTable(source, target, table, tenantId));
+				for (TablePlan table : ordered) {
+					copied.put(table.sqlName(), copyTable(source, target, table, tenantId));
 				}
 				target.commit();
 			}
@@ -260,11 +260,11 @@ public class TenantMover {
 		return copied;
 	}
 
-	private static long copyTable(Connection source, Connection target, TenantTable table, String tenantId)
+	private static long copyTable(Connection source, Connection target, TablePlan table, String tenantId)
 			throws SQLException {
 		long rows = 0;
 		try (PreparedStatement select = source
-			.prepareStatement("SELECT * FROM " + table.table() + " WHERE " + table.tenantColumn() + " = ?")) {
+			.prepareStatement("SELECT * FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
 			select.setString(1, tenantId);
 			select.setFetchSize(500);
 			try (ResultSet rs = select.executeQuery()) {
@@ -277,7 +277,7 @@ public class TenantMover {
 					marks.add("?");
 				}
 				try (PreparedStatement insert = target
-					.prepareStatement("INSERT INTO " + table.table() + " (" + names + ") VALUES (" + marks + ")")) {
+					.prepareStatement("INSERT INTO " + table.sqlName() + " (" + names + ") VALUES (" + marks + ")")) {
 					while (rs.next()) {
 						for (int i = 1; i <= columns; i++) {
 							insert.setObject(i, rs.getObject(i));
@@ -294,12 +294,12 @@ public class TenantMover {
 		return rows;
 	}
 
-	private void verify(String tenantId, ShardTopology.Shard from, ShardTopology.Shard to, List<TenantTable> ordered) {
-		for (TenantTable table : ordered) {
+	private void verify(String tenantId, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> ordered) {
+		for (TablePlan table : ordered) {
 			long[] source = countAndChecksum(from, table, tenantId);
 			long[] target = countAndChecksum(to, table, tenantId);
 			if (source[0] != target[0] || source[1] != target[1]) {
-				throw new MoveException("Verification of tenant '" + tenantId + "' failed for table " + table.table()
+				throw new MoveException("Verification of tenant '" + tenantId + "' failed for table " + table.sqlName()
 						+ ": source '" + from.id() + "' has " + source[0] + " rows (checksum " + source[1]
 						+ "), target '" + to.id() + "' has " + target[0] + " rows (checksum " + target[1] + ")",
 						tenantId, to.id(), -1, null);
@@ -308,40 +308,28 @@ public class TenantMover {
 	}
 
 	/**
-	 * Counts a tenant's rows in one table and sums a hash of each row's values: equal on both sides means the same
-	 * multiset of rows, whatever the order the databases return them in.
+	 * Counts a tenant's rows in one table and sums a hash of each row's values (the same check the online mover
+	 * verifies with): equal on both sides means the same multiset of rows, whatever order the databases return them in.
+	 * @return {count, checksum}
 	 */
 	static long[] countAndChecksum(ShardTopology.Shard shard, TenantTable table, String tenantId) {
-		try (Connection c = shard.dataSource().getConnection();
-				PreparedStatement ps = c.prepareStatement(
-						"SELECT * FROM " + table.table() + " WHERE " + table.tenantColumn() + " = ?")) {
-			ps.setString(1, tenantId);
-			long count = 0;
-			long checksum = 0;
-			try (ResultSet rs = ps.executeQuery()) {
-				int columns = rs.getMetaData().getColumnCount();
-				while (rs.next()) {
-					count++;
-					StringBuilder row = new StringBuilder();
-					for (int i = 1; i <= columns; i++) {
-						row.append(rs.getString(i)).append('\u001f');
-					}
-					checksum += mix(row.toString().hashCode());
-				}
-			}
-			return new long[] { count, checksum };
+		try (Connection c = shard.dataSource().getConnection()) {
+			return countAndChecksum(shard, TablePlan.plan(c, shard.id(), tenantId, List.of(table)).get(0), tenantId);
 		}
 		catch (SQLException ex) {
-			throw new MoveException("Cannot read table " + table.table() + " of tenant '" + tenantId + "' on shard '"
-					+ shard.id() + "': " + ex.getMessage(), tenantId, shard.id(), -1, ex);
+			throw new MoveException("Cannot read the schema of shard '" + shard.id() + "': " + ex.getMessage(),
+					tenantId, shard.id(), -1, ex);
 		}
 	}
 
-	private static long mix(long h) {
-		h ^= (h >>> 33);
-		h *= 0xff51afd7ed558ccdL;
-		h ^= (h >>> 33);
-		return h;
+	private static long[] countAndChecksum(ShardTopology.Shard shard, TablePlan table, String tenantId) {
+		try {
+			return TenantRows.countAndChecksum(shard, table, tenantId);
+		}
+		catch (SQLException ex) {
+			throw new MoveException("Cannot read table " + table.sqlName() + " of tenant '" + tenantId
+					+ "' on shard '" + shard.id() + "': " + ex.getMessage(), tenantId, shard.id(), -1, ex);
+		}
 	}
 
 	/**
@@ -350,7 +338,7 @@ public class TenantMover {
 	 * tenant back to this shard (which sets the fence to INCOMING, then OWNED) can neither be missed nor raced by a
 	 * delayed clean-up of an earlier move.
 	 */
-	private void deleteRows(String tenantId, ShardTopology.Shard shard, List<TenantTable> ordered,
+	private void deleteRows(String tenantId, ShardTopology.Shard shard, List<TablePlan> ordered,
 			Long movedAtVersion) {
 		try (Connection c = shard.dataSource().getConnection()) {
 			shard.dialect().beginMover(c, tenantId);
@@ -362,7 +350,7 @@ public class TenantMover {
 					c.rollback();
 					return;
 				}
-				for (TenantTable table : reversed(ordered)) {
+				for (TablePlan table : reversed(ordered)) {
 					delete(c, table, tenantId);
 				}
 				c.commit();
@@ -392,83 +380,33 @@ public class TenantMover {
 		}
 	}
 
-	private static List<TenantTable> reversed(List<TenantTable> tables) {
-		List<TenantTable> copy = new ArrayList<>(tables);
+	private static List<TablePlan> reversed(List<TablePlan> tables) {
+		List<TablePlan> copy = new ArrayList<>(tables);
 		java.util.Collections.reverse(copy);
 		return copy;
 	}
 
-	private static void delete(Connection c, TenantTable table, String tenantId) throws SQLException {
+	private static void delete(Connection c, TablePlan table, String tenantId) throws SQLException {
 		try (PreparedStatement ps = c
-			.prepareStatement("DELETE FROM " + table.table() + " WHERE " + table.tenantColumn() + " = ?")) {
+			.prepareStatement("DELETE FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
 			ps.setString(1, tenantId);
 			ps.executeUpdate();
 		}
 	}
 
 	/**
-	 * Checks every table has its tenant column on the source shard and sorts the tables so that a table comes after
-	 * the tables its foreign keys point to.
+	 * Checks every table on the source shard (it exists, has its tenant column and a primary key; the move refuses to
+	 * start naming the first that does not) and orders them so that a table comes after the tables its foreign keys
+	 * point to.
 	 */
-	private List<TenantTable> orderByForeignKeys(ShardTopology.Shard shard, String tenantId) {
+	private List<TablePlan> plan(ShardTopology.Shard shard, String tenantId) {
 		try (Connection c = shard.dataSource().getConnection()) {
-			DatabaseMetaData meta = c.getMetaData();
-			Map<String, TenantTable> byName = new LinkedHashMap<>();
-			for (TenantTable table : this.tables) {
-				String name = normalise(meta, table.table());
-				if (!hasColumn(meta, name, normalise(meta, table.tenantColumn()))) {
-					throw new MoveException("Table " + table.table() + " has no tenant column " + table.tenantColumn()
-							+ " on shard '" + shard.id() + "'; a move needs the tenant id on every row it copies",
-							tenantId, shard.id(), -1, null);
-				}
-				byName.put(name, table);
-			}
-			List<TenantTable> ordered = new ArrayList<>();
-			List<String> pending = new ArrayList<>(byName.keySet());
-			while (!pending.isEmpty()) {
-				boolean progressed = false;
-				for (String name : List.copyOf(pending)) {
-					if (parents(meta, name).stream().noneMatch(p -> !p.equals(name) && pending.contains(p))) {
-						ordered.add(byName.get(name));
-						pending.remove(name);
-						progressed = true;
-					}
-				}
-				if (!progressed) { // a foreign-key cycle: keep the configured order for the rest
-					pending.forEach(name -> ordered.add(byName.get(name)));
-					break;
-				}
-			}
-			return ordered;
+			return TablePlan.plan(c, shard.id(), tenantId, this.tables);
 		}
 		catch (SQLException ex) {
 			throw new MoveException("Cannot read the schema of shard '" + shard.id() + "': " + ex.getMessage(),
 					tenantId, shard.id(), -1, ex);
 		}
-	}
-
-	private static String normalise(DatabaseMetaData meta, String identifier) throws SQLException {
-		String bare = identifier.contains(".") ? identifier.substring(identifier.indexOf('.') + 1) : identifier;
-		if (meta.storesUpperCaseIdentifiers()) {
-			return bare.toUpperCase(Locale.ROOT);
-		}
-		return meta.storesLowerCaseIdentifiers() ? bare.toLowerCase(Locale.ROOT) : bare;
-	}
-
-	private static boolean hasColumn(DatabaseMetaData meta, String table, String column) throws SQLException {
-		try (ResultSet rs = meta.getColumns(null, null, table, column)) {
-			return rs.next();
-		}
-	}
-
-	private static List<String> parents(DatabaseMetaData meta, String table) throws SQLException {
-		List<String> parents = new ArrayList<>();
-		try (ResultSet rs = meta.getImportedKeys(null, null, table)) {
-			while (rs.next()) {
-				parents.add(rs.getString("PKTABLE_NAME"));
-			}
-		}
-		return parents;
 	}
 
 }

@@ -11,7 +11,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
-import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.topology.ShardTopology;
 
 /**
@@ -133,35 +132,11 @@ public final class TenantRows {
 	 * @throws SQLException on a database error
 	 */
 	public static long delete(ShardTopology.Shard shard, String tenantId, List<TablePlan> tables) throws SQLException {
-		return delete(shard, tenantId, tables, null);
-	}
-
-	/**
-	 * Deletes a tenant's rows, provided the shard's fence row of the tenant is in the required state. The fence row is
-	 * locked first, in the deleting transaction, so a move that changes it (a move of the tenant back here) waits for
-	 * the delete or is seen by it: a clean-up can never remove rows the shard owns again.
-	 * @param requiredState the fence state the delete requires, or {@code null} for none
-	 * @return rows deleted, or {@code -1} if the fence was not in the required state (nothing deleted)
-	 */
-	public static long delete(ShardTopology.Shard shard, String tenantId, List<TablePlan> tables,
-			FenceState requiredState) throws SQLException {
 		long deleted = 0;
 		try (Connection c = shard.dataSource().getConnection()) {
 			try {
 				c.setAutoCommit(false);
 				shard.dialect().beginMover(c, tenantId);
-				if (requiredState != null) {
-					try (PreparedStatement ps = c
-						.prepareStatement("SELECT state FROM shard_fence WHERE tenant_id = ? FOR UPDATE")) {
-						ps.setString(1, tenantId);
-						try (ResultSet rs = ps.executeQuery()) {
-							if (!rs.next() || !requiredState.name().equals(rs.getString(1))) {
-								c.rollback();
-								return -1;
-							}
-						}
-					}
-				}
 				for (TablePlan table : reversed(tables)) {
 					try (PreparedStatement ps = c.prepareStatement(
 							"DELETE FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
