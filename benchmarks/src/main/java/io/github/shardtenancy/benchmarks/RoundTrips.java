@@ -8,12 +8,13 @@ final class RoundTrips {
 
 	/** H2: the fence is two extra calls of Java code inside the database per transaction, plus row triggers. */
 	static final String H2 = "Counted per transaction (from the code of H2Fence and H2FenceTrigger): plain = 3 "
-			+ "statements + commit; the library adds CALL SHARD_FENCE_BEGIN (inside: read shard_fence_identity, read "
-			+ "the fence row, 2 SETs), CALL SHARD_FENCE_END (3 SETs) and, per written row (2 per transaction), a Java "
-			+ "trigger that reads the session variables, reads shard_fence_identity and locks the fence row "
-			+ "(SELECT ... FOR UPDATE): about 15 extra statements next to 3, each cheap, but H2 in memory does little "
-			+ "else. Faster: read the shard identity only to build a rejection message (it is read on every check), "
-			+ "bind the variables with one SET, and skip SHARD_FENCE_END when the pool resets the session anyway.";
+			+ "statements + commit; the library adds CALL SHARD_FENCE_BEGIN (inside: read the fence row, one "
+			+ "SELECT SET(...) binding the variables), CALL SHARD_FENCE_END (one SELECT SET(...)) and, per written row "
+			+ "(2 per transaction), a Java trigger that reads the session variables and locks the fence row "
+			+ "(SELECT ... FOR UPDATE): about 9 extra statements next to 3 (15 before the shard identity was read only "
+			+ "for rejections and the SETs were merged), each cheap, but H2 in memory does little else. Next: skip "
+			+ "SHARD_FENCE_END when the pool resets the session, and remember in the trigger that this transaction "
+			+ "already holds the fence row.";
 
 	/** PostgreSQL: one extra round trip per transaction plus a PL/pgSQL row trigger per written row. */
 	static final String POSTGRES = "Counted per transaction: plain = 3 statements + COMMIT (BEGIN is piggy-backed by "

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 
 /**
  * The shard fence for H2, run inside H2 as Java functions ({@code CREATE ALIAS}, installed by the shard changelog) and
@@ -35,24 +36,14 @@ public final class H2Fence {
 	public static void begin(Connection conn, String tenant, long version) throws SQLException {
 		Fence fence = read(conn, tenant, false);
 		if (fence.state == null || !(fence.state.equals("OWNED") || fence.state.equals("FROZEN"))) {
-			throw reject(tenant, fence.shard, fence.state == null ? "NOT_OWNED" : fence.state, version,
+			throw reject(conn, tenant, fence.state == null ? "NOT_OWNED" : fence.state, version,
 					fence.minVersion);
 		}
 		if (version < fence.minVersion) {
-			throw reject(tenant, fence.shard, "STALE", version, fence.minVersion);
+			throw reject(conn, tenant, "STALE", version, fence.minVersion);
 		}
-		try (PreparedStatement ps = conn.prepareStatement("SET @SHARD_TENANT = ?")) {
-			ps.setString(1, tenant);
-			ps.execute();
-		}
-		try (PreparedStatement ps = conn.prepareStatement("SET @SHARD_VERSION = ?")) {
-			ps.setLong(1, version);
-			ps.execute();
-		}
-		// A routed session is never a mover's, whatever an earlier borrower of this connection left behind.
-		try (PreparedStatement ps = conn.prepareStatement("SET @SHARD_ROLE = NULL")) {
-			ps.execute();
-		}
+		// One statement binds all three; a routed session is never a mover's, whatever an earlier borrower left.
+		setVariables(conn, tenant, version, null);
 	}
 
 	/**
@@ -61,15 +52,7 @@ public final class H2Fence {
 	 * @throws SQLException on a database error
 	 */
 	public static void end(Connection conn) throws SQLException {
-		try (PreparedStatement ps = conn.prepareStatement("SET @SHARD_TENANT = NULL")) {
-			ps.execute();
-		}
-		try (PreparedStatement ps = conn.prepareStatement("SET @SHARD_VERSION = NULL")) {
-			ps.execute();
-		}
-		try (PreparedStatement ps = conn.prepareStatement("SET @SHARD_ROLE = NULL")) {
-			ps.execute();
-		}
+		setVariables(conn, null, null, null);
 	}
 
 	/**
@@ -79,35 +62,46 @@ public final class H2Fence {
 	 * @throws SQLException on a database error
 	 */
 	public static void mover(Connection conn, String tenant) throws SQLException {
-		try (PreparedStatement ps = conn.prepareStatement("SET @SHARD_TENANT = ?")) {
+		setVariables(conn, tenant, null, "mover");
+	}
+
+	private static void setVariables(Connection conn, String tenant, Long version, String role) throws SQLException {
+		try (PreparedStatement ps = conn
+			.prepareStatement("SELECT SET(@SHARD_TENANT, ?), SET(@SHARD_VERSION, ?), SET(@SHARD_ROLE, ?)")) {
 			ps.setString(1, tenant);
-			ps.execute();
-		}
-		try (PreparedStatement ps = conn.prepareStatement("SET @SHARD_ROLE = 'mover'")) {
-			ps.execute();
+			if (version != null) {
+				ps.setLong(2, version);
+			}
+			else {
+				ps.setNull(2, Types.BIGINT);
+			}
+			ps.setString(3, role);
+			ps.executeQuery().close();
 		}
 	}
 
 	/** A tenant's fence row as seen by one check; {@code state} is {@code null} when the shard has no row. */
-	record Fence(String shard, String state, long minVersion) {
+	record Fence(String state, long minVersion) {
 	}
 
 	static Fence read(Connection conn, String tenant, boolean lock) throws SQLException {
+		try (PreparedStatement ps = conn.prepareStatement(
+				"SELECT state, min_version FROM shard_fence WHERE tenant_id = ?" + (lock ? " FOR UPDATE" : ""))) {
+			ps.setString(1, tenant);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? new Fence(rs.getString(1), rs.getLong(2)) : new Fence(null, -1);
+			}
+		}
+	}
+
+	/** Builds a rejection; the shard's id is read only here, off the accepting path. */
+	static SQLException reject(Connection conn, String tenant, String reason, long seen, long required)
+			throws SQLException {
 		String shard;
 		try (PreparedStatement ps = conn.prepareStatement("SELECT shard_id FROM shard_fence_identity WHERE id = 1");
 				ResultSet rs = ps.executeQuery()) {
 			shard = rs.next() ? rs.getString(1) : "?";
 		}
-		try (PreparedStatement ps = conn.prepareStatement(
-				"SELECT state, min_version FROM shard_fence WHERE tenant_id = ?" + (lock ? " FOR UPDATE" : ""))) {
-			ps.setString(1, tenant);
-			try (ResultSet rs = ps.executeQuery()) {
-				return rs.next() ? new Fence(shard, rs.getString(1), rs.getLong(2)) : new Fence(shard, null, -1);
-			}
-		}
-	}
-
-	static SQLException reject(String tenant, String shard, String reason, long seen, long required) {
 		return new SQLException("shard fence: tenant '" + tenant + "' rejected on shard '" + shard + "': " + reason
 				+ " (directory version seen " + seen + ", required " + required + ")", SQLSTATE, 40001);
 	}

@@ -60,32 +60,25 @@ public class H2FenceTrigger implements Trigger {
 		}
 		Object rowTenant = (newRow != null ? newRow : oldRow)[this.tenantColumn];
 		if (sessionTenant == null) {
-			throw H2Fence.reject(String.valueOf(rowTenant), shardOf(conn), "NO_TENANT", -1, -1);
+			throw H2Fence.reject(conn, String.valueOf(rowTenant), "NO_TENANT", -1, -1);
 		}
 		// A row whose tenant column is NULL belongs to no tenant, and so never to the session's.
 		if (!sessionTenant.equals(rowTenant) || (oldRow != null && !sessionTenant.equals(oldRow[this.tenantColumn]))) {
-			throw H2Fence.reject(sessionTenant, shardOf(conn), "FOREIGN_ROW", version, -1);
+			throw H2Fence.reject(conn, sessionTenant, "FOREIGN_ROW", version, -1);
 		}
 		if ("mover".equals(role)) {
 			return;
 		}
 		H2Fence.Fence fence = H2Fence.read(conn, sessionTenant, true);
 		if (fence.state() == null || !(fence.state().equals("OWNED") || fence.state().equals("FROZEN"))) {
-			throw H2Fence.reject(sessionTenant, fence.shard(), fence.state() == null ? "NOT_OWNED" : fence.state(),
+			throw H2Fence.reject(conn, sessionTenant, fence.state() == null ? "NOT_OWNED" : fence.state(),
 					version, fence.minVersion());
 		}
 		if (fence.state().equals("FROZEN")) {
-			throw H2Fence.reject(sessionTenant, fence.shard(), "FROZEN", version, fence.minVersion());
+			throw H2Fence.reject(conn, sessionTenant, "FROZEN", version, fence.minVersion());
 		}
 		if (version < fence.minVersion()) {
-			throw H2Fence.reject(sessionTenant, fence.shard(), "STALE", version, fence.minVersion());
-		}
-	}
-
-	private static String shardOf(Connection conn) throws SQLException {
-		try (PreparedStatement ps = conn.prepareStatement("SELECT shard_id FROM shard_fence_identity WHERE id = 1");
-				ResultSet rs = ps.executeQuery()) {
-			return rs.next() ? rs.getString(1) : "?";
+			throw H2Fence.reject(conn, sessionTenant, "STALE", version, fence.minVersion());
 		}
 	}
 
