@@ -40,23 +40,7 @@ public class H2CaptureTrigger implements Trigger {
 	public void init(Connection conn, String schemaName, String triggerName, String tableName, boolean before,
 			int type) throws SQLException {
 		this.table = tableName;
-		String column;
-		try (PreparedStatement ps = conn
-			.prepareStatement("SELECT tenant_column FROM shard_capture_table WHERE table_name = ?")) {
-			ps.setString(1, tableName);
-			try (ResultSet rs = ps.executeQuery()) {
-				if (!rs.next()) {
-					throw new SQLException("Table " + tableName + " is not registered in shard_capture_table");
-				}
-				column = rs.getString(1);
-			}
-		}
-		try (ResultSet rs = conn.getMetaData().getColumns(null, schemaName, tableName, column)) {
-			if (!rs.next()) {
-				throw new SQLException("Table " + tableName + " has no tenant column " + column);
-			}
-			this.tenantColumn = rs.getInt("ORDINAL_POSITION") - 1;
-		}
+		this.tenantColumn = H2Fence.tenantColumnIndex(conn, "shard_capture_table", schemaName, tableName);
 		TreeMap<Integer, String> keyBySeq = new TreeMap<>();
 		try (ResultSet rs = conn.getMetaData().getPrimaryKeys(null, schemaName, tableName)) {
 			while (rs.next()) {

@@ -94,6 +94,31 @@ public final class H2Fence {
 		}
 	}
 
+	/**
+	 * Finds the 0-based index, in a trigger's row arrays, of a table's tenant column as registered in a registry table
+	 * ({@code shard_fence_table} or {@code shard_capture_table}).
+	 */
+	static int tenantColumnIndex(Connection conn, String registry, String schemaName, String tableName)
+			throws SQLException {
+		String column;
+		try (PreparedStatement ps = conn
+			.prepareStatement("SELECT tenant_column FROM " + registry + " WHERE table_name = ?")) {
+			ps.setString(1, tableName);
+			try (ResultSet rs = ps.executeQuery()) {
+				if (!rs.next()) {
+					throw new SQLException("Table " + tableName + " is not registered in " + registry);
+				}
+				column = rs.getString(1);
+			}
+		}
+		try (ResultSet rs = conn.getMetaData().getColumns(null, schemaName, tableName, column)) {
+			if (!rs.next()) {
+				throw new SQLException("Table " + tableName + " has no tenant column " + column);
+			}
+			return rs.getInt("ORDINAL_POSITION") - 1;
+		}
+	}
+
 	/** Builds a rejection; the shard's id is read only here, off the accepting path. */
 	static SQLException reject(Connection conn, String tenant, String reason, long seen, long required)
 			throws SQLException {
