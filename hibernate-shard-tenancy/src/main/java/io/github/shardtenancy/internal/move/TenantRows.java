@@ -88,20 +88,33 @@ public final class TenantRows {
 	}
 
 	/**
-	 * Stops capturing the tenant's writes on a shard and drops its change log.
+	 * Stops capturing the tenant's writes on a shard and drops its change log. It first locks the tenant's fence row,
+	 * which every fenced write holds until it commits: so writes in flight finish (and their change-log entries are
+	 * dropped with the rest) and later writes wait, then see capture off. Without the lock, an entry written by a
+	 * transaction that commits after the delete would outlive the move.
 	 * @param shard the source shard
 	 * @param tenantId the tenant
 	 * @throws SQLException on a database error
 	 */
 	public static void captureOff(ShardTopology.Shard shard, String tenantId) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
-			c.setAutoCommit(true);
-			for (String sql : List.of("DELETE FROM shard_capture WHERE tenant_id = ?",
-					"DELETE FROM shard_change WHERE tenant_id = ?")) {
-				try (PreparedStatement ps = c.prepareStatement(sql)) {
-					ps.setString(1, tenantId);
-					ps.executeUpdate();
+			c.setAutoCommit(false);
+			try {
+				for (String sql : List.of("SELECT state FROM shard_fence WHERE tenant_id = ? FOR UPDATE",
+						"DELETE FROM shard_capture WHERE tenant_id = ?", "DELETE FROM shard_change WHERE tenant_id = ?")) {
+					try (PreparedStatement ps = c.prepareStatement(sql)) {
+						ps.setString(1, tenantId);
+						ps.execute();
+					}
 				}
+				c.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				c.rollback();
+				throw ex;
+			}
+			finally {
+				c.setAutoCommit(true);
 			}
 		}
 	}
