@@ -46,20 +46,8 @@ public final class H2FenceDialect implements FenceDialect {
 
 	@Override
 	public void installWriteCheck(Connection connection, String table, String tenantColumn) throws SQLException {
-		String tableName = Identifiers.require(table).toUpperCase(Locale.ROOT);
-		String column = Identifiers.require(tenantColumn).toUpperCase(Locale.ROOT);
-		try (PreparedStatement ps = connection
-			.prepareStatement("MERGE INTO shard_fence_table (table_name, tenant_column) KEY (table_name) VALUES (?, ?)")) {
-			ps.setString(1, tableName);
-			ps.setString(2, column);
-			ps.executeUpdate();
-		}
-		String trigger = "SHARD_FENCE_" + tableName.replace('.', '_');
-		try (PreparedStatement ps = connection.prepareStatement("CREATE TRIGGER IF NOT EXISTS " + trigger
-				+ " BEFORE INSERT, UPDATE, DELETE ON " + tableName
-				+ " FOR EACH ROW CALL 'io.github.shardtenancy.liquibase.h2.H2FenceTrigger'")) {
-			ps.execute();
-		}
+		installTrigger(connection, table, tenantColumn, "shard_fence_table", "SHARD_FENCE_", "BEFORE",
+				"io.github.shardtenancy.liquibase.h2.H2FenceTrigger");
 	}
 
 	/**
@@ -68,18 +56,27 @@ public final class H2FenceDialect implements FenceDialect {
 	 */
 	@Override
 	public void installChangeCapture(Connection connection, String table, String tenantColumn) throws SQLException {
+		installTrigger(connection, table, tenantColumn, "shard_capture_table", "SHARD_CAPTURE_", "AFTER",
+				"io.github.shardtenancy.liquibase.h2.H2CaptureTrigger");
+	}
+
+	/**
+	 * Registers a tenant table and its tenant column in a registry table (which the trigger reads when H2 loads it),
+	 * then creates, if missing, a row trigger on every write to the table.
+	 */
+	private static void installTrigger(Connection connection, String table, String tenantColumn, String registry,
+			String triggerPrefix, String timing, String triggerClass) throws SQLException {
 		String tableName = Identifiers.require(table).toUpperCase(Locale.ROOT);
 		String column = Identifiers.require(tenantColumn).toUpperCase(Locale.ROOT);
 		try (PreparedStatement ps = connection.prepareStatement(
-				"MERGE INTO shard_capture_table (table_name, tenant_column) KEY (table_name) VALUES (?, ?)")) {
+				"MERGE INTO " + registry + " (table_name, tenant_column) KEY (table_name) VALUES (?, ?)")) {
 			ps.setString(1, tableName);
 			ps.setString(2, column);
 			ps.executeUpdate();
 		}
-		String trigger = "SHARD_CAPTURE_" + tableName.replace('.', '_');
-		try (PreparedStatement ps = connection.prepareStatement("CREATE TRIGGER IF NOT EXISTS " + trigger
-				+ " AFTER INSERT, UPDATE, DELETE ON " + tableName
-				+ " FOR EACH ROW CALL 'io.github.shardtenancy.liquibase.h2.H2CaptureTrigger'")) {
+		String trigger = triggerPrefix + tableName.replace('.', '_');
+		try (PreparedStatement ps = connection.prepareStatement("CREATE TRIGGER IF NOT EXISTS " + trigger + " "
+				+ timing + " INSERT, UPDATE, DELETE ON " + tableName + " FOR EACH ROW CALL '" + triggerClass + "'")) {
 			ps.execute();
 		}
 	}

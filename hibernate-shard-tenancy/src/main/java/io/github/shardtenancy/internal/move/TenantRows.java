@@ -52,8 +52,7 @@ public final class TenantRows {
 			for (TablePlan table : tables) {
 				shard.dialect().installChangeCapture(c, table.sqlName(), table.tenantColumn());
 			}
-			c.setAutoCommit(false);
-			try {
+			inTransaction(c, () -> {
 				boolean present;
 				try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM shard_capture WHERE tenant_id = ?")) {
 					ps.setString(1, tenantId);
@@ -75,15 +74,8 @@ public final class TenantRows {
 					ps.setString(1, tenantId);
 					ps.executeUpdate();
 				}
-				c.commit();
-			}
-			catch (SQLException | RuntimeException ex) {
-				c.rollback();
-				throw ex;
-			}
-			finally {
-				c.setAutoCommit(true);
-			}
+				return null;
+			});
 		}
 	}
 
@@ -98,8 +90,7 @@ public final class TenantRows {
 	 */
 	public static void captureOff(ShardTopology.Shard shard, String tenantId) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
-			c.setAutoCommit(false);
-			try {
+			inTransaction(c, () -> {
 				for (String sql : List.of("SELECT state FROM shard_fence WHERE tenant_id = ? FOR UPDATE",
 						"DELETE FROM shard_capture WHERE tenant_id = ?", "DELETE FROM shard_change WHERE tenant_id = ?")) {
 					try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -107,15 +98,8 @@ public final class TenantRows {
 						ps.execute();
 					}
 				}
-				c.commit();
-			}
-			catch (SQLException | RuntimeException ex) {
-				c.rollback();
-				throw ex;
-			}
-			finally {
-				c.setAutoCommit(true);
-			}
+				return null;
+			});
 		}
 	}
 
@@ -145,30 +129,52 @@ public final class TenantRows {
 	 * @throws SQLException on a database error
 	 */
 	public static long delete(ShardTopology.Shard shard, String tenantId, List<TablePlan> tables) throws SQLException {
-		long deleted = 0;
 		try (Connection c = shard.dataSource().getConnection()) {
 			try {
-				c.setAutoCommit(false);
-				shard.dialect().beginMover(c, tenantId);
-				for (TablePlan table : reversed(tables)) {
-					try (PreparedStatement ps = c.prepareStatement(
-							"DELETE FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
-						ps.setString(1, tenantId);
-						deleted += ps.executeUpdate();
+				return inTransaction(c, () -> {
+					shard.dialect().beginMover(c, tenantId);
+					long deleted = 0;
+					for (TablePlan table : reversed(tables)) {
+						try (PreparedStatement ps = c.prepareStatement(
+								"DELETE FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
+							ps.setString(1, tenantId);
+							deleted += ps.executeUpdate();
+						}
 					}
-				}
-				c.commit();
-			}
-			catch (SQLException | RuntimeException ex) {
-				c.rollback();
-				throw ex;
+					return deleted;
+				});
 			}
 			finally {
 				shard.dialect().end(c);
-				c.setAutoCommit(true);
 			}
 		}
-		return deleted;
+	}
+
+	/** Work run inside {@link #inTransaction}. */
+	private interface SqlWork<T> {
+
+		T run() throws SQLException;
+
+	}
+
+	/**
+	 * Runs work in one transaction on the connection: commits it, or rolls it back and rethrows; auto-commit is on
+	 * again afterwards either way.
+	 */
+	private static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
+		c.setAutoCommit(false);
+		try {
+			T result = work.run();
+			c.commit();
+			return result;
+		}
+		catch (SQLException | RuntimeException ex) {
+			c.rollback();
+			throw ex;
+		}
+		finally {
+			c.setAutoCommit(true);
+		}
 	}
 
 	/**
