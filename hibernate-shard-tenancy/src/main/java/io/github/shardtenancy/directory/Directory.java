@@ -14,6 +14,7 @@ import javax.sql.DataSource;
 
 import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.InvalidDirectoryEntryException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantIds;
 import org.slf4j.Logger;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Errors: a failure to reach or query the directory raises {@link DirectoryUnavailableException}; a write whose
  * precondition does not hold raises {@link DirectoryConflictException} and writes nothing. A row that breaks the
- * schema's rules (unknown state, epoch below 1) raises {@link ShardTenancyException} naming the row.
+ * schema's rules (unknown state, epoch below 1) raises {@link InvalidDirectoryEntryException} naming the row.
  */
 public class Directory {
 
@@ -57,6 +58,7 @@ public class Directory {
 	 * Reads one entry.
 	 * @param tenantId the tenant, validated
 	 * @return the entry, or empty if the directory has none
+	 * @throws InvalidDirectoryEntryException if the tenant's row breaks the schema's rules (named in the message)
 	 * @throws DirectoryUnavailableException if the directory cannot be read
 	 */
 	public Optional<DirectoryEntry> find(String tenantId) {
@@ -337,7 +339,7 @@ public class Directory {
 			return new DirectoryEntry(tenant, shard, TenantState.valueOf(state), rs.getString(4), epoch, version);
 		}
 		catch (IllegalArgumentException | NullPointerException ex) {
-			throw new ShardTenancyException("Invalid directory row for tenant '" + tenant + "' (shard '" + shard
+			throw new InvalidDirectoryEntryException("Invalid directory row for tenant '" + tenant + "' (shard '" + shard
 					+ "', state '" + state + "', epoch " + epoch + ", version " + version + "): " + ex.getMessage(),
 					tenant, shard, version, ex);
 		}

@@ -10,8 +10,11 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.NoTenantBoundException;
+import io.github.shardtenancy.ShardConnectionLostException;
+import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
+import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.internal.ConnectionGuard;
 import io.github.shardtenancy.routing.TenantRouter;
@@ -31,7 +34,11 @@ import org.slf4j.LoggerFactory;
  * {@link TenantSwitchedException}: all before any connection is borrowed;</li>
  * <li>the {@link TenantRouter} resolves the tenant (cache hit on the hot path; unknown, deleted or unroutable tenants
  * raise their typed errors here, also before any connection is borrowed);</li>
- * <li>a connection is borrowed from the owner shard's pool and the shard's {@link io.github.shardtenancy.spi.FenceDialect}
+ * <li>an entry naming a shard that is not in the topology raises {@link UnknownShardException} naming the tenant, the
+ * shard and the entry's directory version;</li>
+ * <li>a connection is borrowed from the owner shard's pool (a failure to borrow one, such as a shard server that is
+ * down, raises {@link ShardUnavailableException}: nothing ran, and the retry may run the work again) and the shard's
+ * {@link io.github.shardtenancy.spi.FenceDialect}
  * checks the fence and binds the variables. A fence rejection (SQLSTATE 40001) returns the connection to the pool
  * and propagates as the {@link SQLException}, which Hibernate and Spring wrap; the retry layer finds it in the cause
  * chain.</li>
@@ -81,13 +88,34 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			throw new TenantSwitchedException(tenantIdentifier, bound, null);
 		}
 		DirectoryEntry entry = this.router.route(tenantIdentifier);
-		ShardTopology.Shard shard = this.topology.shard(entry.shardId());
+		ShardTopology.Shard shard;
+		try {
+			shard = this.topology.shard(entry.shardId());
+		}
+		catch (UnknownShardException ex) {
+			// Name the directory row that points at the unknown shard: tenant and version.
+			throw new UnknownShardException(entry.shardId(), tenantIdentifier, entry.version());
+		}
 		ConnectionGuard.checkSwitch(tenantIdentifier);
-		Connection connection = shard.dataSource().getConnection();
+		Connection connection;
+		try {
+			connection = shard.dataSource().getConnection();
+		}
+		catch (SQLException ex) {
+			throw new ShardUnavailableException(tenantIdentifier, shard.id(), entry.version(), ex);
+		}
 		try {
 			shard.dialect().begin(connection, tenantIdentifier, entry.version());
 		}
-		catch (SQLException | RuntimeException ex) {
+		catch (SQLException ex) {
+			discard(shard, connection);
+			if (ShardConnectionLostException.isConnectionFailure(ex)) {
+				// A pooled connection the shard's restart cut: the begin was the first statement, nothing ran.
+				throw new ShardUnavailableException(tenantIdentifier, shard.id(), entry.version(), ex);
+			}
+			throw ex;
+		}
+		catch (RuntimeException ex) {
 			discard(shard, connection);
 			throw ex;
 		}

@@ -249,6 +249,48 @@ class AutomaticRetryTests {
 		}
 
 		@Test
+		@DisplayName("outer @Transactional calling inner @Transactional, rejected at every attempt: each body runs exactly max-attempts times (not its square), then RetriesExhaustedException")
+		void nestedTransactionsRejectedEveryTimeRunTheBudgetOnce() throws SQLException {
+			// Each attempt begins on an OWNED fence; the inner body then raises the fence's minimum version above the
+			// route's, so the write is rejected (STALE) inside the inner boundary every time.
+			listener.beforeRetry((n) -> fence("shard-1", FenceState.OWNED, created.version()));
+			Runnable staleBeforeWrite = () -> fence("shard-1", FenceState.OWNED, created.version() + 100);
+
+			assertThatThrownBy(() -> outer.createThroughInnerAfter("doomed", staleBeforeWrite))
+				.isInstanceOfSatisfying(RetriesExhaustedException.class, (ex) -> {
+					assertThat(ex.attempts()).isEqualTo(5);
+					assertThat(FenceRejection.find(ex.getCause())).get()
+						.extracting(FenceRejection::reason)
+						.isEqualTo("STALE");
+				});
+			assertThat(outer.runs()).isEqualTo(5);
+			assertThat(inner.runs()).isEqualTo(5);
+			assertThat(listener.failures()).hasSize(5);
+			assertThat(rowsOn("shard-1", "doomed")).isZero();
+		}
+
+		@Test
+		@DisplayName("programmatic retry nested in programmatic retry, rejected at every attempt: the body runs exactly max-attempts times")
+		void nestedProgrammaticRetriesRejectedEveryTimeRunTheBudgetOnce() throws SQLException {
+			listener.beforeRetry((n) -> fence("shard-1", FenceState.OWNED, created.version()));
+			AtomicInteger outerRuns = new AtomicInteger();
+			AtomicInteger innerRuns = new AtomicInteger();
+
+			assertThatThrownBy(() -> retry.run(() -> {
+				outerRuns.incrementAndGet();
+				retry.run(() -> transactionTemplate.executeWithoutResult((status) -> {
+					innerRuns.incrementAndGet();
+					fence("shard-1", FenceState.OWNED, created.version() + 100);
+					notes.saveAndFlush(new Note("doomed twice"));
+				}));
+			})).isInstanceOfSatisfying(RetriesExhaustedException.class,
+					(ex) -> assertThat(ex.attempts()).isEqualTo(5));
+			assertThat(outerRuns).hasValue(5);
+			assertThat(innerRuns).hasValue(5);
+			assertThat(rowsOn("shard-1", "doomed twice")).isZero();
+		}
+
+		@Test
 		@DisplayName("programmatic retry inside an active transaction runs the work once and lets the failure propagate")
 		void programmaticRetryInsideTransactionRunsOnce() {
 			AtomicInteger runs = new AtomicInteger();

@@ -3,8 +3,11 @@ package io.github.shardtenancy.boot.retry;
 import java.util.Optional;
 
 import io.github.shardtenancy.RetriesExhaustedException;
+import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.routing.TenantRouter;
 import org.slf4j.Logger;
@@ -61,6 +64,15 @@ final class CallPolicy implements RetryPolicy {
 					rejection.seenVersion(), rejection.requiredVersion(), retry ? "retrying" : "giving up");
 			return decide(retry);
 		}
+		Optional<ShardUnavailableException> unreachable = find(failure, ShardUnavailableException.class);
+		if (unreachable.isPresent()) {
+			// Nothing ran (no connection was borrowed) and the route is right: back off, never invalidate, so that a
+			// shard that is down does not turn every caller into a directory reader.
+			this.lastRejection = null;
+			log.debug("Attempt {} found shard '{}' unavailable; {}", this.attempts, unreachable.get().shardId(),
+					this.attempts < this.settings.maxAttempts() ? "retrying" : "giving up");
+			return decide(this.attempts < this.settings.maxAttempts());
+		}
 		if (FenceRejection.findSerializationFailure(failure).isPresent() && this.settings.serializationFailures()) {
 			this.lastRejection = null;
 			log.debug("Attempt {} failed with a serialization failure; {}", this.attempts,
@@ -104,6 +116,11 @@ final class CallPolicy implements RetryPolicy {
 				exhausted = new RetriesExhaustedException(this.lastRejection.tenantId(), this.lastRejection.shardId(),
 						this.lastRejection.seenVersion(), this.attempts, this.lastRejection.sqlException());
 			}
+			else if (find(lastFailure, ShardUnavailableException.class).isPresent()) {
+				ShardUnavailableException unreachable = find(lastFailure, ShardUnavailableException.class).get();
+				exhausted = new RetriesExhaustedException(unreachable.tenantId(), unreachable.shardId(),
+						unreachable.directoryVersion(), this.attempts, unreachable);
+			}
 			else {
 				exhausted = new RetriesExhaustedException(TenantContext.current(), null, -1, this.attempts,
 						FenceRejection.findSerializationFailure(lastFailure).orElse(null));
@@ -116,7 +133,25 @@ final class CallPolicy implements RetryPolicy {
 			return exhausted;
 		}
 		ShardTenancyException typed = typedError(lastFailure);
-		return typed != null ? typed : lastFailure;
+		if (typed != null) {
+			return typed;
+		}
+		if (ShardConnectionLostException.isConnectionFailure(lastFailure)) {
+			String tenant = TenantContext.current();
+			DirectoryEntry route = tenant != null ? this.router.cached(tenant).orElse(null) : null;
+			return new ShardConnectionLostException(tenant, route != null ? route.shardId() : null,
+					route != null ? route.version() : -1, lastFailure);
+		}
+		return lastFailure;
+	}
+
+	private static <E extends Throwable> Optional<E> find(Throwable failure, Class<E> type) {
+		for (Throwable t = failure; t != null; t = (t.getCause() == t ? null : t.getCause())) {
+			if (type.isInstance(t)) {
+				return Optional.of(type.cast(t));
+			}
+		}
+		return Optional.empty();
 	}
 
 	private static ShardTenancyException typedError(Throwable failure) {

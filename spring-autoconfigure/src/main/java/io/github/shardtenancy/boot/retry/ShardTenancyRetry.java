@@ -32,8 +32,14 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * invalidated and the work runs again, with exponential backoff and jitter. A FROZEN or INCOMING rejection (a move in progress)
  * is retried until {@link RetrySettings#freezeWait()} has passed since the first attempt began (and at least up to
  * {@link RetrySettings#maxAttempts()}); any other reason up to {@link RetrySettings#maxAttempts()} attempts;</li>
+ * <li>a shard that could not be reached ({@link io.github.shardtenancy.ShardUnavailableException}: no connection
+ * could be borrowed, so nothing ran): retried up to {@link RetrySettings#maxAttempts()} attempts with the same
+ * backoff, without invalidating anything (the route is right; re-reading the directory would only load it);</li>
  * <li>a genuine serialization failure (40001 without the marker): retried up to {@link RetrySettings#maxAttempts()}
  * attempts if {@link RetrySettings#serializationFailures()}, without invalidating anything;</li>
+ * <li>a connection to the shard lost while the transaction ran (SQLSTATE class 08, 57P01..57P03): not retried,
+ * because a connection lost during the commit leaves the outcome unknown; thrown as
+ * {@link io.github.shardtenancy.ShardConnectionLostException} (the original failure is its cause);</li>
  * <li>anything else (a unique violation, an application error): not retried. If the cause chain holds a
  * {@link ShardTenancyException} (for example an {@link io.github.shardtenancy.UnknownTenantException} wrapped by
  * Spring in a {@code CannotCreateTransactionException}), that exception itself is thrown, so typed errors reach the

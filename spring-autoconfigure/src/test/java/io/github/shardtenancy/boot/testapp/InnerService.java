@@ -25,6 +25,17 @@ public class InnerService {
 		return note;
 	}
 
+	/** Like {@link #create(String)}, running {@code beforeWrite} inside the transaction before the row is written. */
+	@Transactional
+	public Note createAfter(String title, Runnable beforeWrite) {
+		this.runs.incrementAndGet();
+		beforeWrite.run();
+		Note note = new Note(title);
+		this.entityManager.persist(note);
+		this.entityManager.flush();
+		return note;
+	}
+
 	public int runs() {
 		return this.runs.get();
 	}

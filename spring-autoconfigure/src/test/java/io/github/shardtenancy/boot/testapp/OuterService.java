@@ -23,6 +23,12 @@ public class OuterService {
 		return this.inner.create(title);
 	}
 
+	@Transactional
+	public Note createThroughInnerAfter(String title, Runnable beforeWrite) {
+		this.runs.incrementAndGet();
+		return this.inner.createAfter(title, beforeWrite);
+	}
+
 	public int runs() {
 		return this.runs.get();
 	}

@@ -48,6 +48,13 @@ final class AppInstance implements AutoCloseable {
 
 	private AppInstance(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize,
 			WatcherSettings watcherSettings, Properties watcherProperties) {
+		this(cluster, name, settings, shardPoolSize, watcherSettings, watcherProperties, config -> {
+		});
+	}
+
+	private AppInstance(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize,
+			WatcherSettings watcherSettings, Properties watcherProperties,
+			java.util.function.Consumer<com.zaxxer.hikari.HikariConfig> shardPoolSettings) {
 		this.name = name;
 		this.directoryPool = cluster.pool(cluster.directory(), 2, name + "-directory");
 		this.pools.add(this.directoryPool);
@@ -55,7 +62,7 @@ final class AppInstance implements AutoCloseable {
 		this.router = new TenantRouter(this.directory, settings);
 		this.topology = new ShardTopology();
 		for (String id : PostgresCluster.SHARD_IDS) {
-			HikariDataSource pool = cluster.pool(cluster.shard(id), shardPoolSize, name + "-" + id);
+			HikariDataSource pool = cluster.pool(cluster.shard(id), shardPoolSize, name + "-" + id, shardPoolSettings);
 			this.pools.add(pool);
 			this.topology.addShard(id, (javax.sql.DataSource) pool);
 		}
@@ -84,6 +91,12 @@ final class AppInstance implements AutoCloseable {
 	/** An instance without a watcher. */
 	static AppInstance plain(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize) {
 		return new AppInstance(cluster, name, settings, shardPoolSize, null, null);
+	}
+
+	/** An instance without a watcher whose shard connections run SERIALIZABLE transactions. */
+	static AppInstance serializable(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize) {
+		return new AppInstance(cluster, name, settings, shardPoolSize, null, null,
+				config -> config.setTransactionIsolation("TRANSACTION_SERIALIZABLE"));
 	}
 
 	/** An instance with a started watcher. */

@@ -165,6 +165,20 @@ public final class PostgresCluster {
 	 * @return the pool; the caller closes it
 	 */
 	public HikariDataSource pool(PostgresServer server, int size, String name) {
+		return pool(server, size, name, config -> {
+		});
+	}
+
+	/**
+	 * Like {@link #pool(PostgresServer, int, String)}, with further settings applied before the pool starts.
+	 * @param server the server
+	 * @param size maximum pool size
+	 * @param name pool name
+	 * @param customizer changes the configuration (e.g. the transaction isolation)
+	 * @return the pool; the caller closes it
+	 */
+	public HikariDataSource pool(PostgresServer server, int size, String name,
+			java.util.function.Consumer<HikariConfig> customizer) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(server.jdbcUrl());
 		config.setUsername(server.user());
@@ -177,6 +191,7 @@ public final class PostgresCluster {
 		config.setInitializationFailTimeout(-1);
 		config.addDataSourceProperty("connectTimeout", "2");
 		config.addDataSourceProperty("ApplicationName", name);
+		customizer.accept(config);
 		return new HikariDataSource(config);
 	}
 
