@@ -101,6 +101,8 @@ public class TenantRouter implements AutoCloseable {
 	 * @return the cached (or freshly read) entry; never {@code null}
 	 * @throws io.github.shardtenancy.InvalidTenantIdException if the id breaks the tenant id rule (no lookup is made)
 	 * @throws UnknownTenantException if the directory has no entry for the tenant
+	 * @throws io.github.shardtenancy.InvalidDirectoryEntryException on a miss, if the tenant's directory row breaks the
+	 * schema's rules (unknown state, epoch below 1); other tenants are not affected
 	 * @throws TenantUnavailableException if the tenant is DELETED, or the directory is unreachable and the entry is
 	 * MIGRATING or FROZEN
 	 * @throws DirectoryUnavailableException on a miss while the directory is unreachable, or on any lookup under the

@@ -347,7 +347,10 @@ public class ShardTenancyProperties {
 		 */
 		private boolean enabled = true;
 
-		/** Total attempts, the first included, for rejections other than FROZEN. Default 5. */
+		/**
+		 * Total attempts, the first included, for rejections other than FROZEN, for genuine serialization failures
+		 * (when retried) and for a shard that could not be reached. Default 5.
+		 */
 		private int maxAttempts = 5;
 
 		/** Delay before the first retry. Default 10 ms. */

@@ -196,7 +196,7 @@ class PostgresPgBouncerTest {
 		}
 		assertThat(cause).as("configuration error in %s", failed).isNotNull();
 		assertThat(cause.setting()).isEqualTo("shard-tenancy.directory.url");
-		assertThat(cause.getMessage()).contains("shard-tenancy.directory.url");
+		assertThat(cause.getMessage()).contains("shard-tenancy.directory.url").contains("pooler");
 	}
 
 	/** @return "tenant@version" as the transaction's session variables read, recording the server's backend pid */
