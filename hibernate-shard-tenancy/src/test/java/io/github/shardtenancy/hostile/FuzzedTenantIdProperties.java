@@ -58,7 +58,7 @@ class FuzzedTenantIdProperties {
 		cluster.close();
 	}
 
-	@Property(tries = 400)
+	@Property(tries = 300)
 	@Label("an id of any shape is refused with InvalidTenantIdException before any database is touched, or routed to its shard; it is never written into SQL")
 	void anyTenantIdIsRefusedOrRoutedAndNeverReachesSqlUnbound(@ForAll("tenantIds") String tenantId) {
 		cluster.clearRecorders();
