@@ -238,8 +238,9 @@ public final class DirectoryWatcher implements AutoCloseable {
 			}
 			if (startupPid != serverPid) {
 				throw new ShardTenancyConfigurationException(this.settings.setting(), "The directory listener URL "
-						+ redact(this.url) + " (" + this.settings.setting() + ") leads to a connection pooler or proxy (backend pid " + startupPid
-						+ " at startup, " + serverPid + " reported by the server), where LISTEN does not work: "
+						+ redact(this.url) + " (" + this.settings.setting() + ") leads to a connection pooler or proxy "
+						+ "(backend pid " + startupPid + " at startup, " + serverPid + " reported by the server), "
+						+ "where LISTEN does not work: "
 						+ "use a URL that connects straight to the directory's PostgreSQL server");
 			}
 			try (Statement st = c.createStatement()) {

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.RetriesExhaustedException;
+import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
@@ -345,6 +346,49 @@ class PostgresFailureKindsTest {
 				assertThat(notes("shard-3", d, "before the outage")).isEqualTo(1);
 				assertThat(notes("shard-3", d, "during the outage")).isZero();
 			}
+		}
+
+	}
+
+	@Nested
+	@DisplayName("a connection lost in the middle of a transaction")
+	class ConnectionLost {
+
+		@Test
+		@DisplayName("a backend terminated after the first write reaches the caller as ShardConnectionLostException after one attempt (the outcome of a lost commit is unknown, so it is not retried), and nothing of it was written")
+		void terminatedBackendIsReportedAndNotRetried() throws Exception {
+			String tenant = PostgresCluster.tenant("lost");
+			operator.admin.create(tenant, "shard-2");
+			save(tenant, "before");
+			AtomicInteger attempts = new AtomicInteger();
+			ShardTenancyRetry retry = retry(RetrySettings.defaults());
+
+			Throwable lost = catchThrowable(() -> TenantContext.runAs(tenant, () -> retry.run(() -> {
+				attempts.incrementAndGet();
+				sessions.inTransaction(session -> {
+					session.persist(new PgNote("killed"));
+					session.flush();
+					int pid = session.doReturningWork(c -> {
+						try (java.sql.Statement st = c.createStatement();
+								ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+							rs.next();
+							return rs.getInt(1);
+						}
+					});
+					activity("shard-2", "SELECT count(*) FROM (SELECT pg_terminate_backend(" + pid + ")) t", null);
+					session.persist(new PgNote("after the kill"));
+				});
+			})));
+
+			assertThat(lost).isInstanceOfSatisfying(ShardConnectionLostException.class, ex -> {
+				assertThat(ex.tenantId()).isEqualTo(tenant);
+				assertThat(ex.shardId()).isEqualTo("shard-2");
+				assertThat(ShardConnectionLostException.isConnectionFailure(ex.getCause())).isTrue();
+			});
+			assertThat(attempts).hasValue(1);
+			assertThat(notes("shard-2", tenant, "killed")).isZero();
+			assertThat(notes("shard-2", tenant, "after the kill")).isZero();
+			assertThat(notes("shard-2", tenant, "before")).isEqualTo(1);
 		}
 
 	}
