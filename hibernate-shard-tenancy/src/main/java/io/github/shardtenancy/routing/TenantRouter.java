@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.TenantDeletedException;
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.TenantUnavailableException;
 import io.github.shardtenancy.UnknownTenantException;
@@ -101,7 +102,8 @@ public class TenantRouter implements AutoCloseable {
 	 * @return the cached (or freshly read) entry; never {@code null}
 	 * @throws io.github.shardtenancy.InvalidTenantIdException if the id breaks the tenant id rule (no lookup is made)
 	 * @throws UnknownTenantException if the directory has no entry for the tenant
-	 * @throws TenantUnavailableException if the tenant is DELETED, or the directory is unreachable and the entry is
+	 * @throws TenantDeletedException (a {@link TenantUnavailableException}) if the tenant is DELETED
+	 * @throws TenantUnavailableException if the directory is unreachable and the entry is
 	 * MIGRATING or FROZEN
 	 * @throws DirectoryUnavailableException on a miss while the directory is unreachable, or on any lookup under the
 	 * {@link DirectoryDownPolicy#FAIL_CLOSED} policy while it is unreachable. A miss that fails to reach the directory
@@ -121,8 +123,7 @@ public class TenantRouter implements AutoCloseable {
 			entry = checkServable(entry);
 		}
 		if (entry.state() == TenantState.DELETED) {
-			throw new TenantUnavailableException(tenantId, entry.shardId(), entry.version(), entry.state(),
-					"the tenant was deleted");
+			throw new TenantDeletedException(tenantId, entry.shardId(), entry.version());
 		}
 		return entry;
 	}
