@@ -125,10 +125,35 @@ public class ShardRegistry {
 			}
 			throw ex;
 		}
+		return record(shard.id(), region, jdbcUrl, username);
+	}
+
+	/**
+	 * Records a shard of this instance's topology ACTIVE without migrating it: for shards the caller has just migrated
+	 * itself (the Spring Boot module migrates the configured shards at start-up, then adopts them).
+	 * @param shardId a shard of the topology, already migrated
+	 * @param region its region, or {@code null}
+	 * @param jdbcUrl the JDBC URL other instances connect with, or {@code null}
+	 * @param username the database user, or {@code null}
+	 * @return the registry row
+	 * @throws io.github.shardtenancy.UnknownShardException if the topology does not have it
+	 * @throws ShardStateException if the shard was retired
+	 */
+	public ShardRecord adopt(String shardId, String region, String jdbcUrl, String username) {
+		this.topology.shard(shardId);
+		return record(shardId, region, jdbcUrl, username);
+	}
+
+	private ShardRecord record(String shardId, String region, String jdbcUrl, String username) {
+		ShardRecord existing = find(shardId).orElse(null);
+		if (existing != null && existing.state() == ShardState.ACTIVE && Objects.equals(existing.region(), region)
+				&& Objects.equals(existing.jdbcUrl(), jdbcUrl) && Objects.equals(existing.username(), username)) {
+			return existing; // unchanged: no directory write, no new version
+		}
 		ShardRecord record = this.directory.transaction((c, version) -> {
-			ShardRecord before = read(c, shard.id(), true);
+			ShardRecord before = read(c, shardId, true);
 			if (before != null && before.state() == ShardState.RETIRED) {
-				throw retired(shard.id(), version);
+				throw retired(shardId, version);
 			}
 			String sql = before == null
 					? "INSERT INTO shard_registry (region, state, jdbc_url, username, version, updated_at, updated_by, "
@@ -142,15 +167,15 @@ public class ShardRegistry {
 				ps.setString(4, username);
 				ps.setLong(5, version);
 				ps.setString(6, this.actor);
-				ps.setString(7, shard.id());
+				ps.setString(7, shardId);
 				ps.executeUpdate();
 			}
-			DirectoryEvents.record(c, version, "SHARD_REGISTERED", shard.id(),
+			DirectoryEvents.record(c, version, "SHARD_REGISTERED", shardId,
 					before != null ? describe(before) : null, "ACTIVE region=" + region + " url=" + jdbcUrl,
 					this.actor);
-			return new ShardRecord(shard.id(), region, ShardState.ACTIVE, jdbcUrl, username, version);
+			return new ShardRecord(shardId, region, ShardState.ACTIVE, jdbcUrl, username, version);
 		});
-		log.info("Shard '{}' migrated and registered ACTIVE (region {}, directory version {})", shard.id(), region,
+		log.info("Shard '{}' registered ACTIVE (region {}, directory version {})", shardId, region,
 				record.version());
 		return record;
 	}
