@@ -84,9 +84,9 @@ public final class ShardPlacement {
 		for (ShardRecord record : ShardRegistry.active(c)) {
 			candidates.add(new ShardLoad(record.shardId(), record.region(), counts.getOrDefault(record.shardId(), 0L)));
 		}
-		Object[] slot = SlotMap.slotAndShard(c, tenantId);
-		return new PlacementContext(tenantId, request, candidates, slot != null ? (Integer) slot[0] : -1,
-				slot != null ? (String) slot[1] : null, version);
+		SlotMap.SlotAssignment slot = SlotMap.slotAndShard(c, tenantId);
+		return new PlacementContext(tenantId, request, candidates, slot != null ? slot.slot() : -1,
+				slot != null ? slot.shardId() : null, version);
 	}
 
 }

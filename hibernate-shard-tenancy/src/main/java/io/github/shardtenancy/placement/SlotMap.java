@@ -362,14 +362,18 @@ public class SlotMap {
 		}
 	}
 
+	/** A tenant's slot and the shard the slot table assigns it to ({@code null} if the row is missing). */
+	record SlotAssignment(int slot, String shardId) {
+	}
+
 	/**
 	 * Reads, in a directory transaction, a tenant's slot and that slot's shard.
 	 * @param c the directory transaction
 	 * @param tenantId the tenant
-	 * @return {slot, shard}, or {@code null} if slot mode is not initialised
+	 * @return the assignment, or {@code null} if slot mode is not initialised
 	 * @throws SQLException on a directory error
 	 */
-	static Object[] slotAndShard(Connection c, String tenantId) throws SQLException {
+	static SlotAssignment slotAndShard(Connection c, String tenantId) throws SQLException {
 		int count = readSlotCount(c);
 		if (count <= 0) {
 			return null;
@@ -378,7 +382,7 @@ public class SlotMap {
 		try (PreparedStatement ps = c.prepareStatement("SELECT shard_id FROM shard_slot WHERE slot = ?")) {
 			ps.setInt(1, slot);
 			try (ResultSet rs = ps.executeQuery()) {
-				return new Object[] { slot, rs.next() ? rs.getString(1) : null };
+				return new SlotAssignment(slot, rs.next() ? rs.getString(1) : null);
 			}
 		}
 	}

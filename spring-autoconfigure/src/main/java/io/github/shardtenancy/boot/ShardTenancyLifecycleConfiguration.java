@@ -112,8 +112,8 @@ class ShardTenancyLifecycleConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ShardTenancyLifecycleScheduler shardTenancyLifecycleScheduler(ShardRegistry registry, Reconciler reconciler,
-			ShardTopology topology, ShardTenancyProperties properties) {
-		return new ShardTenancyLifecycleScheduler(registry, reconciler, topology, properties);
+			SlotMap slots, ShardTopology topology, ShardTenancyProperties properties) {
+		return new ShardTenancyLifecycleScheduler(registry, reconciler, slots, topology, properties);
 	}
 
 }

@@ -4,6 +4,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.github.shardtenancy.placement.SlotMap;
 import io.github.shardtenancy.reconcile.Reconciler;
 import io.github.shardtenancy.registry.ShardRegistry;
 import io.github.shardtenancy.topology.ShardTopology;
@@ -16,7 +17,8 @@ import org.springframework.context.SmartLifecycle;
  * <ul>
  * <li>at start, records the configured shards ACTIVE in the shard registry (already migrated by then), unless
  * {@code shard-tenancy.lifecycle.register-shards=false};</li>
- * <li>every {@code shard-tenancy.lifecycle.registry-sync-interval}, {@link ShardRegistry#sync()};</li>
+ * <li>every {@code shard-tenancy.lifecycle.registry-sync-interval}, {@link ShardRegistry#sync()} and
+ * {@link SlotMap#refresh()} (changes made by other instances);</li>
  * <li>when {@code shard-tenancy.reconciliation.enabled=true}, {@link Reconciler#run()} every
  * {@code shard-tenancy.reconciliation.interval} (first run one interval after start); the findings are
  * {@link Reconciler#lastReport()}.</li>
@@ -31,6 +33,8 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 
 	private final Reconciler reconciler;
 
+	private final SlotMap slots;
+
 	private final ShardTopology topology;
 
 	private final ShardTenancyProperties properties;
@@ -40,13 +44,15 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 	/**
 	 * @param registry the shard registry
 	 * @param reconciler the reconciliation job
+	 * @param slots the slot map
 	 * @param topology the configured shards
 	 * @param properties the settings
 	 */
-	ShardTenancyLifecycleScheduler(ShardRegistry registry, Reconciler reconciler, ShardTopology topology,
-			ShardTenancyProperties properties) {
+	ShardTenancyLifecycleScheduler(ShardRegistry registry, Reconciler reconciler, SlotMap slots,
+			ShardTopology topology, ShardTenancyProperties properties) {
 		this.registry = registry;
 		this.reconciler = reconciler;
+		this.slots = slots;
 		this.topology = topology;
 		this.properties = properties;
 	}
@@ -70,8 +76,10 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 			return t;
 		});
 		long sync = this.properties.getLifecycle().getRegistrySyncInterval().toMillis();
-		this.executor.scheduleWithFixedDelay(() -> quietly("shard registry sync", this.registry::sync), sync, sync,
-				TimeUnit.MILLISECONDS);
+		this.executor.scheduleWithFixedDelay(() -> quietly("shard registry sync", () -> {
+			this.registry.sync();
+			this.slots.refresh();
+		}), sync, sync, TimeUnit.MILLISECONDS);
 		if (isReconciliationScheduled()) {
 			long interval = this.properties.getReconciliation().getInterval().toMillis();
 			this.executor.scheduleWithFixedDelay(() -> quietly("reconciliation", this.reconciler::run), interval,
