@@ -16,6 +16,7 @@ import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.InvalidDirectoryEntryException;
 import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.TenantAlreadyExistsException;
 import io.github.shardtenancy.TenantIds;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -162,19 +163,105 @@ public class Directory {
 	 * @param shardId the owner shard
 	 * @param actor who creates it, recorded in the history
 	 * @return the new entry (epoch 1)
-	 * @throws DirectoryConflictException if the tenant already has an entry
+	 * @throws TenantAlreadyExistsException if the tenant already has an entry (a {@link DirectoryConflictException})
 	 * @throws DirectoryUnavailableException if the directory cannot be written
 	 */
 	public DirectoryEntry create(String tenantId, String shardId, String actor) {
+		Objects.requireNonNull(shardId, "shardId");
+		return create(tenantId, actor, (transaction, version, tenant) -> shardId);
+	}
+
+	/**
+	 * Chooses the owner of a new tenant inside the directory transaction that creates its entry, so that there is no
+	 * window with a tenant and no owner, and concurrent creations see each other's entries: the transaction holds the
+	 * directory version row lock, which serialises every directory writer.
+	 */
+	@FunctionalInterface
+	public interface ShardChoice {
+
+		/**
+		 * @param transaction the directory transaction's connection (read what is needed; do not commit or close it)
+		 * @param newVersion the directory version the entry will carry
+		 * @param tenantId the new tenant
+		 * @return the owner shard, never {@code null}
+		 * @throws SQLException on a directory error (the creation then fails with
+		 * {@link DirectoryUnavailableException})
+		 */
+		String choose(Connection transaction, long newVersion, String tenantId) throws SQLException;
+
+	}
+
+	/**
+	 * Creates an entry, ACTIVE on the shard a {@link ShardChoice} picks inside the same directory transaction.
+	 * @param tenantId the tenant, validated
+	 * @param actor who creates it, recorded in the history
+	 * @param choice picks the owner; a {@link ShardTenancyException} it throws aborts the creation and propagates
+	 * @return the new entry (epoch 1)
+	 * @throws TenantAlreadyExistsException if the tenant already has an entry, also when another instance created it
+	 * at the same moment (a {@link DirectoryConflictException})
+	 * @throws DirectoryUnavailableException if the directory cannot be written
+	 */
+	public DirectoryEntry create(String tenantId, String actor, ShardChoice choice) {
 		TenantIds.requireValid(tenantId);
-		return write(tenantId, actor, (current, version) -> {
+		Objects.requireNonNull(choice, "choice");
+		return write(tenantId, actor, (c, current, version) -> {
 			if (current != null) {
-				throw new DirectoryConflictException("Tenant '" + tenantId + "' already exists on shard '"
-						+ current.shardId() + "' (directory version " + current.version() + ")", tenantId,
-						current.shardId(), current.version());
+				throw new TenantAlreadyExistsException(tenantId, current.shardId(), current.version());
 			}
+			String shardId = choice.choose(c, version, tenantId);
 			return new DirectoryEntry(tenantId, shardId, TenantState.ACTIVE, null, 1, version);
 		});
+	}
+
+	/**
+	 * Work run in a directory write transaction; see {@link #transaction(DirectoryWork)}.
+	 * @param <T> its result
+	 */
+	@FunctionalInterface
+	public interface DirectoryWork<T> {
+
+		/**
+		 * @param transaction the transaction's connection (do not commit or close it)
+		 * @param newVersion the directory version this transaction produces
+		 * @return the result
+		 * @throws SQLException on a directory error (the transaction is rolled back)
+		 */
+		T run(Connection transaction, long newVersion) throws SQLException;
+
+	}
+
+	/**
+	 * Runs work in one directory write transaction that bumps the global directory version first (taking the row lock
+	 * that serialises every directory writer) and commits at the end, or rolls back if the work throws. Used for the
+	 * directory's own tables beyond entries (shard registry, slots, overrides, pins). On PostgreSQL the version bump
+	 * notifies listeners when the transaction commits.
+	 * @param work the work, never {@code null}
+	 * @param <T> its result
+	 * @return what the work returned
+	 * @throws DirectoryUnavailableException if the directory cannot be written; a {@link RuntimeException} the work
+	 * throws propagates as it is
+	 */
+	public <T> T transaction(DirectoryWork<T> work) {
+		Objects.requireNonNull(work, "work");
+		try (Connection c = this.dataSource.getConnection()) {
+			boolean autoCommit = c.getAutoCommit();
+			c.setAutoCommit(false);
+			try {
+				T result = work.run(c, bumpVersion(c));
+				c.commit();
+				return result;
+			}
+			catch (SQLException | RuntimeException ex) {
+				c.rollback();
+				throw ex;
+			}
+			finally {
+				c.setAutoCommit(autoCommit);
+			}
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, -1, ex);
+		}
 	}
 
 	/**
@@ -191,7 +278,7 @@ public class Directory {
 	 */
 	public DirectoryEntry update(String tenantId, long expectedEpoch, String shardId, TenantState state,
 			String targetShardId, String actor) {
-		return write(tenantId, actor, (current, version) -> {
+		return write(tenantId, actor, (c, current, version) -> {
 			if (current == null) {
 				throw new DirectoryConflictException("Tenant '" + tenantId + "' has no directory entry", tenantId,
 						null, -1);
@@ -238,7 +325,7 @@ public class Directory {
 
 	private interface Change {
 
-		DirectoryEntry apply(DirectoryEntry current, long newVersion);
+		DirectoryEntry apply(Connection c, DirectoryEntry current, long newVersion) throws SQLException;
 
 	}
 
@@ -247,16 +334,7 @@ public class Directory {
 			boolean autoCommit = c.getAutoCommit();
 			c.setAutoCommit(false);
 			try {
-				long version;
-				try (PreparedStatement bump = c.prepareStatement(
-						"UPDATE shard_directory_version SET version = version + 1, updated_at = CURRENT_TIMESTAMP "
-								+ "WHERE id = 1")) {
-					if (bump.executeUpdate() != 1) {
-						throw new SQLException("shard_directory_version has no row with id 1: the directory schema "
-								+ "was not migrated");
-					}
-				}
-				version = readVersion(c);
+				long version = bumpVersion(c);
 				DirectoryEntry current;
 				try (PreparedStatement ps = c.prepareStatement(
 						"SELECT " + COLUMNS + " FROM shard_directory_entry WHERE tenant_id = ? FOR UPDATE")) {
@@ -265,7 +343,7 @@ public class Directory {
 						current = rs.next() ? map(rs) : null;
 					}
 				}
-				DirectoryEntry next = change.apply(current, version);
+				DirectoryEntry next = change.apply(c, current, version);
 				String sql = current == null
 						? "INSERT INTO shard_directory_entry (shard_id, state, target_shard_id, epoch, version, "
 								+ "updated_by, updated_at, tenant_id) VALUES (?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, ?)"
@@ -301,6 +379,10 @@ public class Directory {
 			}
 			catch (SQLException | RuntimeException ex) {
 				c.rollback();
+				if (ex instanceof SQLException sql && isUniqueViolation(sql)) {
+					// only the entry insert can collide: another instance created the same tenant meanwhile
+					throw new TenantAlreadyExistsException(tenantId, null, -1);
+				}
 				throw ex;
 			}
 			finally {
@@ -310,6 +392,21 @@ public class Directory {
 		catch (SQLException ex) {
 			throw new DirectoryUnavailableException(tenantId, -1, ex);
 		}
+	}
+
+	private static boolean isUniqueViolation(SQLException ex) {
+		return "23505".equals(ex.getSQLState()) || ex instanceof java.sql.SQLIntegrityConstraintViolationException;
+	}
+
+	private static long bumpVersion(Connection c) throws SQLException {
+		try (PreparedStatement bump = c.prepareStatement(
+				"UPDATE shard_directory_version SET version = version + 1, updated_at = CURRENT_TIMESTAMP WHERE id = 1")) {
+			if (bump.executeUpdate() != 1) {
+				throw new SQLException("shard_directory_version has no row with id 1: the directory schema was not "
+						+ "migrated");
+			}
+		}
+		return readVersion(c);
 	}
 
 	private static long readVersion(Connection c) throws SQLException {

@@ -34,12 +34,13 @@ import org.slf4j.LoggerFactory;
  * {@link TenantSwitchedException}: all before any connection is borrowed;</li>
  * <li>the {@link TenantRouter} resolves the tenant (cache hit on the hot path; unknown, deleted or unroutable tenants
  * raise their typed errors here, also before any connection is borrowed);</li>
- * <li>an entry naming a shard that is not in the topology raises {@link UnknownShardException} naming the tenant, the
- * shard and the entry's directory version;</li>
  * <li>a connection is borrowed from the owner shard's pool (a failure to borrow one, such as a shard server that is
  * down, raises {@link ShardUnavailableException}: nothing ran, and the retry may run the work again) and the shard's
- * {@link io.github.shardtenancy.spi.FenceDialect}
- * checks the fence and binds the variables. A fence rejection (SQLSTATE 40001) returns the connection to the pool
+ * {@link io.github.shardtenancy.spi.FenceDialect} checks the fence and binds the variables. A route to a shard that is
+ * no longer in the topology, or whose pool was closed (a retired shard), is a stale entry: the entry is invalidated
+ * and read again, up to three routes, so that "pool closed" never reaches the caller ({@link UnknownShardException},
+ * naming the tenant, the shard and the entry's directory version, if the directory itself still names a shard this
+ * instance cannot reach). A fence rejection (SQLSTATE 40001) returns the connection to the pool
  * and propagates as the {@link SQLException}, which Hibernate and Spring wrap; the retry layer finds it in the cause
  * chain.</li>
  * </ol>
@@ -52,6 +53,9 @@ import org.slf4j.LoggerFactory;
 public class ShardMultiTenantConnectionProvider implements MultiTenantConnectionProvider<String> {
 
 	private static final Logger log = LoggerFactory.getLogger(ShardMultiTenantConnectionProvider.class);
+
+	/** Routes tried when the route names a retired shard (closed or dropped pool) before giving up. */
+	private static final int STALE_SHARD_ATTEMPTS = 3;
 
 	private final TenantRouter router;
 
@@ -88,21 +92,33 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			throw new TenantSwitchedException(tenantIdentifier, bound, null);
 		}
 		DirectoryEntry entry = this.router.route(tenantIdentifier);
-		ShardTopology.Shard shard;
-		try {
-			shard = this.topology.shard(entry.shardId());
-		}
-		catch (UnknownShardException ex) {
-			// Name the directory row that points at the unknown shard: tenant and version.
-			throw new UnknownShardException(entry.shardId(), tenantIdentifier, entry.version());
-		}
+		ShardTopology.Shard shard = this.topology.find(entry.shardId()).orElse(null);
 		ConnectionGuard.checkSwitch(tenantIdentifier);
-		Connection connection;
-		try {
-			connection = shard.dataSource().getConnection();
-		}
-		catch (SQLException ex) {
-			throw new ShardUnavailableException(tenantIdentifier, shard.id(), entry.version(), ex);
+		Connection connection = null;
+		for (int attempt = 1; connection == null; attempt++) {
+			if (shard != null) {
+				try {
+					connection = shard.dataSource().getConnection();
+					break;
+				}
+				catch (SQLException ex) {
+					if (!isClosed(shard) || attempt >= STALE_SHARD_ATTEMPTS) {
+						// Nothing ran: a shard that is down is retryable, and the entry is not stale.
+						throw new ShardUnavailableException(tenantIdentifier, shard.id(), entry.version(), ex);
+					}
+				}
+			}
+			else if (attempt >= STALE_SHARD_ATTEMPTS) {
+				// Name the directory row that points at the unknown shard: tenant and version.
+				throw new UnknownShardException(entry.shardId(), tenantIdentifier, entry.version());
+			}
+			// The route names a shard whose pool is gone (retired): a stale entry. Read it again, like after a fence
+			// rejection, instead of letting "pool closed" reach the caller.
+			log.debug("Tenant '{}' routed to shard '{}' at directory version {}, which is no longer in the topology; "
+					+ "refreshing the entry", tenantIdentifier, entry.shardId(), entry.version());
+			this.router.invalidate(tenantIdentifier);
+			entry = this.router.route(tenantIdentifier);
+			shard = this.topology.find(entry.shardId()).orElse(null);
 		}
 		try {
 			shard.dialect().begin(connection, tenantIdentifier, entry.version());
@@ -133,6 +149,10 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			return;
 		}
 		discard(shard, connection);
+	}
+
+	private static boolean isClosed(ShardTopology.Shard shard) {
+		return shard.dataSource() instanceof HikariDataSource pool && pool.isClosed();
 	}
 
 	private static void discard(ShardTopology.Shard shard, Connection connection) throws SQLException {

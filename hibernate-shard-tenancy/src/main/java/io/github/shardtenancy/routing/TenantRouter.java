@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.TenantDeletedException;
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.TenantUnavailableException;
 import io.github.shardtenancy.UnknownTenantException;
@@ -103,7 +104,8 @@ public class TenantRouter implements AutoCloseable {
 	 * @throws UnknownTenantException if the directory has no entry for the tenant
 	 * @throws io.github.shardtenancy.InvalidDirectoryEntryException on a miss, if the tenant's directory row breaks the
 	 * schema's rules (unknown state, epoch below 1); other tenants are not affected
-	 * @throws TenantUnavailableException if the tenant is DELETED, or the directory is unreachable and the entry is
+	 * @throws TenantDeletedException (a {@link TenantUnavailableException}) if the tenant is DELETED
+	 * @throws TenantUnavailableException if the directory is unreachable and the entry is
 	 * MIGRATING or FROZEN
 	 * @throws DirectoryUnavailableException on a miss while the directory is unreachable, or on any lookup under the
 	 * {@link DirectoryDownPolicy#FAIL_CLOSED} policy while it is unreachable. A miss that fails to reach the directory
@@ -123,8 +125,7 @@ public class TenantRouter implements AutoCloseable {
 			entry = checkServable(entry);
 		}
 		if (entry.state() == TenantState.DELETED) {
-			throw new TenantUnavailableException(tenantId, entry.shardId(), entry.version(), entry.state(),
-					"the tenant was deleted");
+			throw new TenantDeletedException(tenantId, entry.shardId(), entry.version());
 		}
 		return entry;
 	}

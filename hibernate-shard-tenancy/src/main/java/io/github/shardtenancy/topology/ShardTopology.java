@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
@@ -35,6 +36,34 @@ public class ShardTopology implements AutoCloseable {
 	private static final Pattern SHARD_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
 	private final Map<String, Shard> shards = new ConcurrentHashMap<>();
+
+	private final Object attachLock = new Object();
+
+	private volatile MissingShardSource missingShardSource;
+
+	/**
+	 * Supplies the connection settings of a shard that is not in this topology yet but may be used, for example one
+	 * another application instance registered at runtime (see {@code io.github.shardtenancy.registry.ShardRegistry}).
+	 */
+	@FunctionalInterface
+	public interface MissingShardSource {
+
+		/**
+		 * @param shardId the shard asked for
+		 * @return pool settings for it, or empty if it is unknown or retired
+		 */
+		Optional<HikariConfig> settingsFor(String shardId);
+
+	}
+
+	/**
+	 * Sets where pools for missing shards come from: {@link #find(String)} and {@link #shard(String)} then add a
+	 * missing shard on first use, if the source knows it.
+	 * @param source the source, or {@code null} for none
+	 */
+	public void setMissingShardSource(MissingShardSource source) {
+		this.missingShardSource = source;
+	}
 
 	/**
 	 * One shard of the topology.
@@ -110,11 +139,29 @@ public class ShardTopology implements AutoCloseable {
 	 * @throws UnknownShardException if it is not in the topology
 	 */
 	public Shard shard(String shardId) {
+		return find(shardId).orElseThrow(() -> new UnknownShardException(shardId, null, -1));
+	}
+
+	/**
+	 * Looks a shard up; a missing one is added first if the {@link MissingShardSource} knows it.
+	 * @param shardId the shard
+	 * @return the shard, or empty if it is neither in the topology nor known to the source
+	 * @throws ShardTenancyConfigurationException if the source knows the shard but its database cannot be reached
+	 */
+	public Optional<Shard> find(String shardId) {
 		Shard shard = this.shards.get(shardId);
-		if (shard == null) {
-			throw new UnknownShardException(shardId, null, -1);
+		MissingShardSource source = this.missingShardSource;
+		if (shard != null || source == null || shardId == null) {
+			return Optional.ofNullable(shard);
 		}
-		return shard;
+		synchronized (this.attachLock) {
+			shard = this.shards.get(shardId);
+			if (shard != null) {
+				return Optional.of(shard);
+			}
+			Optional<HikariConfig> settings = source.settingsFor(shardId);
+			return settings.map(config -> addShard(shardId, config));
+		}
 	}
 
 	/**

@@ -57,6 +57,16 @@ public class ShardTenancyMigrator implements InitializingBean {
 		}
 	}
 
+	/**
+	 * Migrates one shard (the fence changelog, then the application's shard changelogs): what the shard registry runs
+	 * before it records a shard added at runtime.
+	 * @param shard the shard
+	 * @throws IllegalStateException if a migration fails, with Liquibase's error as the cause
+	 */
+	public void migrateShard(ShardTopology.Shard shard) {
+		ShardTenancyMigrations.migrateShard(shard.dataSource(), shard.id(), this.shardChangelogs);
+	}
+
 	/** @return the application's shard changelogs, in the order they run */
 	public List<String> shardChangelogs() {
 		return this.shardChangelogs;

@@ -70,6 +70,12 @@ public class ShardTenancyProperties {
 	 */
 	private String actor;
 
+	/** Tenant lifecycle: placement of new tenants and the shard registry. */
+	private final Lifecycle lifecycle = new Lifecycle();
+
+	/** The reconciliation job comparing the directory with the rows on the shards. */
+	private final Reconciliation reconciliation = new Reconciliation();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -124,6 +130,14 @@ public class ShardTenancyProperties {
 
 	public Move getMove() {
 		return this.move;
+	}
+
+	public Lifecycle getLifecycle() {
+		return this.lifecycle;
+	}
+
+	public Reconciliation getReconciliation() {
+		return this.reconciliation;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
@@ -211,6 +225,20 @@ public class ShardTenancyProperties {
 
 		/** Maximum size of the shard's HikariCP pool, in connections. Default 10. */
 		private int maximumPoolSize = 10;
+
+		/**
+		 * The shard's region, recorded in the shard registry and used by the {@code region} placement policy (data
+		 * residency). Default: none.
+		 */
+		private String region;
+
+		public String getRegion() {
+			return this.region;
+		}
+
+		public void setRegion(String region) {
+			this.region = region;
+		}
 
 		public String getUrl() {
 			return this.url;
@@ -502,6 +530,108 @@ public class ShardTenancyProperties {
 
 		public void setHeaderName(String headerName) {
 			this.headerName = headerName;
+		}
+
+	}
+
+	/** Placement policies for new tenants. */
+	public enum Placement {
+
+		/** The ACTIVE shard owning fewest tenants (a requested region restricts the candidates). */
+		LEAST_LOADED,
+
+		/** The least-loaded ACTIVE shard of the requested region, or of {@code lifecycle.default-region}. */
+		REGION,
+
+		/** The shard of the tenant's fixed slot (fixed-slot mode must be initialised). */
+		SLOTS
+
+	}
+
+	/** Tenant lifecycle settings. */
+	public static class Lifecycle {
+
+		/**
+		 * How {@code TenantLifecycle.create} places a tenant when neither an override nor the request names a shard:
+		 * {@code least-loaded}, {@code region} or {@code slots}. Default {@code least-loaded}.
+		 */
+		private Placement placement = Placement.LEAST_LOADED;
+
+		/** The region the {@code region} policy uses for requests that name none. Default: none (a region is required). */
+		private String defaultRegion;
+
+		/**
+		 * Whether the configured shards ({@code shard-tenancy.shards}) are recorded ACTIVE in the shard registry at
+		 * start-up, after their migration, so that placement can use them. Default {@code true}.
+		 */
+		private boolean registerShards = true;
+
+		/**
+		 * How often the shard registry is read to drop the pools of shards retired by other instances and to connect
+		 * to shards they registered. Default 30 s.
+		 */
+		private Duration registrySyncInterval = Duration.ofSeconds(30);
+
+		public Placement getPlacement() {
+			return this.placement;
+		}
+
+		public void setPlacement(Placement placement) {
+			this.placement = placement;
+		}
+
+		public String getDefaultRegion() {
+			return this.defaultRegion;
+		}
+
+		public void setDefaultRegion(String defaultRegion) {
+			this.defaultRegion = defaultRegion;
+		}
+
+		public boolean isRegisterShards() {
+			return this.registerShards;
+		}
+
+		public void setRegisterShards(boolean registerShards) {
+			this.registerShards = registerShards;
+		}
+
+		public Duration getRegistrySyncInterval() {
+			return this.registrySyncInterval;
+		}
+
+		public void setRegistrySyncInterval(Duration registrySyncInterval) {
+			this.registrySyncInterval = registrySyncInterval;
+		}
+
+	}
+
+	/** Reconciliation settings. */
+	public static class Reconciliation {
+
+		/**
+		 * Whether the reconciliation runs on a schedule (it can always be run on demand through the
+		 * {@code Reconciler} bean). Default {@code false}: it reads every tenant table of every shard.
+		 */
+		private boolean enabled = false;
+
+		/** Time between the end of one scheduled run and the start of the next. Default 1 h. */
+		private Duration interval = Duration.ofHours(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
 		}
 
 	}

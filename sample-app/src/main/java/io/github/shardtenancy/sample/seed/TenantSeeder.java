@@ -16,7 +16,7 @@ import org.springframework.core.annotation.Order;
 import org.springframework.stereotype.Component;
 
 /**
- * Seeds a fresh installation: when the directory has never been written (version 0), creates
+ * Seeds a fresh installation: when the directory has no entries yet, creates
  * {@code sample.seed.tenants} tenants (default 20) named {@code tenant-01}, {@code tenant-02}, ..., spread round robin
  * over the configured shards with {@link TenantAdmin#create(String, String)}, each with one customer. Does nothing
  * when the directory already has entries, so a restart against persistent databases keeps their data.
@@ -55,9 +55,11 @@ public class TenantSeeder implements ApplicationRunner {
 
 	@Override
 	public void run(ApplicationArguments args) {
-		long version = this.directory.currentVersion();
-		if (version > 0) {
-			log.info("Directory already at version {}: not seeding", version);
+		// Not the directory version: registering the configured shards at start-up already bumps it.
+		java.util.concurrent.atomic.LongAdder entries = new java.util.concurrent.atomic.LongAdder();
+		long version = this.directory.snapshot(entry -> entries.increment());
+		if (entries.sum() > 0) {
+			log.info("Directory already has {} entries (version {}): not seeding", entries.sum(), version);
 			return;
 		}
 		List<String> shards = List.copyOf(this.topology.shardIds());

@@ -1,0 +1,119 @@
+package io.github.shardtenancy.boot;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.admin.TenantTable;
+import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.lifecycle.DirectoryHistory;
+import io.github.shardtenancy.lifecycle.TenantLifecycle;
+import io.github.shardtenancy.placement.LeastLoadedPlacement;
+import io.github.shardtenancy.placement.RegionAwarePlacement;
+import io.github.shardtenancy.placement.ShardPlacement;
+import io.github.shardtenancy.placement.SlotMap;
+import io.github.shardtenancy.placement.SlotPlacement;
+import io.github.shardtenancy.reconcile.Reconciler;
+import io.github.shardtenancy.registry.ShardRegistry;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.spi.PlacementPolicy;
+import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardMigrator;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Tenant lifecycle: placement policy, shard registry (the configured shards recorded at start-up, shards added at
+ * runtime migrated first), slot map, {@link TenantLifecycle}, directory history, reconciliation and the background
+ * registry sync and scheduled reconciliation.
+ */
+@Configuration(proxyBeanMethods = false)
+class ShardTenancyLifecycleConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	PlacementPolicy shardTenancyPlacementPolicy(ShardTenancyProperties properties) {
+		return switch (properties.getLifecycle().getPlacement()) {
+			case LEAST_LOADED -> new LeastLoadedPlacement();
+			case REGION -> new RegionAwarePlacement(properties.getLifecycle().getDefaultRegion());
+			case SLOTS -> new SlotPlacement();
+		};
+	}
+
+	/**
+	 * Migrates a shard added at runtime with the same changelogs as the configured shards (when the Liquibase
+	 * migrations are on), then installs the fence write check on every tenant table.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ShardMigrator shardTenancyShardMigrator(ObjectProvider<ShardTenancyMigrator> migrator,
+			TenantTableResolver tables) {
+		return shard -> {
+			migrator.ifAvailable(m -> m.migrateShard(shard));
+			for (TenantTable table : tables.resolve()) {
+				try (Connection c = shard.dataSource().getConnection()) {
+					c.setAutoCommit(true);
+					shard.dialect().installWriteCheck(c, table.table(), table.tenantColumn());
+				}
+				catch (SQLException ex) {
+					throw new ShardTenancyConfigurationException("shard-tenancy.tenant-tables",
+							"Cannot install the fence write check on table " + table.table() + " of shard '" + shard.id()
+									+ "': " + ex.getMessage());
+				}
+			}
+		};
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ShardConnector shardTenancyShardConnector() {
+		return ShardConnector.urlAndUser();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ShardRegistry shardRegistry(Directory directory, ShardTopology topology, ShardMigrator migrator,
+			ShardConnector connector, ShardTenancyProperties properties, TenantRouter router) {
+		// the router bean depends on the migrations: the directory schema exists before the registry is used
+		return new ShardRegistry(directory, topology, migrator, connector, properties.getActor());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	SlotMap shardTenancySlotMap(Directory directory, ShardRegistry registry) {
+		return new SlotMap(directory).load();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TenantLifecycle tenantLifecycle(Directory directory, TenantRouter router, ShardTopology topology,
+			ShardRegistry registry, PlacementPolicy policy, SlotMap slots, TenantMover mover,
+			TenantTableResolver tables, ShardTenancyProperties properties) {
+		return new TenantLifecycle(directory, router, topology, registry, new ShardPlacement(policy), slots,
+				mover::move, tables.resolve(), properties.getActor());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DirectoryHistory shardTenancyDirectoryHistory(Directory directory) {
+		return new DirectoryHistory(directory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	Reconciler shardTenancyReconciler(Directory directory, ShardTopology topology, TenantTableResolver tables) {
+		return new Reconciler(directory, topology, tables.resolve());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ShardTenancyLifecycleScheduler shardTenancyLifecycleScheduler(ShardRegistry registry, Reconciler reconciler,
+			SlotMap slots, ShardTopology topology, ShardTenancyProperties properties) {
+		return new ShardTenancyLifecycleScheduler(registry, reconciler, slots, topology, properties);
+	}
+
+}
