@@ -366,9 +366,37 @@ class OperationsTests {
 				.andExpect(jsonPath("$.error").value("TenantSwitchedException"))
 				.andReturn();
 
-			assertThat(result.getResponse().getContentAsString()).contains("'" + t1 + "'").contains("'" + t2 + "'");
+			assertThat(result.getResponse().getContentAsString()).contains("opened for tenant '" + t1 + "'")
+				.contains("works as tenant '" + t2 + "'")
+				.contains("open session in view");
 			assertThat(rowsOn("shard-1", t2, "switched")).isZero();
 			assertThat(rowsAnywhere("switched from " + t2)).isZero();
+		}
+
+		@Test
+		@DisplayName("a request without a tenant whose controller binds one: TenantSwitchedException (the session has no tenant), no row written")
+		void bindingInTheControllerUnderOpenInViewIsRefused() throws Exception {
+			String t2 = newTenant("t2");
+			admin.create(t2, "shard-2");
+
+			MvcResult result = this.mvc.perform(post("/write-as/" + t2))
+				.andExpect(status().isConflict())
+				.andExpect(jsonPath("$.error").value("TenantSwitchedException"))
+				.andReturn();
+
+			assertThat(result.getResponse().getContentAsString()).contains("opened with no tenant bound");
+			assertThat(rowsAnywhere("written as " + t2)).isZero();
+		}
+
+		@Test
+		@DisplayName("the same controller with the tenant in the header writes one row on the tenant's shard")
+		void sameTenantAsTheRequestWrites() throws Exception {
+			String t2 = newTenant("t2");
+			admin.create(t2, "shard-2");
+
+			this.mvc.perform(post("/write-as/" + t2).header("X-Tenant-Id", t2)).andExpect(status().isOk());
+
+			assertThat(rowsOn("shard-2", t2, "written as ")).isEqualTo(1);
 		}
 
 	}

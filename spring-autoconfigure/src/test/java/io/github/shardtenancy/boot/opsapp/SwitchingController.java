@@ -33,6 +33,12 @@ public class SwitchingController {
 		return Map.of("read", seen);
 	}
 
+	@PostMapping("/write-as/{tenant}")
+	public Map<String, Object> writeAs(@PathVariable String tenant) {
+		TenantContext.runAs(tenant, () -> this.audit.record("written as " + tenant));
+		return Map.of("written", tenant);
+	}
+
 	@ExceptionHandler(ShardTenancyException.class)
 	public ResponseEntity<Map<String, String>> refused(ShardTenancyException ex) {
 		return ResponseEntity.status(HttpStatus.CONFLICT)
