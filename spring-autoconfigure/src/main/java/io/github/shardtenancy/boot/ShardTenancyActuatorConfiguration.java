@@ -30,7 +30,7 @@ import org.springframework.context.annotation.Configuration;
 class ShardTenancyActuatorConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass({ DirectoryWatcher.class, ListenerState.class })
+	@ConditionalOnClass({ DirectoryWatcher.class, Endpoint.class })
 	static class WatcherStateConfiguration {
 
 		@Bean
@@ -74,11 +74,11 @@ class ShardTenancyActuatorConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
-	@ConditionalOnEnabledHealthIndicator("shardtenancy")
 	static class HealthConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
+		@ConditionalOnEnabledHealthIndicator("shardtenancy")
 		ShardTenancyHealthIndicator shardTenancyHealthIndicator(TenantRouter router,
 				ObjectProvider<ListenerState> listener) {
 			return new ShardTenancyHealthIndicator(router, listener.getIfAvailable(() -> ListenerState.NONE));

@@ -16,10 +16,10 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(afterName = "org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration")
 @ConditionalOnClass({ HealthEndpointGroupsPostProcessor.class, ConditionalOnEnabledHealthIndicator.class })
 @ConditionalOnProperty(prefix = "shard-tenancy", name = "enabled", matchIfMissing = true)
-@ConditionalOnEnabledHealthIndicator("shardtenancy")
 public final class ShardTenancyHealthAutoConfiguration {
 
 	@Bean
+	@ConditionalOnEnabledHealthIndicator("shardtenancy")
 	static ReadinessGroupMembership shardTenancyReadinessGroupMembership(Environment environment) {
 		return new ReadinessGroupMembership(environment);
 	}
