@@ -21,7 +21,7 @@ import org.springframework.orm.jpa.support.OpenEntityManagerInViewInterceptor;
 @ConditionalOnClass(OpenEntityManagerInViewInterceptor.class)
 class ShardTenancyOpenInViewConfiguration {
 
-	static final Logger log = LoggerFactory.getLogger(ShardTenancyOpenInViewConfiguration.class);
+	private static final Logger log = LoggerFactory.getLogger(ShardTenancyOpenInViewConfiguration.class);
 
 	@Bean
 	static SmartInitializingSingleton shardTenancyOpenInViewWarning(

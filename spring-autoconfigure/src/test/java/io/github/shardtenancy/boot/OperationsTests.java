@@ -445,6 +445,7 @@ class OperationsTests {
 			String tenant = newTenant("mv");
 			admin.create(tenant, "shard-1");
 			TenantContext.runAs(tenant, () -> audit.record("to move"));
+			double onlineMoves = onlineMoves();
 
 			this.mvc.perform(post("/actuator/shardtenancy/" + tenant).contentType(MediaType.APPLICATION_JSON)
 					.content("{\"targetShard\": \"shard-2\"}"))
@@ -458,6 +459,19 @@ class OperationsTests {
 
 			this.mvc.perform(get("/actuator/shardtenancy/" + tenant)).andExpect(jsonPath("$.owner").value("shard-2"));
 			assertThat(TenantContext.callAs(tenant, () -> audit.count())).isEqualTo(1);
+			while (onlineMoves() == onlineMoves && System.nanoTime() < deadline) {
+				Thread.sleep(20);
+			}
+			assertThat(onlineMoves() - onlineMoves).as("the online move's timer").isEqualTo(1);
+			assertThat(registry.find("shardtenancy.moves.freeze").tags("mover", "online", "source", "shard-1")
+				.timer()).isNotNull();
+		}
+
+		private double onlineMoves() {
+			io.micrometer.core.instrument.Timer timer = registry.find("shardtenancy.moves")
+				.tags("mover", "online", "source", "shard-1", "target", "shard-2")
+				.timer();
+			return timer != null ? timer.count() : 0;
 		}
 
 		@Test
