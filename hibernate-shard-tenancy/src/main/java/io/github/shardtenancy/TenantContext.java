@@ -48,6 +48,18 @@ public final class TenantContext {
 	}
 
 	/**
+	 * Runs with no tenant bound until the returned scope is closed, whatever was bound before; closing restores it.
+	 * Used by thread-hopping code (a task run on a pooled thread must not inherit the tenant of the thread's last
+	 * task), and by code that must do tenant-free work inside a tenant's scope.
+	 * @return the scope to close, which restores the previous binding
+	 */
+	public static Scope unbind() {
+		String previous = CURRENT.get();
+		CURRENT.remove();
+		return new Scope(null, previous);
+	}
+
+	/**
 	 * Runs work as a tenant and returns its result.
 	 * @param tenantId the tenant, validated
 	 * @param work the work; its checked exceptions are rethrown unchanged
@@ -111,7 +123,7 @@ public final class TenantContext {
 			this.previous = previous;
 		}
 
-		/** @return the tenant this scope bound */
+		/** @return the tenant this scope bound, or {@code null} for a scope opened by {@link TenantContext#unbind()} */
 		public String tenantId() {
 			return this.tenantId;
 		}

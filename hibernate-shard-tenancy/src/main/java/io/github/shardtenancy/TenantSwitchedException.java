@@ -20,4 +20,24 @@ public class TenantSwitchedException extends ShardTenancyException {
 				requestedTenant, shardId, -1, null);
 	}
 
+	private TenantSwitchedException(String message, String requestedTenant) {
+		super(message, requestedTenant, null, -1, null);
+	}
+
+	/**
+	 * The Hibernate session in use was opened for one tenant (or none) and the thread now works as another: typically
+	 * open session in view, which opens one session when a request starts and keeps it for the whole request.
+	 * @param sessionTenant the tenant the session was opened for, or {@code null} if it was opened with none bound
+	 * @param requestedTenant the tenant bound now
+	 * @return the exception, naming both tenants and what to do
+	 */
+	public static TenantSwitchedException sessionOpenedFor(String sessionTenant, String requestedTenant) {
+		return new TenantSwitchedException("Tenant switched within one Hibernate session: the session was opened "
+				+ (sessionTenant != null ? "for tenant " + quote(sessionTenant) : "with no tenant bound")
+				+ " and the code now works as tenant " + quote(requestedTenant)
+				+ ". A session keeps the tenant it was opened for (with open session in view, for the whole request): "
+				+ "bind the tenant before the session opens (a filter), or set spring.jpa.open-in-view=false so "
+				+ "that each transaction opens its own session.", requestedTenant);
+	}
+
 }

@@ -185,6 +185,7 @@ public class TenantMover {
 		ShardFence.set(to.dataSource(), targetShardId, tenantId, FenceState.OWNED, flipped.version());
 		ShardFence.set(from.dataSource(), source, tenantId, FenceState.MOVED, flipped.version());
 		this.router.apply(flipped);
+		this.router.observer().moveFlipped("basic", source, targetShardId, flippedAt - started, flippedAt - frozenAt);
 		clean(tenantId, from, ordered, flipped.version());
 		MoveResult result = new MoveResult(tenantId, source, targetShardId, frozen.version(), flipped.version(),
 				copied, Duration.ofNanos(flippedAt - frozenAt), Duration.ofNanos(System.nanoTime() - started));

@@ -29,9 +29,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>For each {@link #getConnection(String)}:
  * <ol>
- * <li>a session opened with no tenant raises {@link NoTenantBoundException}; a session whose tenant differs from the
- * tenant now bound on the thread, or a second tenant while another's connection is held on this thread, raises
- * {@link TenantSwitchedException}: all before any connection is borrowed;</li>
+ * <li>a session opened with no tenant raises {@link NoTenantBoundException} if no tenant is bound now either; a session
+ * whose tenant (or lack of one) differs from the tenant now bound on the thread (open session in view), or a second
+ * tenant while another's connection is held on this thread, raises {@link TenantSwitchedException}: all before any
+ * connection is borrowed;</li>
  * <li>the {@link TenantRouter} resolves the tenant (cache hit on the hot path; unknown, deleted or unroutable tenants
  * raise their typed errors here, also before any connection is borrowed);</li>
  * <li>a connection is borrowed from the owner shard's pool (a failure to borrow one, such as a shard server that is
@@ -84,12 +85,15 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 
 	@Override
 	public Connection getConnection(String tenantIdentifier) throws SQLException {
+		String bound = TenantContext.current();
 		if (TenantIdentifierResolver.NO_TENANT.equals(tenantIdentifier)) {
+			if (bound != null) {
+				throw TenantSwitchedException.sessionOpenedFor(null, bound);
+			}
 			throw new NoTenantBoundException("a shard connection (the Hibernate session was opened without a tenant)");
 		}
-		String bound = TenantContext.current();
 		if (bound != null && !bound.equals(tenantIdentifier)) {
-			throw new TenantSwitchedException(tenantIdentifier, bound, null);
+			throw TenantSwitchedException.sessionOpenedFor(tenantIdentifier, bound);
 		}
 		DirectoryEntry entry = this.router.route(tenantIdentifier);
 		ShardTopology.Shard shard = this.topology.find(entry.shardId()).orElse(null);

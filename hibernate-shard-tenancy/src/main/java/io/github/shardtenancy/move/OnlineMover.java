@@ -339,6 +339,11 @@ public class OnlineMover {
 				}
 				MoveStatus recorded = require(move.moveId());
 				step = recorded.step();
+				if (step == MoveStep.FLIPPED && recorded.flippedAt() != null) {
+					this.router.observer().moveFlipped("online", move.sourceShardId(), move.targetShardId(),
+							Duration.between(recorded.createdAt(), recorded.flippedAt()).toNanos(),
+							recorded.freezeWindow().map(Duration::toNanos).orElse(0L));
+				}
 				log.info("Move {} of tenant '{}': {} in {} ms ({})", move.moveId(), move.tenantId(), step,
 						(System.nanoTime() - stepStarted) / 1_000_000, recorded.stepData());
 				this.hook.stepRecorded(move.moveId(), step);

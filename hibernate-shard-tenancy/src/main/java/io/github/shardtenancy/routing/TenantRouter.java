@@ -24,6 +24,7 @@ import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.directory.DirectoryChanges;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.spi.ShardTenancyObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +83,8 @@ public class TenantRouter implements AutoCloseable {
 	private volatile boolean loaded;
 
 	private volatile Instant directoryDownSince;
+
+	private volatile ShardTenancyObserver observer = ShardTenancyObserver.NONE;
 
 	private ScheduledExecutorService scheduler;
 
@@ -177,6 +180,7 @@ public class TenantRouter implements AutoCloseable {
 			}
 			this.directoryReads.increment();
 			Optional<DirectoryEntry> read;
+			long readStarted = System.nanoTime();
 			try {
 				read = this.directory.find(tenantId);
 			}
@@ -184,6 +188,7 @@ public class TenantRouter implements AutoCloseable {
 				markDirectoryDown(ex); // so that cached MIGRATING and FROZEN entries fail closed from now on
 				throw ex;
 			}
+			this.observer.directoryLookup(System.nanoTime() - readStarted, read.isPresent());
 			if (read.isEmpty()) {
 				this.unknown.put(tenantId, Boolean.TRUE);
 				mine.complete(null);
@@ -373,6 +378,21 @@ public class TenantRouter implements AutoCloseable {
 	/** @return the directory this router reads */
 	public Directory directory() {
 		return this.directory;
+	}
+
+	/**
+	 * Installs the observer told about this router's directory reads, and about the rejections, retries and moves of
+	 * the code that uses this router (the retry layer, {@link io.github.shardtenancy.admin.TenantMover},
+	 * {@link io.github.shardtenancy.move.OnlineMover}). Replaces the one installed before.
+	 * @param value the observer; never {@code null} ({@link ShardTenancyObserver#NONE} to observe nothing)
+	 */
+	public void setObserver(ShardTenancyObserver value) {
+		this.observer = Objects.requireNonNull(value, "observer");
+	}
+
+	/** @return the installed observer; {@link ShardTenancyObserver#NONE} unless one was set; never {@code null} */
+	public ShardTenancyObserver observer() {
+		return this.observer;
 	}
 
 	/** @return a snapshot of the counters */

@@ -9,7 +9,8 @@ import org.springframework.context.annotation.Import;
  * Auto-configuration of directory-based tenant sharding: the shard topology and directory from
  * {@code shard-tenancy.*} properties, Liquibase migrations of the directory and of every shard, the router, Hibernate
  * multi-tenancy routed through the shard fence, the tenant-routing {@code DataSource}, the automatic retry of
- * fence rejections and the tenant from an HTTP header. Every bean backs off when the application defines its own.
+ * fence rejections, the tenant from an HTTP header and across threads, Micrometer metrics, the Actuator endpoint and
+ * readiness health. Every bean backs off when the application defines its own.
  *
  * <p>Runs before Boot's {@code DataSourceAutoConfiguration} (whose pool would otherwise become the only
  * {@code DataSource}) and {@code HibernateJpaAutoConfiguration} (which needs the Hibernate properties customizer).
@@ -23,7 +24,9 @@ import org.springframework.context.annotation.Import;
 		ShardTenancyJdbcConfiguration.class, ShardTenancyHibernateConfiguration.class,
 		ShardTenancyRetryConfiguration.class, ShardTenancyRetryAdviceConfiguration.class,
 		ShardTenancyWebConfiguration.class, ShardTenancyPostgresConfiguration.class,
-		ShardTenancyLifecycleConfiguration.class })
+		ShardTenancyLifecycleConfiguration.class, ShardTenancyMetricsConfiguration.class,
+		ShardTenancyActuatorConfiguration.class, ShardTenancyTaskConfiguration.class,
+		ShardTenancyOpenInViewConfiguration.class })
 public final class ShardTenancyAutoConfiguration {
 
 }

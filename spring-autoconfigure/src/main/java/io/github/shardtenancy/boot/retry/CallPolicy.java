@@ -56,6 +56,7 @@ final class CallPolicy implements RetryPolicy {
 		if (found.isPresent()) {
 			FenceRejection rejection = found.get();
 			this.lastRejection = rejection;
+			this.router.observer().fenceRejected(rejection.shardId(), rejection.reason());
 			this.router.invalidate(rejection.tenantId());
 			boolean budgetLeft = this.attempts < this.settings.maxAttempts();
 			boolean retry = rejection.isMoveInProgress() ? (budgetLeft || !freezeWaitElapsed()) : budgetLeft;
@@ -85,6 +86,12 @@ final class CallPolicy implements RetryPolicy {
 
 	private boolean decide(boolean retry) {
 		this.outcome = retry ? Outcome.RETRYING : Outcome.EXHAUSTED;
+		if (retry) {
+			this.router.observer().retried();
+		}
+		else {
+			this.router.observer().retriesExhausted();
+		}
 		return retry;
 	}
 

@@ -1,0 +1,62 @@
+package io.github.shardtenancy.spi;
+
+/**
+ * Told about the protocol's events as they happen: what a metrics binder (such as the one in
+ * {@code hibernate-shard-tenancy-micrometer}) or other operations tooling needs and cannot read from a counter
+ * snapshot ({@link io.github.shardtenancy.routing.RouterStats}).
+ *
+ * <p>One observer is installed per router ({@link io.github.shardtenancy.routing.TenantRouter#setObserver}); the
+ * router, the retry that invalidates its entries and the movers that update it report through it. Every method has a
+ * no-op default, and {@link #NONE} is the observer a router starts with.
+ *
+ * <p>Contract for implementations: methods are called on the thread where the event happened (a request thread, the
+ * mover's thread), possibly from many threads at once, so they must be thread-safe, fast and must not throw. The
+ * callers pass values they already hold (no allocation on their side); durations are in nanoseconds. No tenant id is
+ * passed: tenants are too many to be a metric dimension.
+ */
+public interface ShardTenancyObserver {
+
+	/** Observes nothing. */
+	ShardTenancyObserver NONE = new ShardTenancyObserver() {
+	};
+
+	/**
+	 * A shard fence rejected work (seen by the retry layer, once per rejected attempt).
+	 * @param shardId the shard that rejected it
+	 * @param reason the fence's reason ({@code MOVED}, {@code STALE}, {@code FROZEN}, ...; see
+	 * {@link io.github.shardtenancy.fence.FenceRejection})
+	 */
+	default void fenceRejected(String shardId, String reason) {
+	}
+
+	/** A failed attempt (a fence rejection or a serialization failure) is about to be retried. */
+	default void retried() {
+	}
+
+	/** The retry budget ran out: the caller gets {@link io.github.shardtenancy.RetriesExhaustedException}. */
+	default void retriesExhausted() {
+	}
+
+	/**
+	 * The router read one entry from the directory on a cache miss.
+	 * @param nanos how long the read took, in nanoseconds
+	 * @param found whether the directory had an entry for the tenant
+	 */
+	default void directoryLookup(long nanos, boolean found) {
+	}
+
+	/**
+	 * A move flipped the tenant to its new shard (the move is complete for routing; the source may still be cleaned
+	 * later).
+	 * @param mover {@code "basic"} ({@link io.github.shardtenancy.admin.TenantMover}) or {@code "online"}
+	 * ({@link io.github.shardtenancy.move.OnlineMover})
+	 * @param sourceShardId the shard the tenant left
+	 * @param targetShardId the shard it lives on now
+	 * @param totalNanos from the start of the move to the flip, in nanoseconds
+	 * @param freezeNanos how long the tenant's writes were refused (freeze to flip), in nanoseconds
+	 */
+	default void moveFlipped(String mover, String sourceShardId, String targetShardId, long totalNanos,
+			long freezeNanos) {
+	}
+
+}

@@ -1,0 +1,6 @@
+/**
+ * Micrometer metrics of the router, the shard fence, the retry and moves
+ * ({@link io.github.shardtenancy.micrometer.ShardTenancyMetrics}) and of the PostgreSQL directory watcher
+ * ({@link io.github.shardtenancy.micrometer.DirectoryWatcherMetrics}). The core library runs without this module.
+ */
+package io.github.shardtenancy.micrometer;

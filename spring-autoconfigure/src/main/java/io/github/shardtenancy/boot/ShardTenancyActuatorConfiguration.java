@@ -1,0 +1,89 @@
+package io.github.shardtenancy.boot;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.github.shardtenancy.boot.actuate.ListenerState;
+import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
+import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
+import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.postgresql.DirectoryWatcher;
+import io.github.shardtenancy.postgresql.WatcherStatus;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Actuator support, each part active when its classes are on the class path: the {@code shardtenancy} endpoint (when
+ * available, that is enabled and exposed, as Actuator decides for every endpoint), the {@code shardTenancy} health
+ * indicator ({@code management.health.shardtenancy.enabled}), and the push listener's state they show.
+ */
+@Configuration(proxyBeanMethods = false)
+class ShardTenancyActuatorConfiguration {
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ DirectoryWatcher.class, Endpoint.class })
+	static class WatcherStateConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ListenerState shardTenancyListenerState(ObjectProvider<DirectoryWatcher> watcher) {
+			return () -> {
+				DirectoryWatcher w = watcher.getIfAvailable();
+				if (w == null) {
+					return null;
+				}
+				WatcherStatus status = w.status();
+				Map<String, Object> out = new LinkedHashMap<>();
+				out.put("state", status.state().name());
+				out.put("healthy", w.isHealthy());
+				out.put("downSince", status.downSince() != null ? status.downSince().toString() : null);
+				out.put("lastNotificationAt",
+						status.lastNotificationAt() != null ? status.lastNotificationAt().toString() : null);
+				out.put("notifications", status.notifications());
+				out.put("resyncs", status.resyncs());
+				out.put("reconnects", status.reconnects());
+				out.put("polls", status.polls());
+				return out;
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
+		ShardTenancyEndpoint shardTenancyEndpoint(TenantRouter router, ShardTopology topology,
+				ObjectProvider<ListenerState> listener, ObjectProvider<OnlineMover> mover) {
+			return new ShardTenancyEndpoint(router, topology, listener.getIfAvailable(() -> ListenerState.NONE), mover);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
+	static class HealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnEnabledHealthIndicator("shardtenancy")
+		ShardTenancyHealthIndicator shardTenancyHealthIndicator(TenantRouter router,
+				ObjectProvider<ListenerState> listener) {
+			return new ShardTenancyHealthIndicator(router, listener.getIfAvailable(() -> ListenerState.NONE));
+		}
+
+	}
+
+}

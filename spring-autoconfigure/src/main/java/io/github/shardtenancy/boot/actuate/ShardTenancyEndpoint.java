@@ -1,0 +1,246 @@
+package io.github.shardtenancy.boot.actuate;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import io.github.shardtenancy.InvalidTenantIdException;
+import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.move.MoveOptions;
+import io.github.shardtenancy.move.MoveStatus;
+import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.routing.RouterStats;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The Actuator endpoint {@code shardtenancy}: what this instance knows about the directory and its shards, one
+ * tenant's placement, and starting an online move. Exposed like any Actuator endpoint (over HTTP only when listed in
+ * {@code management.endpoints.web.exposure.include}); the write operation moves tenants, so secure it as an
+ * administrative operation.
+ *
+ * <ul>
+ * <li>read ({@code GET /actuator/shardtenancy}): the directory version this instance holds, readiness, the
+ * directory-down state and policy, the push listener's state, the router's cache statistics, and every shard with
+ * its HikariCP pool statistics (connections active, idle, total, threads waiting).</li>
+ * <li>read one tenant ({@code GET /actuator/shardtenancy/{tenant}}): the entry in this instance's cache, the entry
+ * in the directory now (its shard is the owner), and the tenant's unfinished move, if any.</li>
+ * <li>write ({@code POST /actuator/shardtenancy/{tenant}} with {@code {"targetShard": "shard-2"}}): starts an online
+ * move of the tenant on a background thread and answers with the move's status as soon as it is recorded (or its
+ * error if it was refused). Needs an {@link OnlineMover} bean.</li>
+ * </ul>
+ * Thread-safe.
+ */
+@Endpoint(id = "shardtenancy")
+public class ShardTenancyEndpoint {
+
+	private static final Duration START_WAIT = Duration.ofSeconds(10);
+
+	private final TenantRouter router;
+
+	private final ShardTopology topology;
+
+	private final ListenerState listener;
+
+	private final ObjectProvider<OnlineMover> mover;
+
+	/**
+	 * @param router the router; never {@code null}
+	 * @param topology the shards; never {@code null}
+	 * @param listener the push listener's state; never {@code null}
+	 * @param mover the online mover, if the application has one; never {@code null}
+	 */
+	public ShardTenancyEndpoint(TenantRouter router, ShardTopology topology, ListenerState listener,
+			ObjectProvider<OnlineMover> mover) {
+		this.router = Objects.requireNonNull(router, "router");
+		this.topology = Objects.requireNonNull(topology, "topology");
+		this.listener = Objects.requireNonNull(listener, "listener");
+		this.mover = Objects.requireNonNull(mover, "mover");
+	}
+
+	/** @return the instance's view of the directory, its cache and its shards */
+	@ReadOperation
+	public Map<String, Object> overview() {
+		Map<String, Object> out = new LinkedHashMap<>();
+		out.put("directoryVersion", this.router.version());
+		out.put("ready", this.router.isReady());
+		out.put("directoryDownPolicy", this.router.settings().directoryDownPolicy().name());
+		out.put("directoryDownSince", this.router.directoryDownSince().map(Object::toString).orElse(null));
+		Map<String, Object> listenerState = this.listener.describe();
+		out.put("listener", listenerState != null ? listenerState : "none");
+		RouterStats stats = this.router.stats();
+		Map<String, Object> cache = new LinkedHashMap<>();
+		cache.put("entries", stats.cachedEntries());
+		cache.put("hits", stats.hits());
+		cache.put("misses", stats.misses());
+		cache.put("negativeHits", stats.negativeHits());
+		cache.put("directoryReads", stats.directoryReads());
+		cache.put("invalidations", stats.invalidations());
+		cache.put("syncs", stats.syncs());
+		cache.put("servedStale", stats.servedStale());
+		out.put("cache", cache);
+		Map<String, Object> shards = new LinkedHashMap<>();
+		for (String shardId : this.topology.shardIds()) {
+			shards.put(shardId, shard(this.topology.shard(shardId)));
+		}
+		out.put("shards", shards);
+		return out;
+	}
+
+	private static Map<String, Object> shard(ShardTopology.Shard shard) {
+		Map<String, Object> out = new LinkedHashMap<>();
+		out.put("fenceDialect", shard.dialect().getClass().getSimpleName());
+		if (shard.dataSource() instanceof HikariDataSource hikari) {
+			out.put("poolName", hikari.getPoolName());
+			out.put("maximumPoolSize", hikari.getMaximumPoolSize());
+			HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
+			if (pool != null) {
+				Map<String, Object> connections = new LinkedHashMap<>();
+				connections.put("active", pool.getActiveConnections());
+				connections.put("idle", pool.getIdleConnections());
+				connections.put("total", pool.getTotalConnections());
+				connections.put("threadsAwaiting", pool.getThreadsAwaitingConnection());
+				out.put("connections", connections);
+			}
+		}
+		return out;
+	}
+
+	/**
+	 * @param tenant the tenant
+	 * @return its cached entry ({@code null} if not cached), its directory entry ({@code null} if unknown), its owner
+	 * shard, and its unfinished move ({@code null} if none, or without an online mover)
+	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id breaks the tenant id rule
+	 */
+	@ReadOperation
+	public Map<String, Object> tenant(@Selector String tenant) {
+		requireValid(tenant);
+		Map<String, Object> out = new LinkedHashMap<>();
+		out.put("tenant", tenant);
+		out.put("cached", this.router.cached(tenant).map(ShardTenancyEndpoint::entry).orElse(null));
+		Optional<DirectoryEntry> entry = this.router.directory().find(tenant);
+		out.put("directory", entry.map(ShardTenancyEndpoint::entry).orElse(null));
+		out.put("owner", entry.map(DirectoryEntry::shardId).orElse(null));
+		OnlineMover onlineMover = this.mover.getIfAvailable();
+		out.put("move", onlineMover != null ? onlineMover.findActive(tenant).map(ShardTenancyEndpoint::move).orElse(null)
+				: null);
+		return out;
+	}
+
+	/**
+	 * Starts an online move and answers once it is recorded.
+	 * @param tenant the tenant to move
+	 * @param targetShard the shard to move it to
+	 * @return the move's status ({@code moveId}, {@code step}, ...), or {@code error} with the reason it was refused
+	 * or failed
+	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id is invalid, the target is blank, or no
+	 * {@link OnlineMover} bean exists
+	 */
+	@WriteOperation
+	public Map<String, Object> move(@Selector String tenant, String targetShard) {
+		requireValid(tenant);
+		if (targetShard == null || targetShard.isBlank()) {
+			throw new InvalidEndpointRequestException("targetShard is required", "targetShard is required");
+		}
+		OnlineMover onlineMover = this.mover.getIfAvailable();
+		if (onlineMover == null) {
+			throw new InvalidEndpointRequestException("No OnlineMover bean: moves cannot be started here",
+					"No online mover is configured");
+		}
+		CompletableFuture<String> running = CompletableFuture.supplyAsync(
+				() -> onlineMover.move(tenant, targetShard, MoveOptions.defaults()),
+				(task) -> {
+					Thread thread = new Thread(task, "shard-tenancy-endpoint-move-" + tenant);
+					thread.setDaemon(true);
+					thread.start();
+				});
+		long deadline = System.nanoTime() + START_WAIT.toNanos();
+		while (System.nanoTime() < deadline) {
+			try {
+				String moveId = running.get(50, TimeUnit.MILLISECONDS);
+				return move(onlineMover.status(moveId));
+			}
+			catch (TimeoutException ex) {
+				Optional<MoveStatus> active = onlineMover.findActive(tenant);
+				if (active.isPresent()) {
+					return move(active.get());
+				}
+			}
+			catch (ExecutionException ex) {
+				return error(tenant, targetShard, ex.getCause());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return error(tenant, targetShard, ex);
+			}
+		}
+		Map<String, Object> out = new LinkedHashMap<>();
+		out.put("tenant", tenant);
+		out.put("targetShard", targetShard);
+		out.put("step", "STARTING");
+		return out;
+	}
+
+	private static void requireValid(String tenant) {
+		try {
+			TenantIds.requireValid(tenant);
+		}
+		catch (InvalidTenantIdException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
+	}
+
+	private static Map<String, Object> error(String tenant, String targetShard, Throwable failure) {
+		Map<String, Object> out = new LinkedHashMap<>();
+		out.put("tenant", tenant);
+		out.put("targetShard", targetShard);
+		out.put("error", failure.getClass().getSimpleName() + ": " + failure.getMessage());
+		if (failure instanceof ShardTenancyException typed && typed.shardId() != null) {
+			out.put("shard", typed.shardId());
+		}
+		return out;
+	}
+
+	private static Map<String, Object> entry(DirectoryEntry entry) {
+		Map<String, Object> out = new LinkedHashMap<>();
+		out.put("shard", entry.shardId());
+		out.put("state", entry.state().name());
+		out.put("targetShard", entry.targetShardId());
+		out.put("epoch", entry.epoch());
+		out.put("version", entry.version());
+		return out;
+	}
+
+	private static Map<String, Object> move(MoveStatus status) {
+		Map<String, Object> out = new LinkedHashMap<>();
+		out.put("moveId", status.moveId());
+		out.put("tenant", status.tenantId());
+		out.put("sourceShard", status.sourceShardId());
+		out.put("targetShard", status.targetShardId());
+		out.put("step", status.step().name());
+		out.put("stepData", status.stepData());
+		out.put("createdAt", String.valueOf(status.createdAt()));
+		out.put("frozenAt", status.frozenAt() != null ? status.frozenAt().toString() : null);
+		out.put("flippedAt", status.flippedAt() != null ? status.flippedAt().toString() : null);
+		out.put("freezeWindowMs", status.freezeWindow().map(Duration::toMillis).orElse(null));
+		out.put("error", status.error());
+		return out;
+	}
+
+}

@@ -1,0 +1,6 @@
+/**
+ * Actuator support: the {@code shardtenancy} endpoint
+ * ({@link io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint}) and the readiness health indicator
+ * ({@link io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator}).
+ */
+package io.github.shardtenancy.boot.actuate;
