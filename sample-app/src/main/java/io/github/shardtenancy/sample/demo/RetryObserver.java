@@ -102,23 +102,31 @@ public class RetryObserver implements RetryListener {
 		}
 	}
 
-	long executions() {
+	/** @return attempts of outermost transactions seen so far, first attempts included */
+	public long executions() {
 		return this.executions.sum();
 	}
 
-	long retries() {
+	/** @return retries started so far (attempts after a failed one) */
+	public long retries() {
 		return this.retries.sum();
 	}
 
-	long serializationFailures() {
+	/** @return failed attempts that were genuine serialization failures (SQLSTATE 40001 without the fence marker) */
+	public long serializationFailures() {
 		return this.serializationFailures.sum();
 	}
 
-	long otherFailures() {
+	/** @return failed attempts that were neither a fence rejection nor a serialization failure */
+	public long otherFailures() {
 		return this.otherFailures.sum();
 	}
 
-	Map<String, Long> rejectionsByReason() {
+	/**
+	 * @return failed attempts that the shard fence rejected, by the rejection's reason ({@code FROZEN},
+	 * {@code STALE}, ...), sorted by reason; a copy
+	 */
+	public Map<String, Long> rejectionsByReason() {
 		Map<String, Long> copy = new TreeMap<>();
 		this.rejectionsByReason.forEach((reason, count) -> copy.put(reason, count.sum()));
 		return copy;
