@@ -194,7 +194,7 @@ public class TenantRouter implements AutoCloseable {
 				mine.complete(null);
 				throw new UnknownTenantException(tenantId, this.version.get());
 			}
-			DirectoryEntry applied = apply(read.get());
+			DirectoryEntry applied = applyLoaded(tenantId, mine, read.get());
 			mine.complete(applied);
 			return applied;
 		}
@@ -224,6 +224,22 @@ public class TenantRouter implements AutoCloseable {
 	}
 
 	/**
+	 * Caches what a load read, unless {@link #invalidate(String)} dropped the tenant while the read was running: the
+	 * read may predate the change that caused the invalidation, and caching it would send the retry to the same stale
+	 * shard. The load's own waiters still get what it read.
+	 */
+	private DirectoryEntry applyLoaded(String tenantId, CompletableFuture<DirectoryEntry> load, DirectoryEntry read) {
+		DirectoryEntry[] applied = { read };
+		this.loading.computeIfPresent(tenantId, (key, current) -> {
+			if (current == load) {
+				applied[0] = apply(read);
+			}
+			return current;
+		});
+		return applied[0];
+	}
+
+	/**
 	 * Applies an entry read from the directory (by a load, a sync, a watcher or a local directory write), unless the
 	 * cache already holds a newer one. Drops the tenant from the negative cache.
 	 * @param entry the entry
@@ -242,6 +258,9 @@ public class TenantRouter implements AutoCloseable {
 	 */
 	public void invalidate(String tenantId) {
 		this.invalidations.increment();
+		// A read in flight may have started before the change behind this invalidation: later lookups must not join
+		// it, and it must not cache what it reads (see applyLoaded).
+		this.loading.remove(tenantId);
 		this.entries.invalidate(tenantId);
 		this.unknown.invalidate(tenantId);
 	}

@@ -262,6 +262,44 @@ class TenantRouterTest {
 	}
 
 	@Test
+	@DisplayName("a read that began before an invalidation is not cached: the next lookup reads the directory again")
+	void readInFlightAtInvalidationIsNotCached() throws Exception {
+		String t = newTenant();
+		DirectoryEntry before = directory.create(t, "shard-1", "test");
+		CountDownLatch readDone = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		AtomicInteger finds = new AtomicInteger();
+		// The real directory, whose first read of the tenant is held back after it read the (soon old) entry.
+		Directory slow = new Directory(fixture.directoryDataSource()) {
+			@Override
+			public Optional<DirectoryEntry> find(String tenantId) {
+				Optional<DirectoryEntry> read = super.find(tenantId);
+				if (finds.incrementAndGet() == 1) {
+					readDone.countDown();
+					try {
+						release.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				}
+				return read;
+			}
+		};
+		TenantRouter router = router(slow, RouterSettings.defaults());
+		CompletableFuture<DirectoryEntry> oldRead = CompletableFuture.supplyAsync(() -> router.route(t), this.pool);
+		assertThat(readDone.await(30, TimeUnit.SECONDS)).isTrue();
+
+		DirectoryEntry moved = directory.update(t, before.epoch(), "shard-2", TenantState.ACTIVE, null, "mover");
+		router.invalidate(t); // what a fence rejection of the old route does
+		release.countDown();
+
+		assertThat(oldRead.get(30, TimeUnit.SECONDS)).isEqualTo(before);
+		assertThat(router.cached(t)).isNotEqualTo(Optional.of(before));
+		assertThat(router.route(t)).isEqualTo(moved);
+	}
+
+	@Test
 	@DisplayName("apply of an older entry keeps the newer one; an equal or newer entry replaces it")
 	void applyKeepsTheNewestEntry() {
 		TenantRouter router = router(directory, RouterSettings.defaults());

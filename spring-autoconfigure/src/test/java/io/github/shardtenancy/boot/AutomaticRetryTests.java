@@ -367,6 +367,28 @@ class AutomaticRetryTests {
 		}
 
 		@Test
+		@DisplayName("attempts spent waiting out a freeze do not use up the budget of the stale hops that follow it")
+		void freezeWaitDoesNotUseUpTheBudgetOfLaterStaleHops() throws SQLException {
+			fence("shard-1", FenceState.FROZEN, created.version());
+			listener.beforeRetry((n) -> {
+				if (n == 7) {
+					fence("shard-1", FenceState.MOVED, created.version() + 100);
+				}
+				if (n == 11) {
+					fence("shard-1", FenceState.OWNED, created.version());
+				}
+			});
+
+			noteService.persistAndFlush("after a long freeze");
+
+			// 7 FROZEN attempts (the body ran and its write was rejected), 4 MOVED (rejected at begin, before the
+			// body), then the 12th attempt commits: 4 stale hops fit in a budget of 5 however long the freeze was.
+			assertThat(listener.failures()).hasSize(11);
+			assertThat(noteService.runs()).isEqualTo(8);
+			assertThat(rowsOn("shard-1", "after a long freeze")).isEqualTo(1);
+		}
+
+		@Test
 		@DisplayName("a genuine serialization failure (40001 without the fence marker) is retried without invalidating the cache")
 		void genuineSerializationFailureIsRetriedWithoutInvalidation() {
 			long invalidationsBefore = router.stats().invalidations();

@@ -37,6 +37,9 @@ final class CallPolicy implements RetryPolicy {
 
 	private int attempts;
 
+	/** Attempts rejected because the tenant was being frozen or flipped; they do not use up the attempt budget. */
+	private int moveWaits;
+
 	private Throwable last;
 
 	private FenceRejection lastRejection;
@@ -58,8 +61,16 @@ final class CallPolicy implements RetryPolicy {
 			this.lastRejection = rejection;
 			this.router.observer().fenceRejected(rejection.shardId(), rejection.reason());
 			this.router.invalidate(rejection.tenantId());
-			boolean budgetLeft = this.attempts < this.settings.maxAttempts();
-			boolean retry = rejection.isMoveInProgress() ? (budgetLeft || !freezeWaitElapsed()) : budgetLeft;
+			boolean retry;
+			if (rejection.isMoveInProgress()) {
+				// Waiting out a freeze is bounded by freeze-wait, not by the attempt budget, so that the one stale hop
+				// that follows every flip still finds attempts left. Past freeze-wait every attempt counts.
+				this.moveWaits++;
+				retry = !freezeWaitElapsed() || this.attempts < this.settings.maxAttempts();
+			}
+			else {
+				retry = this.attempts - this.moveWaits < this.settings.maxAttempts();
+			}
 			log.debug("Attempt {} of tenant '{}' rejected on shard '{}' ({}, directory version seen {}, required {}); {}",
 					this.attempts, rejection.tenantId(), rejection.shardId(), rejection.reason(),
 					rejection.seenVersion(), rejection.requiredVersion(), retry ? "retrying" : "giving up");
