@@ -58,11 +58,12 @@ final class MemoryFigure {
 				"<= 100 B (absolute)", Figure.verdict(routerPerEntry <= 100),
 				routerPerEntry <= 100 ? ""
 						: "where the bytes go (compressed oops): the key String ~56 B (shared with the entry), the "
-								+ "DirectoryEntry record ~48 B, a separate shard id String per entry as JDBC reads it "
-								+ "~48 B (not deduplicated), and the map nodes plus table slot: ~40 B for a "
-								+ "ConcurrentHashMap, ~70 B for Caffeine's bounded cache. Deduplicating shard ids "
-								+ "in the directory's row mapping would save ~48 B per entry; reaching 100 B needs "
-								+ "a more compact entry as well.");
+								+ "DirectoryEntry record 48 B (its shard id is shared: the directory's row mapping "
+								+ "keeps one String per shard id), Caffeine's bounded cache ~72 B (its node ~32 B, "
+								+ "the ConcurrentHashMap node 32 B and table slot ~8 B). Any map with a String key "
+								+ "and a node per entry costs ~96 B before the value (key 56 + node 32 + slot 8), so "
+								+ "100 B cannot be reached while the cache is keyed by the tenant id String; without "
+								+ "the maximum-entries bound (an unbounded Caffeine cache) it would be ~144 B.");
 		Figure coldStart = new Figure("cold start: load " + entries + " entries from a PostgreSQL directory",
 				fmt("%.2f s (plain JDBC stream of the rows)", rawLoad), fmt("%.2f s (TenantRouter.loadSnapshot)",
 						routerLoad),

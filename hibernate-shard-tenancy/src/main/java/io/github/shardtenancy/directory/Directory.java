@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.function.Consumer;
 
 import javax.sql.DataSource;
@@ -43,7 +45,12 @@ public class Directory {
 
 	private static final String COLUMNS = "tenant_id, shard_id, state, target_shard_id, epoch, version";
 
+	/** More distinct shard ids than this are not deduplicated (a bound on the map below, not a limit on shards). */
+	private static final int MAX_CANONICAL_SHARD_IDS = 10_000;
+
 	private final DataSource dataSource;
+
+	private final ConcurrentMap<String, String> shardIds = new ConcurrentHashMap<>();
 
 	/** @param dataSource a pool on the directory database, never {@code null} */
 	public Directory(DataSource dataSource) {
@@ -416,7 +423,26 @@ public class Directory {
 		}
 	}
 
-	private static DirectoryEntry mapOrSkip(ResultSet rs) throws SQLException {
+	/**
+	 * The one instance of a shard id string that entries read by this directory share, so that a million cached
+	 * entries on eight shards hold eight shard id strings rather than a million (about 48 bytes each).
+	 */
+	private String canonicalShardId(String shardId) {
+		if (shardId == null) {
+			return null;
+		}
+		String known = this.shardIds.get(shardId);
+		if (known != null) {
+			return known;
+		}
+		if (this.shardIds.size() >= MAX_CANONICAL_SHARD_IDS) {
+			return shardId;
+		}
+		known = this.shardIds.putIfAbsent(shardId, shardId);
+		return known != null ? known : shardId;
+	}
+
+	private DirectoryEntry mapOrSkip(ResultSet rs) throws SQLException {
 		try {
 			return map(rs);
 		}
@@ -426,14 +452,15 @@ public class Directory {
 		}
 	}
 
-	private static DirectoryEntry map(ResultSet rs) throws SQLException {
+	private DirectoryEntry map(ResultSet rs) throws SQLException {
 		String tenant = rs.getString(1);
-		String shard = rs.getString(2);
+		String shard = canonicalShardId(rs.getString(2));
 		String state = rs.getString(3);
 		long epoch = rs.getLong(5);
 		long version = rs.getLong(6);
 		try {
-			return new DirectoryEntry(tenant, shard, TenantState.valueOf(state), rs.getString(4), epoch, version);
+			return new DirectoryEntry(tenant, shard, TenantState.valueOf(state), canonicalShardId(rs.getString(4)),
+					epoch, version);
 		}
 		catch (IllegalArgumentException | NullPointerException ex) {
 			throw new InvalidDirectoryEntryException("Invalid directory row for tenant '" + tenant + "' (shard '" + shard

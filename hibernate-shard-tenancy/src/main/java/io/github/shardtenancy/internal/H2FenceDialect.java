@@ -2,6 +2,7 @@ package io.github.shardtenancy.internal;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Locale;
 
@@ -12,8 +13,23 @@ import io.github.shardtenancy.spi.FenceDialect;
  * {@code SHARD_FENCE_MOVER}) and a row trigger class, from the {@code hibernate-shard-tenancy-liquibase} artifact.
  * H2's {@code @variables} are per session and survive a rollback, so {@link #end} clears them before the connection
  * returns to its pool.
+ *
+ * <p>The hot path sends one statement per {@link #begin} and one per {@link #end}, each straight from here rather than
+ * through a {@code CALL} of the Java functions (which would add a statement of its own inside the database):
+ * {@link #begin} reads the tenant's fence row and binds the three variables in one {@code SELECT}, and accepts the
+ * route by the rule of {@code SHARD_FENCE_BEGIN} (state OWNED or FROZEN, version at or above the minimum). Only a route
+ * it would refuse takes the slow path: the variables are cleared and {@code SHARD_FENCE_BEGIN} itself is called, which
+ * raises the rejection with the fence's message (or accepts and binds, if the fence changed in between). Keeping the
+ * number of distinct statements small also keeps them in H2's per-session query cache (8 statements by default).
  */
 public final class H2FenceDialect implements FenceDialect {
+
+	/** Reads the fence row (NULLs when there is none) and binds tenant, version and no role, in one statement. */
+	private static final String BIND = "SELECT f.state, f.min_version, SET(@SHARD_TENANT, ?), SET(@SHARD_VERSION, ?), "
+			+ "SET(@SHARD_ROLE, NULL) FROM (VALUES 0) AS one LEFT JOIN shard_fence f ON f.tenant_id = ?";
+
+	private static final String CLEAR = "SELECT SET(@SHARD_TENANT, NULL), SET(@SHARD_VERSION, NULL), "
+			+ "SET(@SHARD_ROLE, NULL)";
 
 	@Override
 	public boolean supports(String databaseProductName) {
@@ -22,6 +38,23 @@ public final class H2FenceDialect implements FenceDialect {
 
 	@Override
 	public void begin(Connection connection, String tenantId, long directoryVersion) throws SQLException {
+		String state;
+		long minVersion;
+		try (PreparedStatement ps = connection.prepareStatement(BIND)) {
+			ps.setString(1, tenantId);
+			ps.setLong(2, directoryVersion);
+			ps.setString(3, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				state = rs.getString(1);
+				minVersion = rs.getLong(2);
+			}
+		}
+		if (("OWNED".equals(state) || "FROZEN".equals(state)) && directoryVersion >= minVersion) {
+			return;
+		}
+		// Refused: unbind, and let the fence function raise the rejection in the fence's own words.
+		end(connection);
 		try (PreparedStatement ps = connection.prepareStatement("CALL SHARD_FENCE_BEGIN(?, ?)")) {
 			ps.setString(1, tenantId);
 			ps.setLong(2, directoryVersion);
@@ -31,8 +64,8 @@ public final class H2FenceDialect implements FenceDialect {
 
 	@Override
 	public void end(Connection connection) throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement("CALL SHARD_FENCE_END()")) {
-			ps.execute();
+		try (PreparedStatement ps = connection.prepareStatement(CLEAR); ResultSet rs = ps.executeQuery()) {
+			// executed for its side effect
 		}
 	}
 

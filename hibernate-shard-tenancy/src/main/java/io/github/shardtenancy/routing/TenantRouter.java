@@ -246,7 +246,9 @@ public class TenantRouter implements AutoCloseable {
 	 * @return the entry now cached (the given one, or the newer one already there)
 	 */
 	public DirectoryEntry apply(DirectoryEntry entry) {
-		this.unknown.invalidate(entry.tenantId());
+		if (this.unknown.estimatedSize() > 0) { // usually empty: skip the removal on a cold-start load of every entry
+			this.unknown.invalidate(entry.tenantId());
+		}
 		return this.entries.asMap().merge(entry.tenantId(), entry,
 				(cached, incoming) -> incoming.isNewerOrSameAs(cached) ? incoming : cached);
 	}

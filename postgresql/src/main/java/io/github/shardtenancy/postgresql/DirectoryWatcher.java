@@ -10,9 +10,12 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.routing.TenantRouter;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -21,16 +24,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Push invalidation for a directory on PostgreSQL: listens on the channel {@value #CHANNEL}, where the directory's
- * trigger announces every committed directory write (payload: the new directory version), and makes the
- * {@link TenantRouter} apply the changed entries at once. The router's own sync interval can then be long.
+ * trigger announces every committed directory write (payload: the new directory version and, when the write changed
+ * one entry, that entry: see {@link DirectoryNotification}), and makes the {@link TenantRouter} apply the change at
+ * once. The router's own sync interval can then be long.
  *
  * <ul>
  * <li>The listener connection is the watcher's own, opened with {@link DriverManager} (never borrowed from a pool:
  * a pooled connection would be reset or shared, and its {@code LISTEN} lost), in auto-commit mode (a listener inside
  * an open transaction receives nothing).</li>
  * <li>One daemon thread blocks in {@link PGConnection#getNotifications(int)} for at most
- * {@link WatcherSettings#waitTimeout()}; notifications that arrive together cause one
- * {@link TenantRouter#refresh()} (the entries changed since the router's version).</li>
+ * {@link WatcherSettings#waitTimeout()}. The entries the notifications carry are applied as they arrive, without a
+ * directory read; notifications that arrive together then cause one {@link TenantRouter#refresh()} (the entries
+ * changed since the router's version), which alone advances the router's version.</li>
  * <li>Every {@link WatcherSettings#pollInterval()} without a notification it checks the listener connection and
  * refreshes anyway, the safety net for a lost notification.</li>
  * <li>When the connection is lost (server restart, backend terminated, network) the state becomes
@@ -80,6 +85,8 @@ public final class DirectoryWatcher implements AutoCloseable {
 	private final Object monitor = new Object();
 
 	private final LongAdder notifications = new LongAdder();
+
+	private final ConcurrentMap<String, String> shardIds = new ConcurrentHashMap<>();
 
 	private final LongAdder refreshes = new LongAdder();
 
@@ -277,22 +284,52 @@ public final class DirectoryWatcher implements AutoCloseable {
 				this.backendPid, this.router.version());
 	}
 
+	/**
+	 * Applies the entries the notifications carry at once, then, if the directory version moved past the router's,
+	 * refreshes the router from the directory. The entry is applied first (so the change is in force without waiting
+	 * for a directory read), but the router's version only advances by the refresh, which reads every change since
+	 * the router's version: a change a payload does not describe (a version with no single entry, an unreadable
+	 * payload, a notification lost in a gap) is never skipped. Applying never goes backwards ({@link TenantRouter#apply}
+	 * keeps the newer entry).
+	 */
 	private void onNotifications(PGNotification[] received) {
 		this.notifications.add(received.length);
 		this.lastNotificationAt = Instant.now();
 		long newest = -1;
 		for (PGNotification n : received) {
-			try {
-				newest = Math.max(newest, Long.parseLong(n.getParameter().trim()));
-			}
-			catch (NumberFormatException ex) {
+			DirectoryNotification notification = DirectoryNotification.parse(n.getParameter()).orElse(null);
+			if (notification == null) {
 				newest = Long.MAX_VALUE; // unexpected payload: refresh to be safe
+				continue;
+			}
+			newest = Math.max(newest, notification.version());
+			DirectoryEntry entry = notification.entry();
+			if (entry != null && entry.version() > this.router.version()) {
+				this.router.apply(canonical(entry));
 			}
 		}
 		if (newest > this.router.version()) {
 			this.router.refresh();
 			this.refreshes.increment();
 		}
+	}
+
+	/** The entry with its shard ids shared with earlier notifications (a notification's strings are all new). */
+	private DirectoryEntry canonical(DirectoryEntry entry) {
+		String shard = canonicalShardId(entry.shardId());
+		String target = canonicalShardId(entry.targetShardId());
+		if (shard == entry.shardId() && target == entry.targetShardId()) {
+			return entry;
+		}
+		return new DirectoryEntry(entry.tenantId(), shard, entry.state(), target, entry.epoch(), entry.version());
+	}
+
+	private String canonicalShardId(String shardId) {
+		if (shardId == null || this.shardIds.size() >= 10_000) {
+			return shardId;
+		}
+		String known = this.shardIds.putIfAbsent(shardId, shardId);
+		return known != null ? known : shardId;
 	}
 
 	private void poll() throws SQLException {

@@ -15,7 +15,8 @@ import org.h2.api.Trigger;
  *
  * <p>The check locks the tenant's fence row ({@code SELECT ... FOR UPDATE}) until the writing transaction ends, so a
  * freeze (an update of that row) waits for the writes in flight and every later write sees the freeze: a write racing
- * a freeze either commits before the freeze takes effect, or is rejected.
+ * a freeze either commits before the freeze takes effect, or is rejected. The variables and the locked fence row are
+ * read in one statement; the shard's identity only when a rejection is built.
  */
 public class H2FenceTrigger implements Trigger {
 
@@ -30,17 +31,26 @@ public class H2FenceTrigger implements Trigger {
 		this.tenantColumn = H2Fence.tenantColumnIndex(conn, "shard_fence_table", schemaName, tableName);
 	}
 
+	/**
+	 * The session's variables and, unless the session is a mover's, the session tenant's fence row as
+	 * {@code 'STATE min_version'}, locked until the transaction ends: one statement per written row.
+	 */
+	private static final String CHECK = "SELECT @SHARD_TENANT, @SHARD_VERSION, @SHARD_ROLE, "
+			+ "(SELECT state || ' ' || min_version FROM shard_fence WHERE tenant_id = @SHARD_TENANT "
+			+ "AND @SHARD_ROLE IS NULL FOR UPDATE)";
+
 	@Override
 	public void fire(Connection conn, Object[] oldRow, Object[] newRow) throws SQLException {
 		String sessionTenant;
 		long version;
 		String role;
-		try (PreparedStatement ps = conn.prepareStatement("SELECT @SHARD_TENANT, @SHARD_VERSION, @SHARD_ROLE");
-				ResultSet rs = ps.executeQuery()) {
+		String fence;
+		try (PreparedStatement ps = conn.prepareStatement(CHECK); ResultSet rs = ps.executeQuery()) {
 			rs.next();
 			sessionTenant = rs.getString(1);
 			version = rs.getObject(2) != null ? rs.getLong(2) : -1;
 			role = rs.getString(3);
+			fence = rs.getString(4);
 		}
 		Object rowTenant = (newRow != null ? newRow : oldRow)[this.tenantColumn];
 		if (sessionTenant == null) {
@@ -53,16 +63,20 @@ public class H2FenceTrigger implements Trigger {
 		if ("mover".equals(role)) {
 			return;
 		}
-		H2Fence.Fence fence = H2Fence.read(conn, sessionTenant, true);
-		if (fence.state() == null || !(fence.state().equals("OWNED") || fence.state().equals("FROZEN"))) {
-			throw H2Fence.reject(conn, sessionTenant, fence.state() == null ? "NOT_OWNED" : fence.state(),
-					version, fence.minVersion());
+		if (fence == null) {
+			throw H2Fence.reject(conn, sessionTenant, "NOT_OWNED", version, -1);
 		}
-		if (fence.state().equals("FROZEN")) {
-			throw H2Fence.reject(conn, sessionTenant, "FROZEN", version, fence.minVersion());
+		int space = fence.indexOf(' ');
+		String state = fence.substring(0, space);
+		long minVersion = Long.parseLong(fence.substring(space + 1));
+		if (!(state.equals("OWNED") || state.equals("FROZEN"))) {
+			throw H2Fence.reject(conn, sessionTenant, state, version, minVersion);
 		}
-		if (version < fence.minVersion()) {
-			throw H2Fence.reject(conn, sessionTenant, "STALE", version, fence.minVersion());
+		if (state.equals("FROZEN")) {
+			throw H2Fence.reject(conn, sessionTenant, "FROZEN", version, minVersion);
+		}
+		if (version < minVersion) {
+			throw H2Fence.reject(conn, sessionTenant, "STALE", version, minVersion);
 		}
 	}
 

@@ -17,9 +17,13 @@ import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.postgresql.DirectoryNotification;
+import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.routing.RouterSettings;
 import org.junit.jupiter.api.BeforeAll;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -81,6 +85,69 @@ class PostgresDirectoryPropagationTest {
 		}
 		finally {
 			routers.forEach(AppInstance::close);
+		}
+	}
+
+	@Test
+	@DisplayName("a change is applied from the notification's payload, even by a router whose directory pool is down")
+	void changeIsAppliedFromThePayloadWithoutADirectoryRead() throws Exception {
+		RouterSettings settings = RouterSettings.defaults().withSyncInterval(Duration.ofMinutes(10));
+		WatcherSettings watching = WatcherSettings.defaults().withPollInterval(Duration.ofMinutes(10));
+		try (AppInstance writer = AppInstance.plain(cluster, "payload-writer", RouterSettings.defaults(), 1);
+				AppInstance reader = AppInstance.watched(cluster, "payload-reader", settings, 1, watching, null)) {
+			assertThat(reader.watcher.awaitListening(Duration.ofSeconds(10))).isTrue();
+			String tenant = PostgresCluster.tenant("payload");
+			reader.directoryPool.close(); // the router can no longer read the directory; the listener still hears it
+
+			// (The refresh that follows the apply fails, and the watcher then reconnects: one change is enough.)
+			DirectoryEntry created = writer.directory.create(tenant, "shard-2", "payload-writer");
+
+			awaitEverywhere(List.of(reader), tenant, System.nanoTime(), e -> e.version() == created.version());
+			assertThat(reader.router.cached(tenant)).contains(created);
+			assertThat(reader.router.stats().directoryReads()).isZero();
+		}
+	}
+
+	@Test
+	@DisplayName("the directory's notification carries the written entry, and a bare version when no entry has it")
+	void notificationPayloadCarriesTheWrittenEntry() throws Exception {
+		try (AppInstance writer = AppInstance.plain(cluster, "payload-notify", RouterSettings.defaults(), 1);
+				Connection listener = java.sql.DriverManager.getConnection(cluster.directory().jdbcUrl(),
+						cluster.directory().user(), cluster.directory().password())) {
+			try (Statement st = listener.createStatement()) {
+				st.execute("LISTEN " + DirectoryWatcher.CHANNEL);
+			}
+			String tenant = PostgresCluster.tenant("notify");
+			DirectoryEntry created = writer.directory.create(tenant, "shard-1", "payload-notify");
+			DirectoryEntry moving = writer.directory.update(tenant, created.epoch(), "shard-1", TenantState.MIGRATING,
+					"shard-2", "payload-notify");
+			long bare;
+			try (Connection c = writer.directoryPool.getConnection(); Statement st = c.createStatement()) {
+				st.executeUpdate("UPDATE shard_directory_version SET version = version + 1 WHERE id = 1");
+				try (ResultSet rs = st.executeQuery("SELECT version FROM shard_directory_version")) {
+					rs.next();
+					bare = rs.getLong(1);
+				}
+			}
+
+			// Other writers may share the directory: keep what this test wrote.
+			List<DirectoryNotification> received = new ArrayList<>();
+			long deadline = System.nanoTime() + PROPAGATION_BOUND.toNanos();
+			boolean sawBare = false;
+			while (!sawBare && System.nanoTime() < deadline) {
+				PGNotification[] batch = listener.unwrap(PGConnection.class).getNotifications(100);
+				for (PGNotification n : batch != null ? batch : new PGNotification[0]) {
+					DirectoryNotification parsed = DirectoryNotification.parse(n.getParameter()).orElseThrow();
+					boolean mine = parsed.entry() != null ? parsed.entry().tenantId().equals(tenant)
+							: parsed.version() == bare;
+					if (mine) {
+						received.add(parsed);
+					}
+					sawBare |= parsed.version() >= bare;
+				}
+			}
+			assertThat(received).containsExactly(new DirectoryNotification(created.version(), created),
+					new DirectoryNotification(moving.version(), moving), new DirectoryNotification(bare, null));
 		}
 	}
 

@@ -121,6 +121,85 @@ class PostgresFenceTest {
 	}
 
 	@Test
+	@DisplayName("after a transaction's first accepted write, a further row of another tenant is still FOREIGN_ROW")
+	void laterRowOfAnotherTenantIsRejectedAfterAnAcceptedWrite() throws Exception {
+		String tenant = PostgresCluster.tenant("first");
+		String other = PostgresCluster.tenant("second");
+		app.admin.create(tenant, "shard-1");
+		app.admin.create(other, "shard-1");
+
+		SQLException insert = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
+			PostgresSessionVariablesTest.insertNote(c, tenant, "accepted, the fence row is now held");
+			PostgresSessionVariablesTest.insertNote(c, tenant, "accepted without reading the fence row");
+			PostgresSessionVariablesTest.insertNote(c, other, "smuggled after two accepted rows");
+			return null;
+		}));
+		SQLException update = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
+			PostgresSessionVariablesTest.insertNote(c, tenant, "accepted");
+			try (PreparedStatement ps = c.prepareStatement("UPDATE pg_note SET tenant_id = ? WHERE tenant_id = ?")) {
+				ps.setString(1, other);
+				ps.setString(2, tenant);
+				return ps.executeUpdate();
+			}
+		}));
+
+		assertThat(FenceRejection.find(insert)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FOREIGN_ROW"));
+		assertThat(FenceRejection.find(update)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FOREIGN_ROW"));
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", other)).isZero();
+	}
+
+	@Test
+	@DisplayName("a savepoint rolled back past the first write releases the fence row, and the next write checks it again")
+	void rolledBackSavepointForgetsTheCheckedFence() throws Exception {
+		String tenant = PostgresCluster.tenant("savepoint");
+		DirectoryEntry entry = app.admin.create(tenant, "shard-1");
+		try (HikariDataSource freezer = cluster.pool(cluster.shard("shard-1"), 1, "fence-sp-freezer")) {
+			SQLException rejected = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
+				java.sql.Savepoint before = c.setSavepoint();
+				PostgresSessionVariablesTest.insertNote(c, tenant, "undone with its savepoint");
+				c.rollback(before);
+				// The fence row is no longer held: the freeze does not wait for this open transaction.
+				try {
+					CompletableFuture.runAsync(
+							() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()))
+						.get(30, TimeUnit.SECONDS);
+				}
+				catch (Exception ex) {
+					throw new AssertionError("the freeze waited for a lock the rolled-back savepoint released", ex);
+				}
+				PostgresSessionVariablesTest.insertNote(c, tenant, "written after the freeze");
+				return null;
+			}));
+			assertThat(FenceRejection.find(rejected)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FROZEN"));
+		}
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
+	}
+
+	@Test
+	@DisplayName("the fence row a transaction checked stays held to its end: a freeze waits for its later writes too")
+	void freezeWaitsForATransactionThatWroteBefore() throws Exception {
+		String tenant = PostgresCluster.tenant("held");
+		DirectoryEntry entry = app.admin.create(tenant, "shard-1");
+		try (HikariDataSource freezer = cluster.pool(cluster.shard("shard-1"), 1, "fence-held-freezer");
+				HikariDataSource watcher = cluster.pool(cluster.shard("shard-1"), 1, "fence-held-observer")) {
+			CompletableFuture<Void> freeze;
+			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
+					Connection writer = app.dataSource.getConnection()) {
+				PostgresSessionVariablesTest.insertNote(writer, tenant, "first");
+				freeze = CompletableFuture.runAsync(
+						() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));
+				awaitLockWait(watcher, "fence-held-freezer");
+				PostgresSessionVariablesTest.insertNote(writer, tenant, "second, while the freeze waits");
+				assertThat(freeze).isNotDone();
+				writer.commit();
+			}
+			freeze.get(30, TimeUnit.SECONDS);
+		}
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isEqualTo(2);
+	}
+
+	@Test
 	@DisplayName("a connection nobody routed (no tenant bound) cannot write a tenant table: NO_TENANT")
 	void unroutedWriteIsRejected() throws Exception {
 		String tenant = PostgresCluster.tenant("unrouted");
