@@ -115,10 +115,10 @@ public class OnlineMover {
 	 * @param directory the directory (its database holds the move log)
 	 * @param router the local router, updated at once after each directory write of a move
 	 * @param topology the shards
-	 * @param tables the tenant tables to move, in any order (sorted by foreign keys); not empty
+	 * @param tables the tenant tables to move, in any order (sorted by foreign keys); if empty, every move is refused
+	 * with a {@link MoveException} (a move that copied nothing would lose the tenant's data)
 	 * @param actor who moves, recorded in the directory history (e.g. {@code mover@host})
 	 * @throws NullPointerException if an argument is {@code null}
-	 * @throws IllegalArgumentException if {@code tables} is empty
 	 */
 	public OnlineMover(Directory directory, TenantRouter router, ShardTopology topology, List<TenantTable> tables,
 			String actor) {
@@ -131,9 +131,6 @@ public class OnlineMover {
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.tables = List.copyOf(tables);
-		if (this.tables.isEmpty()) {
-			throw new IllegalArgumentException("An online mover needs at least one tenant table");
-		}
 		this.actor = Objects.requireNonNull(actor, "actor");
 		this.lease = Objects.requireNonNull(lease, "lease");
 		this.hook = Objects.requireNonNull(hook, "hook");
@@ -620,6 +617,11 @@ public class OnlineMover {
 	}
 
 	private List<TablePlan> plan(ShardTopology.Shard shard, String tenantId) {
+		if (this.tables.isEmpty()) {
+			throw new MoveException("The online mover has no tenant tables, so it cannot move tenant '" + tenantId
+					+ "' from or to shard '" + shard.id() + "': configure them (shard-tenancy.tenant-tables) or map "
+					+ "the entities with @TenantId", tenantId, shard.id(), -1, null);
+		}
 		try (Connection c = shard.dataSource().getConnection()) {
 			return TablePlan.plan(c, shard.id(), tenantId, this.tables);
 		}

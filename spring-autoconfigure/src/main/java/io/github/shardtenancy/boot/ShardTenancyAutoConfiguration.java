@@ -22,7 +22,8 @@ import org.springframework.context.annotation.Import;
 @Import({ ShardTenancyCoreConfiguration.class, ShardTenancyMigrationConfiguration.class,
 		ShardTenancyJdbcConfiguration.class, ShardTenancyHibernateConfiguration.class,
 		ShardTenancyRetryConfiguration.class, ShardTenancyRetryAdviceConfiguration.class,
-		ShardTenancyWebConfiguration.class, ShardTenancyPostgresConfiguration.class })
+		ShardTenancyWebConfiguration.class, ShardTenancyPostgresConfiguration.class,
+		ShardTenancyMoveConfiguration.class })
 public final class ShardTenancyAutoConfiguration {
 
 }
