@@ -150,6 +150,15 @@ public class OnlineMover {
 	}
 
 	/**
+	 * @param value the router to keep up to date after each directory write of a move, instead of this mover's (for
+	 * example the router of a mover acting as a separate application instance); not {@code null}
+	 * @return a new mover instance (a new owner identity) with that router
+	 */
+	public OnlineMover withRouter(TenantRouter value) {
+		return new OnlineMover(this.directory, value, this.topology, this.tables, this.actor, this.lease, this.hook);
+	}
+
+	/**
 	 * @param value called after each recorded step
 	 * @return a new mover instance (a new owner identity) with that hook
 	 */
