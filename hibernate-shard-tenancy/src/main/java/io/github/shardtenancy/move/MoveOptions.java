@@ -30,9 +30,13 @@ public record MoveOptions(int batchSize, Duration throttle, long catchUpLagThres
 		}
 	}
 
-	/** @return batches of 1000 rows, no throttle, freeze below 100 rows of lag, at most 10 rounds, clean at once */
+	/**
+	 * @return batches of 1000 rows, no throttle, freeze at 20 rows of lag or less (or after 20 catch-up rounds), clean
+	 * at once. The small lag keeps the final catch-up, inside the freeze, short: rounds get shorter as the lag
+	 * shrinks, so they converge on what the tenant writes during one short round.
+	 */
 	public static MoveOptions defaults() {
-		return new MoveOptions(1000, Duration.ZERO, 100, 10, Duration.ZERO);
+		return new MoveOptions(1000, Duration.ZERO, 20, 20, Duration.ZERO);
 	}
 
 	/** @param value rows per batch @return a copy with that batch size */

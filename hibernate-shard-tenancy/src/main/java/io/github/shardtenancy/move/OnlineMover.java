@@ -9,6 +9,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 
 import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.DirectoryUnavailableException;
@@ -89,6 +93,16 @@ import org.slf4j.LoggerFactory;
 public class OnlineMover {
 
 	private static final Logger log = LoggerFactory.getLogger(OnlineMover.class);
+
+	/** Runs the source's half of a verification while the mover's thread runs the target's. */
+	private static final Executor VERIFIERS = Executors.newCachedThreadPool(runnable -> {
+		Thread thread = new Thread(runnable, "shard-tenancy-move-verify");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	/** How often a step in progress records its progress (its heartbeat) in the move log, at most. */
+	static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
 
 	/** Default time after which another mover may take over a move whose owner stopped writing. */
 	public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
@@ -415,7 +429,7 @@ public class OnlineMover {
 		Map<String, Long> copied = sql(move, to, () -> {
 			TenantRows.delete(to, move.tenantId(), plans);
 			return TenantRows.copy(from, to, move.tenantId(), plans, options.batchSize(), options.throttle(),
-					data -> this.moveLog.progress(move, this.owner, data));
+					heartbeat(move));
 		});
 		long rows = copied.values().stream().mapToLong(Long::longValue).sum();
 		long ms = Math.max(1, (System.nanoTime() - started) / 1_000_000);
@@ -430,13 +444,28 @@ public class OnlineMover {
 		while (round < options.maxCatchUpRounds()) {
 			round++;
 			lag = sql(move, from, () -> TenantRows.catchUpRound(from, to, move.tenantId(), plans, options.batchSize(),
-					options.throttle(), data -> this.moveLog.progress(move, this.owner, data)));
+					options.throttle(), heartbeat(move)));
 			this.moveLog.progress(move, this.owner, "catch-up round=" + round + " lag=" + lag);
 			if (lag <= options.catchUpLagThreshold()) {
 				break;
 			}
 		}
 		this.moveLog.step(move, this.owner, MoveStep.CAUGHT_UP, "rounds=" + round + " lag=" + lag);
+	}
+
+	/**
+	 * @return a progress callback that records progress (and so the heartbeat, and the ownership check) at most every
+	 * {@link #HEARTBEAT_INTERVAL}, not after every batch: one directory write per second, not per thousand rows
+	 */
+	private TenantRows.Progress heartbeat(MoveStatus move) {
+		long[] last = { System.nanoTime() };
+		return data -> {
+			long now = System.nanoTime();
+			if (now - last[0] >= HEARTBEAT_INTERVAL.toNanos()) {
+				last[0] = now;
+				this.moveLog.progress(move, this.owner, data);
+			}
+		};
 	}
 
 	private void freeze(MoveStatus move, ShardTopology.Shard from) {
@@ -464,7 +493,7 @@ public class OnlineMover {
 		long lag = -1;
 		for (int round = 1; round <= 1000 && lag != 0; round++) {
 			lag = sql(move, from, () -> TenantRows.catchUpRound(from, to, move.tenantId(), plans, options.batchSize(),
-					Duration.ZERO, data -> this.moveLog.progress(move, this.owner, data)));
+					Duration.ZERO, heartbeat(move)));
 		}
 		if (lag != 0) {
 			throw new MoveException("The change log of tenant '" + move.tenantId() + "' on shard '" + from.id()
@@ -475,9 +504,20 @@ public class OnlineMover {
 
 	private void verify(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans) {
 		long rows = 0;
+		// Inside the freeze: the source and the target are checked at the same time, and on PostgreSQL each database
+		// computes its count and checksum itself instead of sending every row.
+		boolean inDatabase = TenantRows.isPostgres(from) && TenantRows.isPostgres(to);
 		for (TablePlan table : plans) {
-			long[] source = sql(move, from, () -> TenantRows.countAndChecksum(from, table, move.tenantId()));
-			long[] target = sql(move, to, () -> TenantRows.countAndChecksum(to, table, move.tenantId()));
+			CompletableFuture<long[]> sourceCheck = CompletableFuture.supplyAsync(() -> sql(move, from,
+					() -> TenantRows.countAndChecksum(from, table, move.tenantId(), inDatabase)), VERIFIERS);
+			long[] target = sql(move, to, () -> TenantRows.countAndChecksum(to, table, move.tenantId(), inDatabase));
+			long[] source;
+			try {
+				source = sourceCheck.join();
+			}
+			catch (CompletionException ex) {
+				throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
+			}
 			if (source[0] != target[0] || source[1] != target[1]) {
 				throw new MoveException("Verification of tenant '" + move.tenantId() + "' failed for table "
 						+ table.sqlName() + ": source '" + from.id() + "' has " + source[0] + " rows (checksum "

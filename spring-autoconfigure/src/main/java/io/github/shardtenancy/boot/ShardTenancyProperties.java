@@ -341,14 +341,14 @@ public class ShardTenancyProperties {
 
 		/**
 		 * Online mover: change-log entries (rows) left after a catch-up round at or below which the tenant is frozen
-		 * for the final catch-up. The freeze window grows with it. At least 0. Default 100 rows.
+		 * for the final catch-up. The freeze window grows with it. At least 0. Default 20 rows.
 		 */
-		private long catchUpLagThreshold = 100;
+		private long catchUpLagThreshold = 20;
 
 		/**
-		 * Online mover: catch-up rounds before the tenant is frozen whatever the lag. At least 1. Default 10.
+		 * Online mover: catch-up rounds before the tenant is frozen whatever the lag. At least 1. Default 20.
 		 */
-		private int maxCatchUpRounds = 10;
+		private int maxCatchUpRounds = 20;
 
 		/**
 		 * Online mover: how long the source rows are kept after the flip. Zero (the default) cleans them before
