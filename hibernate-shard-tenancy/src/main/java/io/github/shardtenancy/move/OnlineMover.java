@@ -4,8 +4,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -335,6 +337,7 @@ public class OnlineMover {
 		ShardTopology.Shard from = this.topology.shard(move.sourceShardId());
 		ShardTopology.Shard to = this.topology.shard(move.targetShardId());
 		MoveStep step = move.step();
+		FreezeDelta delta = new FreezeDelta();
 		try {
 			while (!step.isFinal()) {
 				long stepStarted = System.nanoTime();
@@ -342,9 +345,12 @@ public class OnlineMover {
 					case PLANNED -> mark(move, from, to);
 					case MARKED -> copy(move, from, to, plans);
 					case COPIED -> catchUp(move, from, to, plans);
-					case CAUGHT_UP -> freeze(move, from);
-					case FROZEN -> finalCatchUp(move, from, to, plans);
-					case FINAL_CAUGHT_UP -> verify(move, from, to, plans);
+					case CAUGHT_UP -> {
+						freeze(move, from);
+						delta.frozenHere = true;
+					}
+					case FROZEN -> finalCatchUp(move, from, to, plans, delta);
+					case FINAL_CAUGHT_UP -> verify(move, from, to, plans, delta);
 					case VERIFIED -> flip(move, from, to);
 					case FLIPPED -> {
 						Instant cleanAfter = this.moveLog.find(move.moveId()).map(MoveLog.Row::cleanAfter).orElse(null);
@@ -450,7 +456,15 @@ public class OnlineMover {
 				break;
 			}
 		}
-		this.moveLog.step(move, this.owner, MoveStep.CAUGHT_UP, "rounds=" + round + " lag=" + lag);
+		// One more round that also verifies, in its own snapshot: once it has applied that snapshot's changes, the
+		// target must equal the source in that snapshot (row count and checksum of every table). The freeze then
+		// only has to verify the rows its final catch-up touches (see verify).
+		long[] verifiedRows = new long[1];
+		lag = sql(move, from, () -> TenantRows.catchUpRound(from, to, move.tenantId(), plans, options.batchSize(),
+				options.throttle(), heartbeat(move),
+				source -> verifiedRows[0] = verifySnapshot(move, source, from, to, plans), null));
+		this.moveLog.step(move, this.owner, MoveStep.CAUGHT_UP,
+				"rounds=" + (round + 1) + " lag=" + lag + " verified rows=" + verifiedRows[0]);
 	}
 
 	/**
@@ -488,13 +502,17 @@ public class OnlineMover {
 	}
 
 	private void finalCatchUp(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to,
-			List<TablePlan> plans) {
+			List<TablePlan> plans, FreezeDelta delta) {
 		MoveOptions options = move.options();
 		long lag = -1;
+		// The keys are collected only if this run froze the tenant itself: otherwise earlier rounds of this step, in
+		// a mover that crashed, may have applied (and deleted) entries this run never sees.
+		Map<TablePlan, Set<String>> applied = delta.frozenHere ? delta.keys : null;
 		for (int round = 1; round <= 1000 && lag != 0; round++) {
 			lag = sql(move, from, () -> TenantRows.catchUpRound(from, to, move.tenantId(), plans, options.batchSize(),
-					Duration.ZERO, heartbeat(move)));
+					Duration.ZERO, heartbeat(move), null, applied));
 		}
+		delta.finalCaughtUpHere = delta.frozenHere;
 		if (lag != 0) {
 			throw new MoveException("The change log of tenant '" + move.tenantId() + "' on shard '" + from.id()
 					+ "' still holds " + lag + " entries after the freeze", move.tenantId(), from.id(), -1, null);
@@ -502,7 +520,101 @@ public class OnlineMover {
 		this.moveLog.step(move, this.owner, MoveStep.FINAL_CAUGHT_UP, "lag=0");
 	}
 
-	private void verify(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans) {
+	/**
+	 * What this run of a move knows about its freeze: whether it froze the tenant and ran the final catch-up itself,
+	 * and the keys that catch-up applied. Only then can verification inside the freeze be limited to those keys.
+	 */
+	private static final class FreezeDelta {
+
+		boolean frozenHere;
+
+		boolean finalCaughtUpHere;
+
+		final Map<TablePlan, Set<String>> keys = new LinkedHashMap<>();
+
+	}
+
+	/**
+	 * The full verification of the catch-up step, on the source connection of its last round (still in that round's
+	 * snapshot) against the target (which holds that snapshot's state: only the mover writes it).
+	 * @return rows verified
+	 * @throws MoveException on a mismatch, naming the table
+	 */
+	private long verifySnapshot(MoveStatus move, Connection source, ShardTopology.Shard from, ShardTopology.Shard to,
+			List<TablePlan> plans) throws SQLException {
+		boolean inDatabase = TenantRows.isPostgres(from) && TenantRows.isPostgres(to);
+		long rows = 0;
+		for (TablePlan table : plans) {
+			CompletableFuture<long[]> targetCheck = CompletableFuture.supplyAsync(() -> sql(move, to,
+					() -> TenantRows.countAndChecksum(to, table, move.tenantId(), inDatabase)), VERIFIERS);
+			long[] sourceSums = TenantRows.countAndChecksum(source, inDatabase, table, move.tenantId());
+			long[] target = join(targetCheck);
+			requireEqual(move, from, to, table, sourceSums, target, " (before the freeze)");
+			rows += sourceSums[0];
+		}
+		return rows;
+	}
+
+	private static <T> T join(CompletableFuture<T> future) {
+		try {
+			return future.join();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
+		}
+	}
+
+	private static void requireEqual(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to,
+			TablePlan table, long[] source, long[] target, String when) {
+		if (source[0] != target[0] || source[1] != target[1]) {
+			throw new MoveException("Verification of tenant '" + move.tenantId() + "' failed for table "
+					+ table.sqlName() + when + ": source '" + from.id() + "' has " + source[0] + " rows (checksum "
+					+ source[1] + "), target '" + to.id() + "' has " + target[0] + " rows (checksum " + target[1]
+					+ ")", move.tenantId(), to.id(), -1, null);
+		}
+	}
+
+	/**
+	 * Verifies inside the freeze. When this run froze the tenant and ran the final catch-up itself, the target was
+	 * verified equal to the source in the catch-up step's last snapshot, and every change since then has a change-log
+	 * entry that the final catch-up applied: then the row counts of every table and the rows of the keys the final
+	 * catch-up applied are compared, value by value, which costs in proportion to the final lag, not to the tenant's
+	 * size. Otherwise (a resumed move) every row is checked, as count and checksum per table.
+	 */
+	private void verify(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans,
+			FreezeDelta delta) {
+		if (delta.finalCaughtUpHere) {
+			long rows = 0;
+			int keys = 0;
+			for (TablePlan table : plans) {
+				CompletableFuture<Long> sourceCount = CompletableFuture.supplyAsync(
+						() -> sql(move, from, () -> TenantRows.count(from, table, move.tenantId())), VERIFIERS);
+				long targetCount = sql(move, to, () -> TenantRows.count(to, table, move.tenantId()));
+				long count = join(sourceCount);
+				if (count != targetCount) {
+					throw new MoveException("Verification of tenant '" + move.tenantId() + "' failed for table "
+							+ table.sqlName() + ": source '" + from.id() + "' has " + count + " rows, target '"
+							+ to.id() + "' has " + targetCount, move.tenantId(), to.id(), -1, null);
+				}
+				Set<String> changed = delta.keys.getOrDefault(table, Set.of());
+				String difference = sql(move, from,
+						() -> TenantRows.compareRows(from, to, table, changed, move.tenantId()));
+				if (difference != null) {
+					throw new MoveException("Verification of tenant '" + move.tenantId() + "' failed for table "
+							+ table.sqlName() + " between source '" + from.id() + "' and target '" + to.id() + "': "
+							+ difference, move.tenantId(), to.id(), -1, null);
+				}
+				rows += count;
+				keys += changed.size();
+			}
+			this.moveLog.step(move, this.owner, MoveStep.VERIFIED,
+					"rows=" + rows + " (counts, and the " + keys + " rows changed since the catch-up's verification)");
+			return;
+		}
+		verifyAll(move, from, to, plans);
+	}
+
+	private void verifyAll(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans) {
 		long rows = 0;
 		// Inside the freeze: the source and the target are checked at the same time, and on PostgreSQL each database
 		// computes its count and checksum itself instead of sending every row.

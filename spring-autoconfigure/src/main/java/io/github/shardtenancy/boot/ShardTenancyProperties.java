@@ -329,9 +329,10 @@ public class ShardTenancyProperties {
 
 		/**
 		 * Online mover ({@code OnlineMover} bean, {@code MoveOptions} bean): rows per bulk-copy batch and change-log
-		 * entries per catch-up batch, each committed on the target. At least 1. Default 1000 rows.
+		 * entries per catch-up batch (at most 500 of those per statement), each committed on the target. At least 1.
+		 * Default 10,000 rows.
 		 */
-		private int batchSize = 1000;
+		private int batchSize = 10_000;
 
 		/**
 		 * Online mover: pause after every copy and catch-up batch, to spare the source shard. Zero for none (the

@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.spi.BulkCopier;
@@ -339,6 +340,35 @@ public final class TenantRows {
 	 */
 	public static long catchUpRound(ShardTopology.Shard from, ShardTopology.Shard to, String tenantId,
 			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress) throws SQLException {
+		return catchUpRound(from, to, tenantId, tables, batchSize, throttle, progress, null, null);
+	}
+
+	/**
+	 * Compares, after a catch-up round's apply, the source in the round's snapshot with the target, per table.
+	 */
+	@FunctionalInterface
+	public interface SnapshotCheck {
+
+		/**
+		 * @param source the source connection, still in the round's snapshot
+		 * @throws SQLException on a database error, or to report a mismatch
+		 */
+		void check(Connection source) throws SQLException;
+
+	}
+
+	/**
+	 * A catch-up round as {@link #catchUpRound(ShardTopology.Shard, ShardTopology.Shard, String, List, int, Duration,
+	 * Progress)}, that can also run a check in the round's snapshot once the target holds that snapshot's state, and
+	 * collect the keys it applied.
+	 * @param check run after the apply, on the source connection still in the round's snapshot, or {@code null}
+	 * @param applied receives the keys applied, per table, or {@code null}
+	 * @return the lag after the round
+	 * @throws SQLException on a database error, or what the check threw
+	 */
+	public static long catchUpRound(ShardTopology.Shard from, ShardTopology.Shard to, String tenantId,
+			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress, SnapshotCheck check,
+			Map<TablePlan, Set<String>> applied) throws SQLException {
 		List<Long> seqs = new ArrayList<>();
 		try (Connection source = from.dataSource().getConnection()) {
 			int isolation = source.getTransactionIsolation();
@@ -361,6 +391,13 @@ public final class TenantRows {
 				}
 				if (!keys.isEmpty()) {
 					apply(source, to, tenantId, tables, keys, batchSize, throttle, progress);
+				}
+				if (applied != null) {
+					keys.forEach((table, tableKeys) -> applied.computeIfAbsent(table, t -> new LinkedHashSet<>())
+						.addAll(tableKeys));
+				}
+				if (check != null) {
+					check.check(source);
 				}
 				source.commit();
 			}
@@ -644,9 +681,21 @@ public final class TenantRows {
 	 */
 	public static long[] countAndChecksum(ShardTopology.Shard shard, TablePlan table, String tenantId,
 			boolean inDatabase) throws SQLException {
-		if (inDatabase && isPostgres(shard)) {
-			try (Connection c = shard.dataSource().getConnection();
-					PreparedStatement ps = c.prepareStatement("SELECT COUNT(*), COALESCE(SUM(hashtextextended(ROW("
+		try (Connection c = shard.dataSource().getConnection()) {
+			return countAndChecksum(c, inDatabase && isPostgres(shard), table, tenantId);
+		}
+	}
+
+	/**
+	 * As {@link #countAndChecksum(ShardTopology.Shard, TablePlan, String, boolean)}, on a connection (for example one
+	 * in a snapshot), in the database only if {@code inDatabase} (the caller checked it is PostgreSQL).
+	 * @return {count, checksum}
+	 * @throws SQLException on a database error
+	 */
+	public static long[] countAndChecksum(Connection c, boolean inDatabase, TablePlan table, String tenantId)
+			throws SQLException {
+		if (inDatabase) {
+			try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*), COALESCE(SUM(hashtextextended(ROW("
 							+ table.columnList() + ")::text, 0)::numeric) % 9223372036854775783, 0)::bigint FROM "
 							+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
 				ps.setString(1, tenantId);
@@ -656,8 +705,7 @@ public final class TenantRows {
 				}
 			}
 		}
-		try (Connection c = shard.dataSource().getConnection();
-				PreparedStatement ps = c.prepareStatement("SELECT " + table.columnList() + " FROM " + table.sqlName()
+		try (PreparedStatement ps = c.prepareStatement("SELECT " + table.columnList() + " FROM " + table.sqlName()
 						+ " WHERE " + table.tenantColumn() + " = ?")) {
 			ps.setString(1, tenantId);
 			long count = 0;
@@ -675,6 +723,59 @@ public final class TenantRows {
 			}
 			return new long[] { count, checksum };
 		}
+	}
+
+	/**
+	 * @return the tenant's rows in a table of a shard
+	 * @throws SQLException on a database error
+	 */
+	public static long count(ShardTopology.Shard shard, TablePlan table, String tenantId) throws SQLException {
+		try (Connection c = shard.dataSource().getConnection();
+				PreparedStatement ps = c.prepareStatement(
+						"SELECT COUNT(*) FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+	/**
+	 * Compares the rows of some keys on the source and the target, value by value (as text).
+	 * @return a description of the first difference, or {@code null} if every key has equal rows on both (or none)
+	 * @throws SQLException on a database error
+	 */
+	public static String compareRows(ShardTopology.Shard from, ShardTopology.Shard to, TablePlan table,
+			Set<String> keys, String tenantId) throws SQLException {
+		try (Connection source = from.dataSource().getConnection();
+				Connection target = to.dataSource().getConnection()) {
+			for (List<String> chunk : chunks(new ArrayList<>(keys), 500)) {
+				Map<String, Object[]> onSource = read(source, table, chunk, tenantId);
+				Map<String, Object[]> onTarget = read(target, table, chunk, tenantId);
+				for (String key : chunk) {
+					String a = text(onSource.get(key));
+					String b = text(onTarget.get(key));
+					if (!java.util.Objects.equals(a, b)) {
+						return "key " + key.replace(KEY_SEPARATOR, ",") + ": source " + a + ", target " + b;
+					}
+				}
+			}
+			return null;
+		}
+	}
+
+	private static final String KEY_SEPARATOR = "\u001f";
+
+	private static String text(Object[] row) {
+		if (row == null) {
+			return null;
+		}
+		StringBuilder out = new StringBuilder("(");
+		for (Object value : row) {
+			out.append(out.length() > 1 ? ", " : "").append(value);
+		}
+		return out.append(')').toString();
 	}
 
 	/** @return whether a shard runs PostgreSQL (by its fence dialect) */

@@ -65,17 +65,26 @@ class PostgresMoveLoadTest {
 			OnlineMover mover = PostgresMoveFixture.mover(moverInstance);
 			List<Long> freezeMillis = new ArrayList<>();
 			List<Long> retries = new ArrayList<>();
+			Map<String, String> uncleaned = new LinkedHashMap<>();
 			for (int m = 0; m < 20; m++) {
 				String tenant = tenants.get(m % 3);
+				if (uncleaned.containsKey(tenant)) { // its previous move, cleaned one second after its flip
+					assertThat(PostgresOnlineMoverTest.finish(mover, uncleaned.remove(tenant)).step())
+						.isEqualTo(MoveStep.DONE);
+				}
 				DirectoryEntry entry = app.directory.find(tenant).orElseThrow();
 				String target = PostgresCluster.SHARD_IDS
 					.get((PostgresCluster.SHARD_IDS.indexOf(entry.shardId()) + 1 + m % 2) % 3);
 				long rejectedBefore = rejections(writers.get(tenant));
-				MoveStatus done = mover.status(mover.move(tenant, target, PostgresOnlineMoverTest.smallBatches()));
-				assertThat(done.step()).as("move %d of %s", m, tenant).isEqualTo(MoveStep.DONE);
-				freezeMillis.add(done.freezeWindow().orElseThrow().toMillis());
+				MoveStatus flipped = mover.status(mover.move(tenant, target, PostgresOnlineMoverTest.smallBatches()));
+				assertThat(flipped.step()).as("move %d of %s", m, tenant).isEqualTo(MoveStep.FLIPPED);
+				uncleaned.put(tenant, flipped.moveId());
+				freezeMillis.add(flipped.freezeWindow().orElseThrow().toMillis());
 				PostgresOnlineMoverTest.awaitProgress(writers.get(tenant));
 				retries.add(rejections(writers.get(tenant)) - rejectedBefore);
+			}
+			for (String moveId : uncleaned.values()) {
+				assertThat(PostgresOnlineMoverTest.finish(mover, moveId).step()).isEqualTo(MoveStep.DONE);
 			}
 			PostgresOnlineMoverTest.awaitProgress(all);
 			stop.set(true);

@@ -151,8 +151,28 @@ class PostgresOnlineMoverTest {
 		return ShardFence.get(this.app.topology.shard(shardId).dataSource(), shardId, this.tenant).orElseThrow().state();
 	}
 
+	/**
+	 * Small batches, and the source cleaned one second after the flip: a writer that began its transaction on the
+	 * source during the freeze (a FROZEN fence admits reads) may run its UPDATE after the flip, and must still find
+	 * the rows there to be rejected and retried rather than update nothing.
+	 */
 	static MoveOptions smallBatches() {
-		return MoveOptions.defaults().withBatchSize(100).withCatchUpLagThreshold(10).withMaxCatchUpRounds(5);
+		return MoveOptions.defaults()
+			.withBatchSize(100)
+			.withCatchUpLagThreshold(10)
+			.withMaxCatchUpRounds(5)
+			.withCleanDelay(Duration.ofSeconds(1));
+	}
+
+	/** Resumes a flipped move until its clean delay has passed and it has cleaned the source. */
+	static MoveStatus finish(OnlineMover mover, String moveId) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		MoveStatus status = mover.resume(moveId);
+		while (status.step() == MoveStep.FLIPPED && System.nanoTime() < deadline) {
+			Thread.sleep(100);
+			status = mover.resume(moveId);
+		}
+		return status;
 	}
 
 	/** A mover on the mover instance that crashes after {@code step}, first cutting all of its connections. */
@@ -211,7 +231,7 @@ class PostgresOnlineMoverTest {
 
 			String moveId = mover.move(PostgresOnlineMoverTest.this.tenant, "shard-2", smallBatches());
 
-			MoveStatus done = mover.status(moveId);
+			MoveStatus done = finish(mover, moveId);
 			assertThat(done.step()).isEqualTo(MoveStep.DONE);
 			awaitProgress(moving);
 			awaitProgress(leftWriters);
@@ -264,7 +284,7 @@ class PostgresOnlineMoverTest {
 			try (AppInstance successorInstance = AppInstance.plain(cluster, "mover-successor",
 					RouterSettings.defaults(), 4)) {
 				OnlineMover successor = PostgresMoveFixture.mover(successorInstance).withLease(Duration.ZERO);
-				MoveStatus done = successor.resume(stopped.moveId());
+				MoveStatus done = finish(successor, stopped.moveId());
 
 				assertThat(done.step()).isEqualTo(MoveStep.DONE);
 				assertThat(done.freezeWindow()).isPresent();
@@ -378,8 +398,9 @@ class PostgresOnlineMoverTest {
 					PostgresOnlineMoverTest.this.tenant)).isZero();
 		}
 
+		/** A basic mover on the application instance (whose connections no test cuts). */
 		private TenantMover basicMover() {
-			AppInstance instance = PostgresOnlineMoverTest.this.moverInstance;
+			AppInstance instance = PostgresOnlineMoverTest.this.app;
 			return new TenantMover(instance.directory, instance.router, instance.topology, PostgresMoveFixture.TABLES,
 					"basic@test");
 		}
