@@ -439,8 +439,9 @@ public class OnlineMover {
 		});
 		long rows = copied.values().stream().mapToLong(Long::longValue).sum();
 		long ms = Math.max(1, (System.nanoTime() - started) / 1_000_000);
-		this.moveLog.step(move, this.owner, MoveStep.COPIED,
-				"rows=" + rows + " tables=" + copied + " ms=" + ms + " rowsPerSecond=" + (rows * 1000 / ms));
+		String method = sql(move, to, () -> TenantRows.copyMethod(from, to));
+		this.moveLog.step(move, this.owner, MoveStep.COPIED, "rows=" + rows + " tables=" + copied + " ms=" + ms
+				+ " rowsPerSecond=" + (rows * 1000 / ms) + " via " + method);
 	}
 
 	private void catchUp(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans) {

@@ -52,6 +52,19 @@ public final class TenantRows {
 	private TenantRows() {
 	}
 
+	/**
+	 * @return how {@link #copy} copies between two shards: the simple class name of the {@link BulkCopier} it uses,
+	 * or {@code multi-row INSERT}
+	 * @throws SQLException if a shard cannot be reached
+	 */
+	public static String copyMethod(ShardTopology.Shard from, ShardTopology.Shard to) throws SQLException {
+		try (Connection source = from.dataSource().getConnection();
+				Connection target = to.dataSource().getConnection()) {
+			BulkCopier copier = bulkCopier(source, target);
+			return (copier != null) ? copier.getClass().getSimpleName() : "multi-row INSERT";
+		}
+	}
+
 	/** @return the first bulk copier that supports both connections, or {@code null} (multi-row INSERTs then) */
 	private static BulkCopier bulkCopier(Connection source, Connection target) throws SQLException {
 		for (BulkCopier copier : COPIERS) {

@@ -227,12 +227,22 @@ class PostgresOnlineMoverTest {
 			List<PgOrderWriter> leftWriters = startWriters(left, 4);
 			List<PgOrderWriter> rightWriters = startWriters(right, 4);
 			awaitProgress(moving);
-			OnlineMover mover = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.moverInstance);
+			List<String> copied = new java.util.concurrent.CopyOnWriteArrayList<>();
+			OnlineMover plain = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.moverInstance);
+			OnlineMover mover = plain.withHook((id, step) -> {
+				if (step == MoveStep.COPIED) {
+					copied.add(plain.status(id).stepData());
+				}
+			});
 
 			String moveId = mover.move(PostgresOnlineMoverTest.this.tenant, "shard-2", smallBatches());
 
 			MoveStatus done = finish(mover, moveId);
 			assertThat(done.step()).isEqualTo(MoveStep.DONE);
+			assertThat(copied).as("the bulk copy between PostgreSQL shards used COPY")
+				.singleElement()
+				.asString()
+				.endsWith("via PostgresBulkCopier");
 			awaitProgress(moving);
 			awaitProgress(leftWriters);
 			stopWriters();
