@@ -70,9 +70,20 @@ import org.slf4j.LoggerFactory;
  * <h2>Copy</h2>
  * The bulk copy reads one consistent snapshot of the source (all tables, parents first, so foreign keys hold on the
  * target) and commits on the target every {@link MoveOptions#batchSize()} rows, pausing {@link MoveOptions#throttle()}
- * after each batch. A copy interrupted by a crash starts over when resumed (the target's partial copy is deleted
+ * after each batch. It streams through a {@link io.github.shardtenancy.spi.BulkCopier} when one on the class path
+ * supports both shards (PostgreSQL's {@code COPY}, from {@code hibernate-shard-tenancy-postgresql}), and writes
+ * multi-row {@code INSERT}s otherwise. A copy interrupted by a crash starts over when resumed (the target's partial copy is deleted
  * first): continuing from the last copied key with a second snapshot could copy a child row whose parent is in
  * neither snapshot's part of the copy.
+ *
+ * <h2>Verification, and what the freeze costs</h2>
+ * The last catch-up round before the freeze verifies the whole copy: after applying the changes in its snapshot, the
+ * target must equal the source in that snapshot (row count and checksum of every table; computed by each database on
+ * PostgreSQL, source and target in parallel). Inside the freeze, the final catch-up applies the changes logged since,
+ * and the verification compares the row counts and, value by value, only the rows it changed: the freeze costs in
+ * proportion to the final lag, which {@link MoveOptions#catchUpLagThreshold()} keeps small, not to the tenant's size.
+ * A move resumed after the freeze verifies every row again (it cannot know which rows an earlier mover's final
+ * catch-up changed).
  *
  * <h2>Crash safety and locking</h2>
  * Each move is a row of the move log ({@code shard_move}) in the directory database, recording the last step it
