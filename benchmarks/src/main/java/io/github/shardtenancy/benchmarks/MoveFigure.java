@@ -258,8 +258,9 @@ final class MoveFigure {
 									+ "into memory, then COPY ... FROM STDIN into a copy of each table (LIKE ... "
 									+ "INCLUDING ALL: same primary key and index, no triggers) on the other shard, "
 									+ "both tables, average of 2 runs, while the 8 writers still ran; the mover's rate "
-									+ "is over its COPIED step only (snapshot read of the source, batched inserts into "
-									+ "the fenced target tables), see the step times in the freeze row."));
+									+ "is over its COPIED step only (the source's snapshot streamed with COPY TO STDOUT "
+									+ "into COPY FROM STDIN on the fenced target tables, whose foreign keys are checked, "
+									+ "through PostgresBulkCopier), see the step times in the freeze row."));
 		}
 	}
 

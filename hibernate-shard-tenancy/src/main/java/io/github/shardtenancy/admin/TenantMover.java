@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
@@ -28,6 +29,9 @@ import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.move.MoveInProgressException;
+import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.internal.move.ActiveMoves;
 import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.move.TenantRows;
 import io.github.shardtenancy.routing.TenantRouter;
@@ -55,7 +59,8 @@ import org.slf4j.LoggerFactory;
  * and the rows copied to the target are removed. Writes refused meanwhile were retried by their callers.
  *
  * <p>Thread-safe; moves of different tenants may run at once. Two moves of one tenant are refused by the directory's
- * epoch check ({@link DirectoryConflictException}).
+ * epoch check ({@link DirectoryConflictException}), and a tenant with an unfinished {@link OnlineMover} move (also
+ * one flipped but not cleaned yet) is refused with {@link MoveInProgressException}.
  */
 public class TenantMover {
 
@@ -140,6 +145,10 @@ public class TenantMover {
 	 * @param targetShardId the new owner
 	 * @return what was done
 	 * @throws UnknownTenantException if the directory has no entry for the tenant
+	 * @throws MoveInProgressException if the tenant has an unfinished online move ({@link OnlineMover}), also one
+	 * that has flipped but whose source is not cleaned yet: the move log in the directory database is checked first,
+	 * and every directory write of either mover is conditional on the entry's epoch, so no move can start between
+	 * the check and this move's freeze
 	 * @throws MoveException if the tenant is not ACTIVE, the target is its owner or unknown, a table lacks the tenant
 	 * column, or any step before the flip failed (the freeze is then undone)
 	 * @throws DirectoryConflictException if another move changed the entry meanwhile
@@ -149,6 +158,15 @@ public class TenantMover {
 		DirectoryEntry entry = this.directory.find(tenantId)
 			.orElseThrow(() -> new UnknownTenantException(tenantId, this.router.version()));
 		String source = entry.shardId();
+		Optional<ActiveMoves.ActiveMove> online = ActiveMoves.find(this.directory.dataSource(), tenantId);
+		if (online.isPresent()) {
+			ActiveMoves.ActiveMove active = online.get();
+			throw new MoveInProgressException("Tenant '" + tenantId + "' (" + entry.state() + " on shard '" + source
+					+ "', directory version " + entry.version() + ") has an unfinished online move "
+					+ active.moveId() + " from '" + active.sourceShardId() + "' to '" + active.targetShardId()
+					+ "' (step " + active.step() + "); resume, clean or abort it before moving the tenant again",
+					tenantId, source, entry.version(), active.moveId());
+		}
 		if (entry.state() != TenantState.ACTIVE) {
 			throw new MoveException("Tenant '" + tenantId + "' is " + entry.state() + " on shard '" + source
 					+ "' (directory version " + entry.version() + "); only an ACTIVE tenant can be moved", tenantId,

@@ -15,7 +15,11 @@ import java.util.Objects;
  * the tenant, {@code >= 0}; the freeze window grows with it
  * @param maxCatchUpRounds catch-up rounds before the move freezes the tenant whatever the lag, {@code >= 1}
  * @param cleanDelay how long the source rows are kept after the flip; {@link Duration#ZERO} cleans at once, otherwise
- * {@link OnlineMover#resume(String)} or {@link OnlineMover#clean(String)} cleans later
+ * {@link OnlineMover#resume(String)} or {@link OnlineMover#clean(String)} cleans later. The delay is the safety period
+ * of design reference 000 ("Drain and clean"): a transaction that began on the source before the flip (a FROZEN
+ * fence admits reads) and runs its statements after it finds the rows still there, so its writes are rejected by
+ * the fence and retried instead of matching no row. With zero, such a transaction can read nothing or update zero
+ * rows; use zero only when no transaction of the tenant can be in flight (tests, maintenance)
  */
 public record MoveOptions(int batchSize, Duration throttle, long catchUpLagThreshold, int maxCatchUpRounds,
 		Duration cleanDelay) {
@@ -30,9 +34,14 @@ public record MoveOptions(int batchSize, Duration throttle, long catchUpLagThres
 		}
 	}
 
-	/** @return batches of 1000 rows, no throttle, freeze below 100 rows of lag, at most 10 rounds, clean at once */
+	/**
+	 * @return batches of 10,000 rows (a batch only bounds a target transaction and paces the throttle: an interrupted
+	 * copy starts over anyway, and fewer commits copy faster), no throttle, freeze at 20 rows of lag or less (or after 20 catch-up rounds), clean
+	 * at once. The small lag keeps the final catch-up, inside the freeze, short: rounds get shorter as the lag
+	 * shrinks, so they converge on what the tenant writes during one short round.
+	 */
 	public static MoveOptions defaults() {
-		return new MoveOptions(1000, Duration.ZERO, 100, 10, Duration.ZERO);
+		return new MoveOptions(10_000, Duration.ZERO, 20, 20, Duration.ZERO);
 	}
 
 	/** @param value rows per batch @return a copy with that batch size */

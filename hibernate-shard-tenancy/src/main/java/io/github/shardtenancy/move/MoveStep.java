@@ -19,7 +19,10 @@ public enum MoveStep {
 	/** The tenant's rows copied to the target from one consistent snapshot of the source, in batches. */
 	COPIED,
 
-	/** Changes logged during the copy applied to the target, round after round, until the lag was small. */
+	/**
+	 * Changes logged during the copy applied to the target, round after round, until the lag was small; then one more
+	 * round verified the target against the source in that round's snapshot (row count and checksum of every table).
+	 */
 	CAUGHT_UP,
 
 	/**
@@ -31,7 +34,11 @@ public enum MoveStep {
 	/** The last logged changes applied: the target holds exactly the source's rows. */
 	FINAL_CAUGHT_UP,
 
-	/** Row count and checksum of every table equal on source and target. */
+	/**
+	 * Source and target verified equal: the row count of every table and, value by value, every row the final
+	 * catch-up changed (the rest was verified in {@link #CAUGHT_UP}); a resumed move, which cannot know those rows,
+	 * compares the count and checksum of every table instead.
+	 */
 	VERIFIED,
 
 	/**

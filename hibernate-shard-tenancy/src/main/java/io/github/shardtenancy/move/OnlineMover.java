@@ -4,11 +4,17 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 
 import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.DirectoryUnavailableException;
@@ -64,9 +70,20 @@ import org.slf4j.LoggerFactory;
  * <h2>Copy</h2>
  * The bulk copy reads one consistent snapshot of the source (all tables, parents first, so foreign keys hold on the
  * target) and commits on the target every {@link MoveOptions#batchSize()} rows, pausing {@link MoveOptions#throttle()}
- * after each batch. A copy interrupted by a crash starts over when resumed (the target's partial copy is deleted
+ * after each batch. It streams through a {@link io.github.shardtenancy.spi.BulkCopier} when one on the class path
+ * supports both shards (PostgreSQL's {@code COPY}, from {@code hibernate-shard-tenancy-postgresql}), and writes
+ * multi-row {@code INSERT}s otherwise. A copy interrupted by a crash starts over when resumed (the target's partial copy is deleted
  * first): continuing from the last copied key with a second snapshot could copy a child row whose parent is in
  * neither snapshot's part of the copy.
+ *
+ * <h2>Verification, and what the freeze costs</h2>
+ * The last catch-up round before the freeze verifies the whole copy: after applying the changes in its snapshot, the
+ * target must equal the source in that snapshot (row count and checksum of every table; computed by each database on
+ * PostgreSQL, source and target in parallel). Inside the freeze, the final catch-up applies the changes logged since,
+ * and the verification compares the row counts and, value by value, only the rows it changed: the freeze costs in
+ * proportion to the final lag, which {@link MoveOptions#catchUpLagThreshold()} keeps small, not to the tenant's size.
+ * A move resumed after the freeze verifies every row again (it cannot know which rows an earlier mover's final
+ * catch-up changed).
  *
  * <h2>Crash safety and locking</h2>
  * Each move is a row of the move log ({@code shard_move}) in the directory database, recording the last step it
@@ -89,6 +106,16 @@ import org.slf4j.LoggerFactory;
 public class OnlineMover {
 
 	private static final Logger log = LoggerFactory.getLogger(OnlineMover.class);
+
+	/** Runs the source's half of a verification while the mover's thread runs the target's. */
+	private static final Executor VERIFIERS = Executors.newCachedThreadPool(runnable -> {
+		Thread thread = new Thread(runnable, "shard-tenancy-move-verify");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	/** How often a step in progress records its progress (its heartbeat) in the move log, at most. */
+	static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
 
 	/** Default time after which another mover may take over a move whose owner stopped writing. */
 	public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
@@ -115,10 +142,10 @@ public class OnlineMover {
 	 * @param directory the directory (its database holds the move log)
 	 * @param router the local router, updated at once after each directory write of a move
 	 * @param topology the shards
-	 * @param tables the tenant tables to move, in any order (sorted by foreign keys); not empty
+	 * @param tables the tenant tables to move, in any order (sorted by foreign keys); if empty, every move is refused
+	 * with a {@link MoveException} (a move that copied nothing would lose the tenant's data)
 	 * @param actor who moves, recorded in the directory history (e.g. {@code mover@host})
 	 * @throws NullPointerException if an argument is {@code null}
-	 * @throws IllegalArgumentException if {@code tables} is empty
 	 */
 	public OnlineMover(Directory directory, TenantRouter router, ShardTopology topology, List<TenantTable> tables,
 			String actor) {
@@ -131,9 +158,6 @@ public class OnlineMover {
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.tables = List.copyOf(tables);
-		if (this.tables.isEmpty()) {
-			throw new IllegalArgumentException("An online mover needs at least one tenant table");
-		}
 		this.actor = Objects.requireNonNull(actor, "actor");
 		this.lease = Objects.requireNonNull(lease, "lease");
 		this.hook = Objects.requireNonNull(hook, "hook");
@@ -150,6 +174,15 @@ public class OnlineMover {
 			throw new IllegalArgumentException("lease must not be negative: " + value);
 		}
 		return new OnlineMover(this.directory, this.router, this.topology, this.tables, this.actor, value, this.hook);
+	}
+
+	/**
+	 * @param value the router to keep up to date after each directory write of a move, instead of this mover's (for
+	 * example the router of a mover acting as a separate application instance); not {@code null}
+	 * @return a new mover instance (a new owner identity) with that router
+	 */
+	public OnlineMover withRouter(TenantRouter value) {
+		return new OnlineMover(this.directory, value, this.topology, this.tables, this.actor, this.lease, this.hook);
 	}
 
 	/**
@@ -315,6 +348,7 @@ public class OnlineMover {
 		ShardTopology.Shard from = this.topology.shard(move.sourceShardId());
 		ShardTopology.Shard to = this.topology.shard(move.targetShardId());
 		MoveStep step = move.step();
+		FreezeDelta delta = new FreezeDelta();
 		try {
 			while (!step.isFinal()) {
 				long stepStarted = System.nanoTime();
@@ -322,9 +356,12 @@ public class OnlineMover {
 					case PLANNED -> mark(move, from, to);
 					case MARKED -> copy(move, from, to, plans);
 					case COPIED -> catchUp(move, from, to, plans);
-					case CAUGHT_UP -> freeze(move, from);
-					case FROZEN -> finalCatchUp(move, from, to, plans);
-					case FINAL_CAUGHT_UP -> verify(move, from, to, plans);
+					case CAUGHT_UP -> {
+						freeze(move, from);
+						delta.frozenHere = true;
+					}
+					case FROZEN -> finalCatchUp(move, from, to, plans, delta);
+					case FINAL_CAUGHT_UP -> verify(move, from, to, plans, delta);
 					case VERIFIED -> flip(move, from, to);
 					case FLIPPED -> {
 						Instant cleanAfter = this.moveLog.find(move.moveId()).map(MoveLog.Row::cleanAfter).orElse(null);
@@ -414,12 +451,13 @@ public class OnlineMover {
 		Map<String, Long> copied = sql(move, to, () -> {
 			TenantRows.delete(to, move.tenantId(), plans);
 			return TenantRows.copy(from, to, move.tenantId(), plans, options.batchSize(), options.throttle(),
-					data -> this.moveLog.progress(move, this.owner, data));
+					heartbeat(move));
 		});
 		long rows = copied.values().stream().mapToLong(Long::longValue).sum();
 		long ms = Math.max(1, (System.nanoTime() - started) / 1_000_000);
-		this.moveLog.step(move, this.owner, MoveStep.COPIED,
-				"rows=" + rows + " tables=" + copied + " ms=" + ms + " rowsPerSecond=" + (rows * 1000 / ms));
+		String method = sql(move, to, () -> TenantRows.copyMethod(from, to));
+		this.moveLog.step(move, this.owner, MoveStep.COPIED, "rows=" + rows + " tables=" + copied + " ms=" + ms
+				+ " rowsPerSecond=" + (rows * 1000 / ms) + " via " + method);
 	}
 
 	private void catchUp(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans) {
@@ -429,13 +467,36 @@ public class OnlineMover {
 		while (round < options.maxCatchUpRounds()) {
 			round++;
 			lag = sql(move, from, () -> TenantRows.catchUpRound(from, to, move.tenantId(), plans, options.batchSize(),
-					options.throttle(), data -> this.moveLog.progress(move, this.owner, data)));
+					options.throttle(), heartbeat(move)));
 			this.moveLog.progress(move, this.owner, "catch-up round=" + round + " lag=" + lag);
 			if (lag <= options.catchUpLagThreshold()) {
 				break;
 			}
 		}
-		this.moveLog.step(move, this.owner, MoveStep.CAUGHT_UP, "rounds=" + round + " lag=" + lag);
+		// One more round that also verifies, in its own snapshot: once it has applied that snapshot's changes, the
+		// target must equal the source in that snapshot (row count and checksum of every table). The freeze then
+		// only has to verify the rows its final catch-up touches (see verify).
+		long[] verifiedRows = new long[1];
+		lag = sql(move, from, () -> TenantRows.catchUpRound(from, to, move.tenantId(), plans, options.batchSize(),
+				options.throttle(), heartbeat(move),
+				source -> verifiedRows[0] = verifySnapshot(move, source, from, to, plans), null));
+		this.moveLog.step(move, this.owner, MoveStep.CAUGHT_UP,
+				"rounds=" + (round + 1) + " lag=" + lag + " verified rows=" + verifiedRows[0]);
+	}
+
+	/**
+	 * @return a progress callback that records progress (and so the heartbeat, and the ownership check) at most every
+	 * {@link #HEARTBEAT_INTERVAL}, not after every batch: one directory write per second, not per thousand rows
+	 */
+	private TenantRows.Progress heartbeat(MoveStatus move) {
+		long[] last = { System.nanoTime() };
+		return data -> {
+			long now = System.nanoTime();
+			if (now - last[0] >= HEARTBEAT_INTERVAL.toNanos()) {
+				last[0] = now;
+				this.moveLog.progress(move, this.owner, data);
+			}
+		};
 	}
 
 	private void freeze(MoveStatus move, ShardTopology.Shard from) {
@@ -458,13 +519,17 @@ public class OnlineMover {
 	}
 
 	private void finalCatchUp(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to,
-			List<TablePlan> plans) {
+			List<TablePlan> plans, FreezeDelta delta) {
 		MoveOptions options = move.options();
 		long lag = -1;
+		// The keys are collected only if this run froze the tenant itself: otherwise earlier rounds of this step, in
+		// a mover that crashed, may have applied (and deleted) entries this run never sees.
+		Map<TablePlan, Set<String>> applied = delta.frozenHere ? delta.keys : null;
 		for (int round = 1; round <= 1000 && lag != 0; round++) {
 			lag = sql(move, from, () -> TenantRows.catchUpRound(from, to, move.tenantId(), plans, options.batchSize(),
-					Duration.ZERO, data -> this.moveLog.progress(move, this.owner, data)));
+					Duration.ZERO, heartbeat(move), null, applied));
 		}
+		delta.finalCaughtUpHere = delta.frozenHere;
 		if (lag != 0) {
 			throw new MoveException("The change log of tenant '" + move.tenantId() + "' on shard '" + from.id()
 					+ "' still holds " + lag + " entries after the freeze", move.tenantId(), from.id(), -1, null);
@@ -472,11 +537,116 @@ public class OnlineMover {
 		this.moveLog.step(move, this.owner, MoveStep.FINAL_CAUGHT_UP, "lag=0");
 	}
 
-	private void verify(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans) {
+	/**
+	 * What this run of a move knows about its freeze: whether it froze the tenant and ran the final catch-up itself,
+	 * and the keys that catch-up applied. Only then can verification inside the freeze be limited to those keys.
+	 */
+	private static final class FreezeDelta {
+
+		boolean frozenHere;
+
+		boolean finalCaughtUpHere;
+
+		final Map<TablePlan, Set<String>> keys = new LinkedHashMap<>();
+
+	}
+
+	/**
+	 * The full verification of the catch-up step, on the source connection of its last round (still in that round's
+	 * snapshot) against the target (which holds that snapshot's state: only the mover writes it).
+	 * @return rows verified
+	 * @throws MoveException on a mismatch, naming the table
+	 */
+	private long verifySnapshot(MoveStatus move, Connection source, ShardTopology.Shard from, ShardTopology.Shard to,
+			List<TablePlan> plans) throws SQLException {
+		boolean inDatabase = TenantRows.isPostgres(from) && TenantRows.isPostgres(to);
 		long rows = 0;
 		for (TablePlan table : plans) {
-			long[] source = sql(move, from, () -> TenantRows.countAndChecksum(from, table, move.tenantId()));
-			long[] target = sql(move, to, () -> TenantRows.countAndChecksum(to, table, move.tenantId()));
+			CompletableFuture<long[]> targetCheck = CompletableFuture.supplyAsync(() -> sql(move, to,
+					() -> TenantRows.countAndChecksum(to, table, move.tenantId(), inDatabase)), VERIFIERS);
+			long[] sourceSums = TenantRows.countAndChecksum(source, inDatabase, table, move.tenantId());
+			long[] target = join(targetCheck);
+			requireEqual(move, from, to, table, sourceSums, target, " (before the freeze)");
+			rows += sourceSums[0];
+		}
+		return rows;
+	}
+
+	private static <T> T join(CompletableFuture<T> future) {
+		try {
+			return future.join();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
+		}
+	}
+
+	private static void requireEqual(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to,
+			TablePlan table, long[] source, long[] target, String when) {
+		if (source[0] != target[0] || source[1] != target[1]) {
+			throw new MoveException("Verification of tenant '" + move.tenantId() + "' failed for table "
+					+ table.sqlName() + when + ": source '" + from.id() + "' has " + source[0] + " rows (checksum "
+					+ source[1] + "), target '" + to.id() + "' has " + target[0] + " rows (checksum " + target[1]
+					+ ")", move.tenantId(), to.id(), -1, null);
+		}
+	}
+
+	/**
+	 * Verifies inside the freeze. When this run froze the tenant and ran the final catch-up itself, the target was
+	 * verified equal to the source in the catch-up step's last snapshot, and every change since then has a change-log
+	 * entry that the final catch-up applied: then the row counts of every table and the rows of the keys the final
+	 * catch-up applied are compared, value by value, which costs in proportion to the final lag, not to the tenant's
+	 * size. Otherwise (a resumed move) every row is checked, as count and checksum per table.
+	 */
+	private void verify(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans,
+			FreezeDelta delta) {
+		if (delta.finalCaughtUpHere) {
+			long rows = 0;
+			int keys = 0;
+			for (TablePlan table : plans) {
+				CompletableFuture<Long> sourceCount = CompletableFuture.supplyAsync(
+						() -> sql(move, from, () -> TenantRows.count(from, table, move.tenantId())), VERIFIERS);
+				long targetCount = sql(move, to, () -> TenantRows.count(to, table, move.tenantId()));
+				long count = join(sourceCount);
+				if (count != targetCount) {
+					throw new MoveException("Verification of tenant '" + move.tenantId() + "' failed for table "
+							+ table.sqlName() + ": source '" + from.id() + "' has " + count + " rows, target '"
+							+ to.id() + "' has " + targetCount, move.tenantId(), to.id(), -1, null);
+				}
+				Set<String> changed = delta.keys.getOrDefault(table, Set.of());
+				String difference = sql(move, from,
+						() -> TenantRows.compareRows(from, to, table, changed, move.tenantId()));
+				if (difference != null) {
+					throw new MoveException("Verification of tenant '" + move.tenantId() + "' failed for table "
+							+ table.sqlName() + " between source '" + from.id() + "' and target '" + to.id() + "': "
+							+ difference, move.tenantId(), to.id(), -1, null);
+				}
+				rows += count;
+				keys += changed.size();
+			}
+			this.moveLog.step(move, this.owner, MoveStep.VERIFIED,
+					"rows=" + rows + " (counts, and the " + keys + " rows changed since the catch-up's verification)");
+			return;
+		}
+		verifyAll(move, from, to, plans);
+	}
+
+	private void verifyAll(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans) {
+		long rows = 0;
+		// Inside the freeze: the source and the target are checked at the same time, and on PostgreSQL each database
+		// computes its count and checksum itself instead of sending every row.
+		boolean inDatabase = TenantRows.isPostgres(from) && TenantRows.isPostgres(to);
+		for (TablePlan table : plans) {
+			CompletableFuture<long[]> sourceCheck = CompletableFuture.supplyAsync(() -> sql(move, from,
+					() -> TenantRows.countAndChecksum(from, table, move.tenantId(), inDatabase)), VERIFIERS);
+			long[] target = sql(move, to, () -> TenantRows.countAndChecksum(to, table, move.tenantId(), inDatabase));
+			long[] source;
+			try {
+				source = sourceCheck.join();
+			}
+			catch (CompletionException ex) {
+				throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
+			}
 			if (source[0] != target[0] || source[1] != target[1]) {
 				throw new MoveException("Verification of tenant '" + move.tenantId() + "' failed for table "
 						+ table.sqlName() + ": source '" + from.id() + "' has " + source[0] + " rows (checksum "
@@ -625,6 +795,11 @@ public class OnlineMover {
 	}
 
 	private List<TablePlan> plan(ShardTopology.Shard shard, String tenantId) {
+		if (this.tables.isEmpty()) {
+			throw new MoveException("The online mover has no tenant tables, so it cannot move tenant '" + tenantId
+					+ "' from or to shard '" + shard.id() + "': configure them (shard-tenancy.tenant-tables) or map "
+					+ "the entities with @TenantId", tenantId, shard.id(), -1, null);
+		}
 		try (Connection c = shard.dataSource().getConnection()) {
 			return TablePlan.plan(c, shard.id(), tenantId, this.tables);
 		}

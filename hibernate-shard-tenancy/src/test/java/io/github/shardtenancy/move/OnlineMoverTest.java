@@ -284,9 +284,31 @@ class OnlineMoverTest {
 			assertThatThrownBy(() -> other.resume(moveId)).isInstanceOf(MoveInProgressException.class)
 				.hasMessageContaining(first.owner());
 			assertThatThrownBy(() -> OnlineMoverTest.this.fixture.admin().move(TENANT, "shard-2"))
-				.isInstanceOf(MoveException.class)
+				.isInstanceOfSatisfying(MoveInProgressException.class, ex -> assertThat(ex.moveId()).isEqualTo(moveId))
 				.hasMessageContaining("MIGRATING");
 			assertThat(other.withLease(Duration.ZERO).abort(moveId).step()).isEqualTo(MoveStep.ABORTED);
+		}
+
+		@Test
+		@DisplayName("a basic move of a tenant whose online move has flipped but not been cleaned is refused with "
+				+ "MoveInProgressException; after the clean it is allowed")
+		void basicMoveOfAFlippedButUncleanedTenantIsRefused() {
+			OnlineMover mover = OnlineMoverTest.this.fixture.mover();
+			String moveId = mover.move(TENANT, "shard-2", smallBatches().withCleanDelay(Duration.ofHours(1)));
+			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.FLIPPED);
+			long rows = OnlineMoverTest.this.fixture.rows("shard-1", TENANT);
+
+			assertThatThrownBy(() -> OnlineMoverTest.this.fixture.admin().move(TENANT, "shard-1"))
+				.isInstanceOfSatisfying(MoveInProgressException.class, ex -> assertThat(ex.moveId()).isEqualTo(moveId))
+				.hasMessageContaining(TENANT)
+				.hasMessageContaining("FLIPPED");
+			assertThat(OnlineMoverTest.this.fixture.rows("shard-1", TENANT)).as("source rows kept").isEqualTo(rows);
+			assertThat(OnlineMoverTest.this.fixture.directory().find(TENANT).orElseThrow().shardId())
+				.isEqualTo("shard-2");
+
+			assertThat(mover.clean(moveId).step()).isEqualTo(MoveStep.DONE);
+			OnlineMoverTest.this.fixture.admin().move(TENANT, "shard-1");
+			assertTenantLivesOnlyOn("shard-1", "shard-2", OnlineMoverTest.this.acmeWriters);
 		}
 
 		@Test

@@ -24,9 +24,9 @@ import org.springframework.context.annotation.Import;
 		ShardTenancyJdbcConfiguration.class, ShardTenancyHibernateConfiguration.class,
 		ShardTenancyRetryConfiguration.class, ShardTenancyRetryAdviceConfiguration.class,
 		ShardTenancyWebConfiguration.class, ShardTenancyPostgresConfiguration.class,
-		ShardTenancyLifecycleConfiguration.class, ShardTenancyMetricsConfiguration.class,
-		ShardTenancyActuatorConfiguration.class, ShardTenancyTaskConfiguration.class,
-		ShardTenancyOpenInViewConfiguration.class })
+		ShardTenancyLifecycleConfiguration.class, ShardTenancyMoveConfiguration.class,
+		ShardTenancyMetricsConfiguration.class, ShardTenancyActuatorConfiguration.class,
+		ShardTenancyTaskConfiguration.class, ShardTenancyOpenInViewConfiguration.class })
 public final class ShardTenancyAutoConfiguration {
 
 }

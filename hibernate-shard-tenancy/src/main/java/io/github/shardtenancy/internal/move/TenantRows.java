@@ -10,12 +10,17 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
 
+import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.spi.BulkCopier;
 import io.github.shardtenancy.topology.ShardTopology;
 
 /**
- * The row work of the online mover on the shards: change capture on and off, bulk copy from a snapshot, catch-up from
- * the change log, checksums and deletes. All writes to tenant tables go through a mover connection
+ * The row work of the online mover on the shards: change capture on and off, bulk copy from a snapshot (through a
+ * {@link BulkCopier} found on the class path, such as PostgreSQL's {@code COPY}, else with multi-row {@code INSERT}s),
+ * catch-up from the change log, checksums and deletes. All writes to tenant tables go through a mover connection
  * ({@link io.github.shardtenancy.spi.FenceDialect#beginMover}), re-marked after every commit because the mark is
  * transaction-scoped on PostgreSQL. Stateless; thread-safe.
  */
@@ -32,7 +37,64 @@ public final class TenantRows {
 
 	}
 
+	/** The bulk copiers on the class path (e.g. PostgreSQL COPY), found once. */
+	private static final List<BulkCopier> COPIERS = ServiceLoader.load(BulkCopier.class, TenantRows.class.getClassLoader())
+		.stream()
+		.map(ServiceLoader.Provider::get)
+		.toList();
+
+	/** Rows per multi-row INSERT of the bulk copy, at most. */
+	private static final int MAX_ROWS_PER_INSERT = 1000;
+
+	/** Bind parameters per statement, at most (PostgreSQL's protocol allows 32767). */
+	private static final int MAX_PARAMETERS = 30_000;
+
 	private TenantRows() {
+	}
+
+	/**
+	 * @return how {@link #copy} copies between two shards: the simple class name of the {@link BulkCopier} it uses,
+	 * or {@code multi-row INSERT}
+	 * @throws SQLException if a shard cannot be reached
+	 */
+	public static String copyMethod(ShardTopology.Shard from, ShardTopology.Shard to) throws SQLException {
+		try (Connection source = from.dataSource().getConnection();
+				Connection target = to.dataSource().getConnection()) {
+			BulkCopier copier = bulkCopier(source, target);
+			return (copier != null) ? copier.getClass().getSimpleName() : "multi-row INSERT";
+		}
+	}
+
+	/** @return the first bulk copier that supports both connections, or {@code null} (multi-row INSERTs then) */
+	private static BulkCopier bulkCopier(Connection source, Connection target) throws SQLException {
+		for (BulkCopier copier : COPIERS) {
+			if (copier.supports(source, target)) {
+				return copier;
+			}
+		}
+		return null;
+	}
+
+	/** @return {@code INSERT INTO t (c1, c2) VALUES (?, ?), (?, ?), ...} with {@code rows} rows */
+	private static String multiRowInsert(TablePlan table, int rows) {
+		String row = "(" + String.join(", ", table.columns().stream().map(c -> "?").toList()) + ")";
+		StringBuilder sql = new StringBuilder("INSERT INTO ").append(table.sqlName())
+			.append(" (")
+			.append(table.columnList())
+			.append(") VALUES ");
+		for (int i = 0; i < rows; i++) {
+			sql.append(i == 0 ? "" : ", ").append(row);
+		}
+		return sql.toString();
+	}
+
+	private static void bindRows(PreparedStatement insert, List<Object[]> rows) throws SQLException {
+		int i = 1;
+		for (Object[] row : rows) {
+			for (Object value : row) {
+				insert.setObject(i++, value);
+			}
+		}
 	}
 
 	/**
@@ -193,39 +255,65 @@ public final class TenantRows {
 			try {
 				target.setAutoCommit(false);
 				to.dialect().beginMover(target, tenantId);
+				BulkCopier copier = bulkCopier(source, target);
+				if (copier != null) {
+					TenantIds.requireValid(tenantId); // inlined as a literal: letters, digits and . _ : - only
+				}
 				for (TablePlan table : tables) {
-					long rows = 0;
-					String marks = String.join(", ", table.columns().stream().map(c -> "?").toList());
-					try (PreparedStatement select = source.prepareStatement("SELECT " + table.columnList() + " FROM "
-							+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ?");
-							PreparedStatement insert = target.prepareStatement("INSERT INTO " + table.sqlName() + " ("
-									+ table.columnList() + ") VALUES (" + marks + ")")) {
-						select.setString(1, tenantId);
-						select.setFetchSize(Math.min(batchSize, 5000));
-						int columns = table.columns().size();
-						int inBatch = 0;
-						try (ResultSet rs = select.executeQuery()) {
-							while (rs.next()) {
-								for (int i = 1; i <= columns; i++) {
-									insert.setObject(i, rs.getObject(i));
-								}
-								insert.addBatch();
-								rows++;
-								if (++inBatch == batchSize) {
-									insert.executeBatch();
+					if (copier != null) {
+						String select = "SELECT " + table.columnList() + " FROM " + table.sqlName() + " WHERE "
+								+ table.tenantColumn() + " = '" + tenantId.replace("'", "''") + "'";
+						long rows = copier.copy(source, select, target, table.sqlName(), table.columnList(), batchSize,
+								soFar -> {
 									target.commit();
 									to.dialect().beginMover(target, tenantId);
-									inBatch = 0;
-									progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows);
+									progress.batchDone("copy table=" + table.sqlName() + " rows=" + soFar);
 									pause(throttle);
+								});
+						copied.put(table.sqlName(), rows);
+						progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows + " (table done)");
+						continue;
+					}
+					long rows = 0;
+					int columns = table.columns().size();
+					// Multi-row INSERTs: one statement (and one execution of the target's row triggers' plan) per
+					// chunk instead of per row, the largest round-trip saving on PostgreSQL.
+					int perStatement = Math.max(1, Math.min(Math.min(batchSize, MAX_ROWS_PER_INSERT),
+							MAX_PARAMETERS / columns));
+					List<Object[]> chunk = new ArrayList<>(perStatement);
+					try (PreparedStatement select = source.prepareStatement("SELECT " + table.columnList() + " FROM "
+							+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ?");
+							PreparedStatement insert = target.prepareStatement(multiRowInsert(table, perStatement))) {
+						select.setString(1, tenantId);
+						select.setFetchSize(Math.min(Math.max(batchSize, perStatement), 5000));
+						long sinceCommit = 0;
+						try (ResultSet rs = select.executeQuery()) {
+							while (rs.next()) {
+								chunk.add(values(rs, columns));
+								rows++;
+								if (chunk.size() == perStatement) {
+									bindRows(insert, chunk);
+									insert.executeUpdate();
+									sinceCommit += chunk.size();
+									chunk.clear();
+									if (sinceCommit >= batchSize) {
+										target.commit();
+										to.dialect().beginMover(target, tenantId);
+										sinceCommit = 0;
+										progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows);
+										pause(throttle);
+									}
 								}
 							}
 						}
-						if (inBatch > 0) {
-							insert.executeBatch();
-							target.commit();
-							to.dialect().beginMover(target, tenantId);
+						if (!chunk.isEmpty()) {
+							try (PreparedStatement last = target.prepareStatement(multiRowInsert(table, chunk.size()))) {
+								bindRows(last, chunk);
+								last.executeUpdate();
+							}
 						}
+						target.commit();
+						to.dialect().beginMover(target, tenantId);
 					}
 					copied.put(table.sqlName(), rows);
 					progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows + " (table done)");
@@ -265,6 +353,35 @@ public final class TenantRows {
 	 */
 	public static long catchUpRound(ShardTopology.Shard from, ShardTopology.Shard to, String tenantId,
 			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress) throws SQLException {
+		return catchUpRound(from, to, tenantId, tables, batchSize, throttle, progress, null, null);
+	}
+
+	/**
+	 * Compares, after a catch-up round's apply, the source in the round's snapshot with the target, per table.
+	 */
+	@FunctionalInterface
+	public interface SnapshotCheck {
+
+		/**
+		 * @param source the source connection, still in the round's snapshot
+		 * @throws SQLException on a database error, or to report a mismatch
+		 */
+		void check(Connection source) throws SQLException;
+
+	}
+
+	/**
+	 * A catch-up round as {@link #catchUpRound(ShardTopology.Shard, ShardTopology.Shard, String, List, int, Duration,
+	 * Progress)}, that can also run a check in the round's snapshot once the target holds that snapshot's state, and
+	 * collect the keys it applied.
+	 * @param check run after the apply, on the source connection still in the round's snapshot, or {@code null}
+	 * @param applied receives the keys applied, per table, or {@code null}
+	 * @return the lag after the round
+	 * @throws SQLException on a database error, or what the check threw
+	 */
+	public static long catchUpRound(ShardTopology.Shard from, ShardTopology.Shard to, String tenantId,
+			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress, SnapshotCheck check,
+			Map<TablePlan, Set<String>> applied) throws SQLException {
 		List<Long> seqs = new ArrayList<>();
 		try (Connection source = from.dataSource().getConnection()) {
 			int isolation = source.getTransactionIsolation();
@@ -288,6 +405,13 @@ public final class TenantRows {
 				if (!keys.isEmpty()) {
 					apply(source, to, tenantId, tables, keys, batchSize, throttle, progress);
 				}
+				if (applied != null) {
+					keys.forEach((table, tableKeys) -> applied.computeIfAbsent(table, t -> new LinkedHashSet<>())
+						.addAll(tableKeys));
+				}
+				if (check != null) {
+					check.check(source);
+				}
 				source.commit();
 			}
 			catch (SQLException | RuntimeException ex) {
@@ -302,17 +426,18 @@ public final class TenantRows {
 		if (!seqs.isEmpty()) {
 			try (Connection c = from.dataSource().getConnection()) {
 				c.setAutoCommit(false);
-				try (PreparedStatement ps = c.prepareStatement("DELETE FROM shard_change WHERE seq = ?")) {
-					int inBatch = 0;
-					for (long seq : seqs) {
-						ps.setLong(1, seq);
-						ps.addBatch();
-						if (++inBatch == 1000) {
-							ps.executeBatch();
-							inBatch = 0;
+				try {
+					// One statement per thousand entries, not one per entry.
+					for (List<Long> chunk : chunks(seqs, 1000)) {
+						try (PreparedStatement ps = c.prepareStatement("DELETE FROM shard_change WHERE seq IN ("
+								+ String.join(", ", chunk.stream().map(seq -> "?").toList()) + ")")) {
+							int i = 1;
+							for (long seq : chunk) {
+								ps.setLong(i++, seq);
+							}
+							ps.executeUpdate();
 						}
 					}
-					ps.executeBatch();
 					c.commit();
 				}
 				catch (SQLException | RuntimeException ex) {
@@ -354,7 +479,12 @@ public final class TenantRows {
 								present.add(row);
 							}
 						}
-						upsert(target, table, present);
+						if (isPostgres(to)) {
+							upsertPostgres(target, table, present);
+						}
+						else {
+							upsert(target, table, present);
+						}
 						written = commit(target, to, tenantId, written, present.size(), throttle, progress);
 					}
 				}
@@ -437,6 +567,30 @@ public final class TenantRows {
 			}
 		}
 		return found;
+	}
+
+	/**
+	 * Writes rows to a PostgreSQL target with multi-row {@code INSERT ... ON CONFLICT (primary key) DO UPDATE}: one
+	 * statement per chunk instead of an UPDATE and maybe an INSERT per row. An existing row is updated in place, never
+	 * deleted, so its children are untouched.
+	 */
+	private static void upsertPostgres(Connection target, TablePlan table, List<Object[]> rows) throws SQLException {
+		if (rows.isEmpty()) {
+			return;
+		}
+		List<String> valueColumns = table.valueColumns();
+		String conflict = " ON CONFLICT (" + String.join(", ", table.keys().stream().map(TablePlan.KeyColumn::name)
+			.toList()) + ") DO "
+				+ (valueColumns.isEmpty() ? "NOTHING"
+						: "UPDATE SET " + String.join(", ", valueColumns.stream().map(c -> c + " = EXCLUDED." + c)
+							.toList()));
+		int perStatement = Math.max(1, Math.min(MAX_ROWS_PER_INSERT, MAX_PARAMETERS / table.columns().size()));
+		for (List<Object[]> chunk : chunks(rows, perStatement)) {
+			try (PreparedStatement ps = target.prepareStatement(multiRowInsert(table, chunk.size()) + conflict)) {
+				bindRows(ps, chunk);
+				ps.executeUpdate();
+			}
+		}
 	}
 
 	/**
@@ -526,8 +680,45 @@ public final class TenantRows {
 	 */
 	public static long[] countAndChecksum(ShardTopology.Shard shard, TablePlan table, String tenantId)
 			throws SQLException {
-		try (Connection c = shard.dataSource().getConnection();
-				PreparedStatement ps = c.prepareStatement("SELECT " + table.columnList() + " FROM " + table.sqlName()
+		return countAndChecksum(shard, table, tenantId, false);
+	}
+
+	/**
+	 * Counts a tenant's rows in one table and sums a hash of each row's values; with {@code inDatabase} on PostgreSQL
+	 * the database computes both ({@code hashtextextended} of the row's text form, summed modulo a prime), sending
+	 * one row instead of the table's, otherwise as {@link #countAndChecksum(ShardTopology.Shard, TablePlan, String)}.
+	 * Both sides of a comparison must be computed the same way.
+	 * @param inDatabase whether to compute in the database; only honoured on PostgreSQL
+	 * @return {count, checksum}
+	 * @throws SQLException on a database error
+	 */
+	public static long[] countAndChecksum(ShardTopology.Shard shard, TablePlan table, String tenantId,
+			boolean inDatabase) throws SQLException {
+		try (Connection c = shard.dataSource().getConnection()) {
+			return countAndChecksum(c, inDatabase && isPostgres(shard), table, tenantId);
+		}
+	}
+
+	/**
+	 * As {@link #countAndChecksum(ShardTopology.Shard, TablePlan, String, boolean)}, on a connection (for example one
+	 * in a snapshot), in the database only if {@code inDatabase} (the caller checked it is PostgreSQL).
+	 * @return {count, checksum}
+	 * @throws SQLException on a database error
+	 */
+	public static long[] countAndChecksum(Connection c, boolean inDatabase, TablePlan table, String tenantId)
+			throws SQLException {
+		if (inDatabase) {
+			try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*), COALESCE(SUM(hashtextextended(ROW("
+							+ table.columnList() + ")::text, 0)::numeric) % 9223372036854775783, 0)::bigint FROM "
+							+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
+				ps.setString(1, tenantId);
+				try (ResultSet rs = ps.executeQuery()) {
+					rs.next();
+					return new long[] { rs.getLong(1), rs.getLong(2) };
+				}
+			}
+		}
+		try (PreparedStatement ps = c.prepareStatement("SELECT " + table.columnList() + " FROM " + table.sqlName()
 						+ " WHERE " + table.tenantColumn() + " = ?")) {
 			ps.setString(1, tenantId);
 			long count = 0;
@@ -545,6 +736,64 @@ public final class TenantRows {
 			}
 			return new long[] { count, checksum };
 		}
+	}
+
+	/**
+	 * @return the tenant's rows in a table of a shard
+	 * @throws SQLException on a database error
+	 */
+	public static long count(ShardTopology.Shard shard, TablePlan table, String tenantId) throws SQLException {
+		try (Connection c = shard.dataSource().getConnection();
+				PreparedStatement ps = c.prepareStatement(
+						"SELECT COUNT(*) FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+	/**
+	 * Compares the rows of some keys on the source and the target, value by value (as text).
+	 * @return a description of the first difference, or {@code null} if every key has equal rows on both (or none)
+	 * @throws SQLException on a database error
+	 */
+	public static String compareRows(ShardTopology.Shard from, ShardTopology.Shard to, TablePlan table,
+			Set<String> keys, String tenantId) throws SQLException {
+		try (Connection source = from.dataSource().getConnection();
+				Connection target = to.dataSource().getConnection()) {
+			for (List<String> chunk : chunks(new ArrayList<>(keys), 500)) {
+				Map<String, Object[]> onSource = read(source, table, chunk, tenantId);
+				Map<String, Object[]> onTarget = read(target, table, chunk, tenantId);
+				for (String key : chunk) {
+					String a = text(onSource.get(key));
+					String b = text(onTarget.get(key));
+					if (!java.util.Objects.equals(a, b)) {
+						return "key " + key.replace(KEY_SEPARATOR, ",") + ": source " + a + ", target " + b;
+					}
+				}
+			}
+			return null;
+		}
+	}
+
+	private static final String KEY_SEPARATOR = "\u001f";
+
+	private static String text(Object[] row) {
+		if (row == null) {
+			return null;
+		}
+		StringBuilder out = new StringBuilder("(");
+		for (Object value : row) {
+			out.append(out.length() > 1 ? ", " : "").append(value);
+		}
+		return out.append(')').toString();
+	}
+
+	/** @return whether a shard runs PostgreSQL (by its fence dialect) */
+	public static boolean isPostgres(ShardTopology.Shard shard) {
+		return shard.dialect() instanceof io.github.shardtenancy.internal.PostgresFenceDialect;
 	}
 
 	private static long mix(long h) {

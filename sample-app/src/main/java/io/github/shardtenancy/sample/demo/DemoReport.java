@@ -35,13 +35,15 @@ import io.github.shardtenancy.routing.RouterStats;
  * @param routerStats the application router's counters at the end
  * @param tenants the per-tenant check of the shards against the committed ids
  * @param narration one rejection told step by step, or {@code null} if there was none
+ * @param moveSteps per move, in the order of {@code moves}: the online mover's steps and the time each took (for
+ * example {@code MARKED 4 ms, COPIED 9 ms (rows=120 ...), ...}); possibly shorter than {@code moves}
  */
 public record DemoReport(Duration elapsed, int writers, List<String> shards, long attempted, long committed,
 		Map<String, Long> typedFailures, long untypedFailures, List<String> untypedExamples, long bodyRuns,
 		long executions, long retries, Map<String, Long> rejectionsByReason, long serializationFailures,
 		long otherFailures, long staleRetriedToSuccess, SortedMap<Integer, Long> attemptsHistogram,
 		List<MoveResult> moves, List<String> moveFailures, long moverUntypedFailures, RouterStats routerStats,
-		List<TenantCheck> tenants, String narration) {
+		List<TenantCheck> tenants, String narration, List<String> moveSteps) {
 
 	/**
 	 * The shards' content for one tenant, read with plain JDBC on every shard after the run.
@@ -170,6 +172,9 @@ public record DemoReport(Duration elapsed, int writers, List<String> shards, lon
 			out.append(String.format("  #%-3d %-10s %s -> %s  versions %d..%d  rows %-5d freeze %d ms%n", i + 1,
 					m.tenantId(), m.sourceShardId(), m.targetShardId(), m.freezeVersion(), m.flipVersion(),
 					m.totalRowsCopied(), m.freezeWindow().toMillis()));
+			if (i < this.moveSteps.size()) {
+				out.append("       steps: ").append(this.moveSteps.get(i)).append('\n');
+			}
 		}
 		this.moveFailures.forEach(f -> out.append("  failed: ").append(f).append('\n'));
 		out.append("\nPer tenant (orders read on every shard with plain JDBC)\n");

@@ -1,7 +1,5 @@
 package io.github.shardtenancy.sample.demo;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -31,12 +29,15 @@ import java.util.concurrent.atomic.LongAdder;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.MoveResult;
-import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.move.MoveHook;
+import io.github.shardtenancy.move.MoveOptions;
+import io.github.shardtenancy.move.MoveStatus;
+import io.github.shardtenancy.move.MoveStep;
+import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.sample.orders.OrderService;
@@ -50,10 +51,13 @@ import org.springframework.stereotype.Component;
  * back and forth between shards; afterwards every shard is read directly and compared with what the writers saw
  * committed.
  *
- * <p>The mover plays a second application instance: it has its own {@link TenantRouter} on the same directory (own
- * cache, a sync interval of minutes) and its own {@link TenantAdmin}. The application's router therefore learns of a
- * move only at its next background sync or when the old owner's fence rejects a transaction routed with the stale
- * entry: the rejection the library retries, after invalidating that one entry.
+ * <p>The mover is the auto-configured {@link OnlineMover} (mark, copy, catch up, freeze, final catch-up, verify, flip,
+ * clean), playing a second application instance: it keeps its own {@link TenantRouter} on the same directory (own
+ * cache, a sync interval of minutes) up to date instead of the application's. The application's router therefore
+ * learns of a move only at its next background sync or when the source's fence rejects a transaction routed with the
+ * stale entry: the rejection the library retries, after invalidating that one entry. The source rows of a move are
+ * cleaned one second after its flip, so that transactions which began on the source before the flip can finish
+ * reading.
  *
  * <p>Counting is done by instrumentation, not inferred: the {@link RetryObserver} (a Spring {@code RetryListener} the
  * library calls) sees every attempt and retry; the transactional body counts its runs; an order id is recorded only
@@ -65,10 +69,7 @@ public class OrdersDemo {
 	/** Fence rejection reasons that mean the route was stale (as opposed to FROZEN: the tenant is moving now). */
 	static final Set<String> STALE_REASONS = Set.of("MOVED", "STALE", "NOT_OWNED");
 
-	/**
-	 * The sample's tenant tables, for the mover's own {@link TenantMover}; the same tables the entities map (the
-	 * application's mover finds them in the Hibernate metamodel).
-	 */
+	/** The sample's tenant tables (the ones the entities map), checked on every shard after the run. */
 	static final List<TenantTable> TENANT_TABLES = List.of(new TenantTable("customers", "tenant_id"),
 			new TenantTable("orders", "tenant_id"), new TenantTable("order_lines", "tenant_id"));
 
@@ -90,6 +91,10 @@ public class OrdersDemo {
 
 	private final OrderService orders;
 
+	private final OnlineMover onlineMover;
+
+	private final MoveOptions moveOptions;
+
 	/**
 	 * @param properties the demo settings
 	 * @param directory the directory (shared with the mover's router)
@@ -98,9 +103,12 @@ public class OrdersDemo {
 	 * @param writer the transactional writer
 	 * @param observer the retry listener
 	 * @param orders finds each tenant's customer before the run
+	 * @param onlineMover the auto-configured online mover (the demo points it at a router of its own)
+	 * @param moveOptions the auto-configured move options ({@code shard-tenancy.move.*})
 	 */
 	public OrdersDemo(DemoProperties properties, Directory directory, ShardTopology topology, TenantRouter router,
-			DemoOrderWriter writer, RetryObserver observer, OrderService orders) {
+			DemoOrderWriter writer, RetryObserver observer, OrderService orders, OnlineMover onlineMover,
+			MoveOptions moveOptions) {
 		this.properties = properties;
 		this.directory = directory;
 		this.topology = topology;
@@ -108,6 +116,8 @@ public class OrdersDemo {
 		this.writer = writer;
 		this.observer = observer;
 		this.orders = orders;
+		this.onlineMover = onlineMover;
+		this.moveOptions = moveOptions;
 	}
 
 	/**
@@ -133,7 +143,6 @@ public class OrdersDemo {
 		}
 		this.observer.reset();
 		Run run = new Run(tenants, shards, customers);
-		String actor = "demo-mover@" + hostname();
 		log.info("Demo: {} writers, {} tenants, shards {}, for {}", this.properties.writers(), tenants.size(), shards,
 				this.properties.duration());
 		long started = System.nanoTime();
@@ -141,11 +150,9 @@ public class OrdersDemo {
 		try (TenantRouter moverRouter = new TenantRouter(this.directory,
 				RouterSettings.defaults().withSyncInterval(this.properties.moverSyncInterval()))) {
 			moverRouter.start();
-			// Source rows are deleted one second after each flip, so that transactions which began on the source
-			// before the flip can finish reading; the checks below wait for the last of these clean-ups.
-			TenantMover tenantMover = new TenantMover(this.directory, moverRouter, this.topology, TENANT_TABLES, actor,
-					Duration.ofSeconds(1));
-			TenantAdmin moverAdmin = new TenantAdmin(this.directory, moverRouter, this.topology, tenantMover, actor);
+			StepTimes steps = new StepTimes(this.onlineMover);
+			OnlineMover mover = this.onlineMover.withRouter(moverRouter).withHook(steps);
+			MoveOptions options = this.moveOptions.withCleanDelay(Duration.ofSeconds(1));
 			AtomicInteger threadNumber = new AtomicInteger();
 			ExecutorService pool = Executors.newFixedThreadPool(this.properties.writers() + 1,
 					r -> new Thread(r, "demo-" + threadNumber.incrementAndGet()));
@@ -154,17 +161,14 @@ public class OrdersDemo {
 				for (int i = 0; i < this.properties.writers(); i++) {
 					workers.add(pool.submit(() -> write(run, deadline)));
 				}
-				Future<?> mover = pool.submit(() -> move(run, moverAdmin, deadline));
+				Future<?> moverTask = pool.submit(() -> move(run, mover, options, steps, deadline));
 				for (Future<?> worker : workers) {
 					awaitWorker(worker, run.untypedFailures, run);
 				}
-				awaitWorker(mover, run.moverUntypedFailures, run);
+				awaitWorker(moverTask, run.moverUntypedFailures, run);
 			}
 			finally {
 				pool.shutdownNow();
-			}
-			if (!tenantMover.awaitCleanups(Duration.ofSeconds(30))) {
-				run.moveFailures.add("source clean-up did not finish within 30 s");
 			}
 		}
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
@@ -184,7 +188,7 @@ public class OrdersDemo {
 				this.observer.executions(), this.observer.retries(), this.observer.rejectionsByReason(),
 				this.observer.serializationFailures(), this.observer.otherFailures(), run.staleRetriedToSuccess.sum(),
 				histogram, List.copyOf(run.moves), List.copyOf(run.moveFailures), run.moverUntypedFailures.sum(),
-				this.router.stats(), checks, narration);
+				this.router.stats(), checks, narration, List.copyOf(run.moveSteps));
 	}
 
 	/** Shared state of one run; every field is thread-safe. */
@@ -219,6 +223,9 @@ public class OrdersDemo {
 		final List<MoveResult> moves = Collections.synchronizedList(new ArrayList<>());
 
 		final List<String> moveFailures = Collections.synchronizedList(new ArrayList<>());
+
+		/** Per move (same order as {@link #moves}): its steps and the time each took. */
+		final List<String> moveSteps = Collections.synchronizedList(new ArrayList<>());
 
 		final AtomicReference<CallTrace> narrated = new AtomicReference<>();
 
@@ -275,15 +282,34 @@ public class OrdersDemo {
 		}
 	}
 
-	private void move(Run run, TenantAdmin moverAdmin, long deadline) {
+	/**
+	 * Moves random tenants until the deadline, then cleans the sources of the moves still waiting for their clean
+	 * delay. A tenant whose last move is not cleaned yet is not moved again (the move log would refuse it).
+	 */
+	private void move(Run run, OnlineMover mover, MoveOptions options, StepTimes steps, long deadline) {
 		ThreadLocalRandom random = ThreadLocalRandom.current();
+		Map<String, String> uncleaned = new LinkedHashMap<>();
 		while (System.nanoTime() < deadline) {
+			clean(run, mover, uncleaned);
 			String tenant = run.tenants.get(random.nextInt(run.tenants.size()));
+			if (uncleaned.containsKey(tenant)) {
+				pause(this.properties.movePause());
+				continue;
+			}
 			try {
 				DirectoryEntry entry = this.directory.find(tenant).orElseThrow();
 				List<String> others = run.shards.stream().filter(s -> !s.equals(entry.shardId())).toList();
 				String target = others.get(random.nextInt(others.size()));
-				run.moves.add(moverAdmin.move(tenant, target));
+				long started = System.nanoTime();
+				String moveId = mover.move(tenant, target, options);
+				MoveStatus status = mover.status(moveId);
+				synchronized (run.moves) {
+					run.moves.add(steps.result(status, Duration.ofNanos(System.nanoTime() - started)));
+					run.moveSteps.add(steps.describe(moveId));
+				}
+				if (status.step() == MoveStep.FLIPPED) {
+					uncleaned.put(tenant, moveId);
+				}
 			}
 			catch (ShardTenancyException ex) {
 				run.moveFailures.add(ex.getClass().getSimpleName() + ": " + ex.getMessage());
@@ -293,6 +319,90 @@ public class OrdersDemo {
 			}
 			pause(this.properties.movePause());
 		}
+		long cleanDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (!uncleaned.isEmpty() && System.nanoTime() < cleanDeadline) {
+			pause(Duration.ofMillis(100));
+			clean(run, mover, uncleaned);
+		}
+		if (!uncleaned.isEmpty()) {
+			run.moveFailures.add("source clean-up did not finish within 30 s: " + uncleaned);
+		}
+	}
+
+	/** Resumes every flipped move: it cleans the source once the clean delay has passed. */
+	private static void clean(Run run, OnlineMover mover, Map<String, String> uncleaned) {
+		uncleaned.entrySet().removeIf(move -> {
+			try {
+				return mover.resume(move.getValue()).step() == MoveStep.DONE;
+			}
+			catch (ShardTenancyException ex) {
+				run.moveFailures.add("clean of move " + move.getValue() + ": " + ex.getClass().getSimpleName() + ": "
+						+ ex.getMessage());
+				return true;
+			}
+		});
+	}
+
+	/**
+	 * The online mover's hook here: records when each step of each move was recorded, and the step's data (the
+	 * directory versions of the freeze and the flip, the rows copied). Thread-safe.
+	 */
+	private static final class StepTimes implements MoveHook {
+
+		private final OnlineMover reader;
+
+		private final Map<String, List<String[]>> steps = new ConcurrentHashMap<>();
+
+		private final Map<String, Long> last = new ConcurrentHashMap<>();
+
+		StepTimes(OnlineMover reader) {
+			this.reader = reader;
+		}
+
+		@Override
+		public void stepRecorded(String moveId, MoveStep step) {
+			long now = System.nanoTime();
+			Long previous = this.last.put(moveId, now);
+			String data = this.reader.status(moveId).stepData();
+			this.steps.computeIfAbsent(moveId, id -> Collections.synchronizedList(new ArrayList<>()))
+				.add(new String[] { step.name(), previous == null ? "0" : "" + (now - previous) / 1_000_000,
+						data == null ? "" : data });
+		}
+
+		/** @return e.g. {@code MARKED 4 ms, COPIED 9 ms (rows=120), ...} */
+		String describe(String moveId) {
+			StringBuilder out = new StringBuilder();
+			for (String[] step : this.steps.getOrDefault(moveId, List.of())) {
+				if (step[0].equals(MoveStep.PLANNED.name())) {
+					continue;
+				}
+				out.append(out.isEmpty() ? "" : ", ").append(step[0]).append(' ').append(step[1]).append(" ms");
+				if (step[0].equals(MoveStep.COPIED.name()) || step[0].equals(MoveStep.CAUGHT_UP.name())) {
+					out.append(" (").append(step[2].replaceAll(" tables=\\{.*\\}", "")).append(')');
+				}
+			}
+			return out.toString();
+		}
+
+		MoveResult result(MoveStatus status, Duration total) {
+			return new MoveResult(status.tenantId(), status.sourceShardId(), status.targetShardId(),
+					number(status.moveId(), MoveStep.FROZEN, "directory version "),
+					number(status.moveId(), MoveStep.FLIPPED, "directory version "),
+					Map.of("all tables", number(status.moveId(), MoveStep.COPIED, "rows=")),
+					status.freezeWindow().orElse(Duration.ZERO), total);
+		}
+
+		private long number(String moveId, MoveStep step, String prefix) {
+			for (String[] recorded : this.steps.getOrDefault(moveId, List.of())) {
+				int at = recorded[2].indexOf(prefix);
+				if (recorded[0].equals(step.name()) && at >= 0) {
+					String digits = recorded[2].substring(at + prefix.length()).replaceAll("^(\\d+).*$", "$1");
+					return Long.parseLong(digits);
+				}
+			}
+			return -1;
+		}
+
 	}
 
 	private static void awaitWorker(Future<?> worker, LongAdder untyped, Run run) throws InterruptedException {
@@ -442,15 +552,6 @@ public class OrdersDemo {
 			case "JpaSystemException", "TransactionSystemException" -> ", at commit";
 			default -> "";
 		};
-	}
-
-	private static String hostname() {
-		try {
-			return InetAddress.getLocalHost().getHostName();
-		}
-		catch (UnknownHostException ex) {
-			return "localhost";
-		}
 	}
 
 }

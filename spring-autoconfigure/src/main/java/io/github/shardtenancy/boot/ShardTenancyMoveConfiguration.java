@@ -1,0 +1,117 @@
+package io.github.shardtenancy.boot;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.List;
+
+import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.admin.TenantTable;
+import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.move.MoveOptions;
+import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The online mover: an {@link OnlineMover} over the tenant tables (configured under {@code shard-tenancy.tenant-tables}
+ * or discovered from the Hibernate metamodel), the {@link MoveOptions} it is used with by default (from
+ * {@code shard-tenancy.move.*}), and the installation of its change capture on every tenant table of every shard at
+ * start-up. Every bean backs off to the application's own.
+ */
+@Configuration(proxyBeanMethods = false)
+class ShardTenancyMoveConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	MoveOptions shardTenancyMoveOptions(ShardTenancyProperties properties) {
+		ShardTenancyProperties.Move move = properties.getMove();
+		try {
+			return new MoveOptions(move.getBatchSize(), move.getThrottle(), move.getCatchUpLagThreshold(),
+					move.getMaxCatchUpRounds(), move.getOnlineCleanDelay());
+		}
+		catch (IllegalArgumentException | NullPointerException ex) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.move",
+					"Invalid online move settings under shard-tenancy.move (batch-size >= 1, catch-up-lag-threshold "
+							+ ">= 0, max-catch-up-rounds >= 1, throttle and online-clean-delay not negative): "
+							+ ex.getMessage());
+		}
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OnlineMover onlineMover(Directory directory, TenantRouter router, ShardTopology topology,
+			TenantTableResolver tables, ShardTenancyProperties properties) {
+		if (properties.getMove().getLease() == null || properties.getMove().getLease().isNegative()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.move.lease",
+					"shard-tenancy.move.lease must not be negative: " + properties.getMove().getLease());
+		}
+		return new OnlineMover(directory, router, topology, tables.resolve(), properties.getActor())
+			.withLease(properties.getMove().getLease());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnProperty(prefix = "shard-tenancy.move", name = "install-capture", matchIfMissing = true)
+	ChangeCaptureInstaller shardTenancyChangeCaptureInstaller(ShardTopology topology, TenantTableResolver tables) {
+		return new ChangeCaptureInstaller(topology, tables);
+	}
+
+	/**
+	 * Installs the online mover's change capture on every tenant table of every shard once all singletons exist,
+	 * before the application serves work (on H2, creating a trigger while the table is written can fail the writes).
+	 * Idempotent. A shard whose dialect has no change capture is skipped (its tenants cannot be moved online).
+	 */
+	static final class ChangeCaptureInstaller implements SmartInitializingSingleton {
+
+		private static final Logger log = LoggerFactory.getLogger(ChangeCaptureInstaller.class);
+
+		private final ShardTopology topology;
+
+		private final TenantTableResolver tables;
+
+		ChangeCaptureInstaller(ShardTopology topology, TenantTableResolver tables) {
+			this.topology = topology;
+			this.tables = tables;
+		}
+
+		/**
+		 * @throws ShardTenancyConfigurationException if the capture cannot be installed on a table (missing, or
+		 * without a primary key), naming the table and the shard
+		 */
+		@Override
+		public void afterSingletonsInstantiated() {
+			List<TenantTable> tenantTables = this.tables.resolve();
+			for (String shardId : this.topology.shardIds()) {
+				ShardTopology.Shard shard = this.topology.shard(shardId);
+				for (TenantTable table : tenantTables) {
+					try (Connection c = shard.dataSource().getConnection()) {
+						c.setAutoCommit(true);
+						shard.dialect().installChangeCapture(c, table.table(), table.tenantColumn());
+					}
+					catch (SQLFeatureNotSupportedException ex) {
+						log.info("Shard '{}' has no change capture for the online mover: {}", shardId,
+								ex.getMessage());
+						break;
+					}
+					catch (SQLException ex) {
+						throw new ShardTenancyConfigurationException("shard-tenancy.tenant-tables",
+								"Cannot install the online mover's change capture on table " + table.table()
+										+ " (tenant column " + table.tenantColumn() + ") of shard '" + shardId + "': "
+										+ ex.getMessage() + "; a tenant table needs a primary key (or set "
+										+ "shard-tenancy.move.install-capture=false)");
+					}
+				}
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,188 @@
+package io.github.shardtenancy.boot;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import io.github.shardtenancy.MoveException;
+import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.admin.TenantTable;
+import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.move.MoveOptions;
+import io.github.shardtenancy.move.MoveStep;
+import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The auto-configured online mover: present by default with its options from {@code shard-tenancy.move.*}, its change
+ * capture installed on the tenant tables, able to move a tenant, and backing off to the application's own beans.
+ */
+@DisplayName("Online mover auto-configuration")
+class OnlineMoverAutoConfigurationTests {
+
+	private static String h2(String name) {
+		return "jdbc:h2:mem:" + name + "-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+	}
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(ShardTenancyAutoConfiguration.class))
+		.withPropertyValues("shard-tenancy.directory.url=" + h2("directory"),
+				"shard-tenancy.shards.shard-1.url=" + h2("shard-1"),
+				"shard-tenancy.shards.shard-2.url=" + h2("shard-2"), "shard-tenancy.sync.interval=1h");
+
+	@Test
+	@DisplayName("an OnlineMover and its MoveOptions are present by default, the options taken from the defaults")
+	void presentByDefault() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(OnlineMover.class).hasSingleBean(MoveOptions.class);
+			assertThat(context.getBean(MoveOptions.class)).isEqualTo(MoveOptions.defaults());
+		});
+	}
+
+	@Test
+	@DisplayName("shard-tenancy.move.* reaches the MoveOptions bean")
+	void propertiesReachTheOptions() {
+		this.runner
+			.withPropertyValues("shard-tenancy.move.batch-size=250", "shard-tenancy.move.throttle=5ms",
+					"shard-tenancy.move.catch-up-lag-threshold=7", "shard-tenancy.move.max-catch-up-rounds=3",
+					"shard-tenancy.move.online-clean-delay=1m")
+			.run((context) -> assertThat(context.getBean(MoveOptions.class)).isEqualTo(
+					new MoveOptions(250, Duration.ofMillis(5), 7, 3, Duration.ofMinutes(1))));
+	}
+
+	@Test
+	@DisplayName("an invalid batch size fails the start naming the setting")
+	void invalidOptionsFailTheStart() {
+		this.runner.withPropertyValues("shard-tenancy.move.batch-size=0").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(ShardTenancyConfigurationException.class)
+				.hasMessageContaining("shard-tenancy.move");
+		});
+	}
+
+	@Test
+	@DisplayName("with configured tenant tables the capture is installed on every shard and the bean moves a tenant")
+	void configuredTablesAreCapturedAndMoved() {
+		this.runner
+			.withPropertyValues("shard-tenancy.liquibase.shard-changelogs=classpath:db/test-shard.xml",
+					"shard-tenancy.tenant-tables=note:tenant_id")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				ShardTopology topology = context.getBean(ShardTopology.class);
+				for (String shardId : topology.shardIds()) {
+					assertThat(count(topology, shardId, "SELECT COUNT(DISTINCT TRIGGER_NAME) FROM INFORMATION_SCHEMA.TRIGGERS "
+							+ "WHERE TRIGGER_NAME = 'SHARD_CAPTURE_NOTE' AND ? = ?", "x")).as(shardId).isOne();
+				}
+				context.getBean(TenantAdmin.class).create("acme", "shard-1");
+				insertNote(context.getBean(TenantRouter.class), topology, "acme");
+				OnlineMover mover = context.getBean(OnlineMover.class);
+
+				String moveId = mover.move("acme", "shard-2", context.getBean(MoveOptions.class));
+
+				assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
+				assertThat(context.getBean(Directory.class).find("acme").orElseThrow().shardId()).isEqualTo("shard-2");
+				assertThat(count(topology, "shard-2", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isOne();
+				assertThat(count(topology, "shard-1", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isZero();
+			});
+	}
+
+	@Test
+	@DisplayName("without tenant tables the mover is present but refuses to move, rather than move no rows")
+	void withoutTablesMovesAreRefused() {
+		this.runner.run((context) -> {
+			context.getBean(TenantAdmin.class).create("acme", "shard-1");
+			assertThatThrownBy(() -> context.getBean(OnlineMover.class).move("acme", "shard-2", MoveOptions.defaults()))
+				.isInstanceOf(MoveException.class)
+				.hasMessageContaining("no tenant tables");
+			assertThat(context.getBean(Directory.class).find("acme").orElseThrow().shardId()).isEqualTo("shard-1");
+		});
+	}
+
+	@Test
+	@DisplayName("backs off to the application's own OnlineMover and MoveOptions")
+	void backsOffToUserBeans() {
+		this.runner.withUserConfiguration(UserMover.class).run((context) -> {
+			assertThat(context).hasSingleBean(OnlineMover.class).hasSingleBean(MoveOptions.class);
+			assertThat(context.getBean(OnlineMover.class)).isSameAs(context.getBean("userMover"));
+			assertThat(context.getBean(MoveOptions.class).batchSize()).isEqualTo(42);
+		});
+	}
+
+	@Test
+	@DisplayName("shard-tenancy.move.install-capture=false installs no capture trigger")
+	void captureInstallationCanBeSwitchedOff() {
+		this.runner
+			.withPropertyValues("shard-tenancy.liquibase.shard-changelogs=classpath:db/test-shard.xml",
+					"shard-tenancy.tenant-tables=note:tenant_id", "shard-tenancy.move.install-capture=false")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(ShardTenancyMoveConfiguration.ChangeCaptureInstaller.class);
+				assertThat(count(context.getBean(ShardTopology.class), "shard-1", "SELECT COUNT(DISTINCT TRIGGER_NAME) FROM "
+						+ "INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_NAME = 'SHARD_CAPTURE_NOTE' AND ? = ?", "x"))
+					.isZero();
+			});
+	}
+
+	private static long count(ShardTopology topology, String shardId, String sql, String parameter) throws Exception {
+		try (Connection c = topology.shard(shardId).dataSource().getConnection();
+				PreparedStatement ps = c.prepareStatement(sql)) {
+			ps.setString(1, parameter);
+			if (ps.getParameterMetaData().getParameterCount() > 1) {
+				ps.setString(2, parameter);
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+	private static void insertNote(TenantRouter router, ShardTopology topology, String tenant) throws Exception {
+		ShardTopology.Shard shard = topology.shard(router.route(tenant).shardId());
+		try (Connection c = shard.dataSource().getConnection()) {
+			shard.dialect().begin(c, tenant, router.route(tenant).version());
+			try (PreparedStatement ps = c.prepareStatement("INSERT INTO note (id, tenant_id, title) VALUES (?, ?, ?)")) {
+				ps.setObject(1, UUID.randomUUID());
+				ps.setString(2, tenant);
+				ps.setString(3, "first");
+				ps.executeUpdate();
+			}
+			if (!c.getAutoCommit()) {
+				c.commit();
+			}
+			shard.dialect().end(c);
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserMover {
+
+		@Bean
+		OnlineMover userMover(Directory directory, TenantRouter router, ShardTopology topology) {
+			return new OnlineMover(directory, router, topology, List.of(new TenantTable("note", "tenant_id")), "own");
+		}
+
+		@Bean
+		MoveOptions userMoveOptions() {
+			return MoveOptions.defaults().withBatchSize(42);
+		}
+
+	}
+
+}
