@@ -9,6 +9,9 @@ import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.lifecycle.DirectoryHistory;
 import io.github.shardtenancy.lifecycle.TenantLifecycle;
+import io.github.shardtenancy.lifecycle.TenantMoves;
+import io.github.shardtenancy.move.MoveOptions;
+import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.placement.LeastLoadedPlacement;
 import io.github.shardtenancy.placement.RegionAwarePlacement;
 import io.github.shardtenancy.placement.ShardPlacement;
@@ -46,14 +49,17 @@ class ShardTenancyLifecycleConfiguration {
 
 	/**
 	 * Migrates a shard added at runtime with the same changelogs as the configured shards (when the Liquibase
-	 * migrations are on), then installs the fence write check on every tenant table.
+	 * migrations are on), then installs the fence write check on every tenant table, and the online mover's change
+	 * capture when it is installed on the configured shards ({@code shard-tenancy.move.install-capture}).
 	 */
 	@Bean
 	@ConditionalOnMissingBean
 	ShardMigrator shardTenancyShardMigrator(ObjectProvider<ShardTenancyMigrator> migrator,
-			TenantTableResolver tables) {
+			TenantTableResolver tables,
+			ObjectProvider<ShardTenancyMoveConfiguration.ChangeCaptureInstaller> captureInstaller) {
 		return shard -> {
 			migrator.ifAvailable(m -> m.migrateShard(shard));
+			captureInstaller.ifAvailable(installer -> installer.install(shard));
 			for (TenantTable table : tables.resolve()) {
 				try (Connection c = shard.dataSource().getConnection()) {
 					c.setAutoCommit(true);
@@ -88,13 +94,28 @@ class ShardTenancyLifecycleConfiguration {
 		return new SlotMap(directory).load();
 	}
 
+	/**
+	 * How the lifecycle moves a tenant: through the {@link OnlineMover} (with the {@link MoveOptions} bean) when there
+	 * is one, which is the default; otherwise through the basic stop-the-world {@link TenantMover}.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	TenantMoves shardTenancyTenantMoves(ObjectProvider<OnlineMover> onlineMover, ObjectProvider<MoveOptions> options,
+			TenantMover mover) {
+		OnlineMover online = onlineMover.getIfUnique();
+		if (online == null) {
+			return mover::move;
+		}
+		return new OnlineTenantMoves(online, options.getIfUnique(MoveOptions::defaults));
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	TenantLifecycle tenantLifecycle(Directory directory, TenantRouter router, ShardTopology topology,
-			ShardRegistry registry, PlacementPolicy policy, SlotMap slots, TenantMover mover,
+			ShardRegistry registry, PlacementPolicy policy, SlotMap slots, TenantMoves moves,
 			TenantTableResolver tables, ShardTenancyProperties properties) {
-		return new TenantLifecycle(directory, router, topology, registry, new ShardPlacement(policy), slots,
-				mover::move, tables.resolve(), properties.getActor());
+		return new TenantLifecycle(directory, router, topology, registry, new ShardPlacement(policy), slots, moves,
+				tables.resolve(), properties.getActor());
 	}
 
 	@Bean
