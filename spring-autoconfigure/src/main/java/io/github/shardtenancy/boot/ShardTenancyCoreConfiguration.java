@@ -1,5 +1,7 @@
 package io.github.shardtenancy.boot;
 
+import java.time.Duration;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
@@ -40,6 +42,7 @@ class ShardTenancyCoreConfiguration {
 				config.setUsername(shard.getUsername());
 				config.setPassword(shard.getPassword());
 				config.setMaximumPoolSize(shard.getMaximumPoolSize());
+				config.setConnectionTimeout(connectionTimeout(properties, shard).toMillis());
 				config.setPoolName("shard-" + id);
 				topology.addShard(id, config);
 			});
@@ -49,6 +52,15 @@ class ShardTenancyCoreConfiguration {
 			throw ex;
 		}
 		return topology;
+	}
+
+	/**
+	 * @return {@code shard-tenancy.shards.<id>.connection-timeout} if set, else
+	 * {@code shard-tenancy.pool.connection-timeout}
+	 */
+	static Duration connectionTimeout(ShardTenancyProperties properties, ShardTenancyProperties.Shard shard) {
+		return (shard != null && shard.getConnectionTimeout() != null) ? shard.getConnectionTimeout()
+				: properties.getPool().getConnectionTimeout();
 	}
 
 	@Bean

@@ -3,6 +3,7 @@ package io.github.shardtenancy.boot;
 import java.sql.Connection;
 import java.sql.SQLException;
 
+import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
@@ -74,10 +75,21 @@ class ShardTenancyLifecycleConfiguration {
 		};
 	}
 
+	/**
+	 * Pool settings of shards registered by other instances: the registry's URL and user name, and the connection
+	 * timeout of {@code shard-tenancy.shards.<id>.connection-timeout} (when this instance configures the shard too)
+	 * or {@code shard-tenancy.pool.connection-timeout}.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	ShardConnector shardTenancyShardConnector() {
-		return ShardConnector.urlAndUser();
+	ShardConnector shardTenancyShardConnector(ShardTenancyProperties properties) {
+		ShardConnector urlAndUser = ShardConnector.urlAndUser();
+		return shard -> {
+			HikariConfig config = urlAndUser.settings(shard);
+			config.setConnectionTimeout(ShardTenancyCoreConfiguration
+				.connectionTimeout(properties, properties.getShards().get(shard.shardId())).toMillis());
+			return config;
+		};
 	}
 
 	@Bean
