@@ -10,8 +10,11 @@ import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.placement.ShardPlacement;
+import io.github.shardtenancy.registry.ShardRegistry;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.topology.ShardTopology;
 import jakarta.persistence.EntityManagerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -124,11 +127,19 @@ class ShardTenancyCoreConfiguration {
 				properties.getMove().getCleanDelay());
 	}
 
+	/**
+	 * The admin; with a shard registry (the default) its {@code create(tenant, shard)} goes through the registry and
+	 * placement like {@code TenantLifecycle.create}: a shard that is not ACTIVE in the registry is refused.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
 	TenantAdmin tenantAdmin(Directory directory, TenantRouter router, ShardTopology topology, TenantMover mover,
-			ShardTenancyProperties properties) {
-		return new TenantAdmin(directory, router, topology, mover, properties.getActor());
+			ShardTenancyProperties properties, ObjectProvider<ShardRegistry> registry,
+			ObjectProvider<PlacementPolicy> policy) {
+		PlacementPolicy placementPolicy = policy.getIfUnique();
+		ShardPlacement placement = (registry.getIfUnique() != null && placementPolicy != null)
+				? new ShardPlacement(placementPolicy) : null;
+		return new TenantAdmin(directory, router, topology, mover, properties.getActor(), placement);
 	}
 
 	@Bean

@@ -26,6 +26,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The tenant lifecycle beans of the auto-configuration, in real (small) Spring contexts on H2. */
 @DisplayName("Tenant lifecycle auto-configuration")
@@ -207,6 +208,33 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 					"later")).isZero();
 			assertThat(count(topology.shard("shard-2").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
 					"later")).isOne();
+		});
+	}
+
+	@Test
+	@DisplayName("TenantAdmin.create goes through the shard registry: a shard that is not ACTIVE there is refused")
+	void tenantAdminCreateGoesThroughTheRegistry() {
+		this.runner.withPropertyValues("shard-tenancy.lifecycle.register-shards=false").run(context -> {
+			io.github.shardtenancy.admin.TenantAdmin admin = context.getBean(io.github.shardtenancy.admin.TenantAdmin.class);
+			context.getBean(ShardRegistry.class).adopt("shard-2", "us", null, null);
+			assertThatThrownBy(() -> admin.create("early", "shard-1"))
+				.isInstanceOf(io.github.shardtenancy.PlacementException.class)
+				.hasMessageContaining("shard 'shard-1', which is not an ACTIVE registered shard");
+			assertThat(context.getBean(Directory.class).find("early")).as("nothing written").isEmpty();
+
+			context.getBean(ShardRegistry.class).adopt("shard-1", "eu", null, null);
+			assertThat(admin.create("early", "shard-1").shardId()).isEqualTo("shard-1");
+			assertThat(context.getBean(TenantRouter.class).route("early").shardId()).isEqualTo("shard-1");
+		});
+	}
+
+	@Test
+	@DisplayName("TenantAdmin.create places on the shard asked for when it is registered")
+	void tenantAdminCreatesOnARegisteredShard() {
+		this.runner.run(context -> {
+			io.github.shardtenancy.admin.TenantAdmin admin = context.getBean(io.github.shardtenancy.admin.TenantAdmin.class);
+			assertThat(admin.create("second", "shard-2").shardId()).isEqualTo("shard-2");
+			assertThat(context.getBean(Directory.class).find("second").orElseThrow().shardId()).isEqualTo("shard-2");
 		});
 	}
 
