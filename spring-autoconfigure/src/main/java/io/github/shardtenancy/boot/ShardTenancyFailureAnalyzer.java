@@ -7,8 +7,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 /**
  * Explains a start-up failure caused by {@link ShardTenancyConfigurationException} (no shards, no directory URL, a
  * malformed shard id or tenant table, an unreachable shard, a numeric setting out of range): what is wrong, and which
- * property to fix. Registered in
- * {@code META-INF/spring.factories}. Stateless and thread-safe.
+ * property to fix. Registered in {@code META-INF/spring.factories}. Stateless and thread-safe.
  */
 class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyConfigurationException> {
 
