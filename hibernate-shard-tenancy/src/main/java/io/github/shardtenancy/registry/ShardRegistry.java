@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>{@link #register}: the shard is added to this instance's topology, migrated by the {@link ShardMigrator}, and
  * only then recorded ACTIVE, so no tenant can be placed on (or moved to) a shard whose schema is not there yet;</li>
- * <li>{@link #retire}: refused while any entry names the shard as owner or move target (DELETED entries aside), or a
- * slot or an override points at it; otherwise it is recorded RETIRED and its pool on this instance is closed and
+ * <li>{@link #retire}: refused while any entry names the shard as owner or move target, a DELETED tenant on it is
+ * not purged yet, or a slot or an override points at it; otherwise it is recorded RETIRED and its pool on this instance is closed and
  * dropped. Other instances drop theirs at their next {@link #sync()}; until then a route of theirs that still names
  * the shard is rejected by its fence and retried (the shard moved every tenant away before it could be retired), and
  * once the pool is gone the connection provider treats the route as stale and reads the directory again.</li>
@@ -186,7 +186,8 @@ public class ShardRegistry {
 	 * @param shardId the shard
 	 * @return the registry row as written
 	 * @throws ShardStateException if the shard is not registered, is already retired, or still owns tenants (as owner
-	 * or move target), slots or overrides; the message says how many
+	 * or move target), slots or overrides (the message says how many), or holds DELETED tenants not purged yet (the
+	 * message names them: purge them first, since a retired shard can no longer be purged)
 	 * @throws DirectoryUnavailableException if the directory cannot be written
 	 */
 	public ShardRecord retire(String shardId) {
@@ -207,6 +208,13 @@ public class ShardRegistry {
 				throw new ShardStateException("Cannot retire shard '" + shardId + "': it still owns " + tenants
 						+ " tenant(s), " + slots + " slot(s) and " + overrides + " override(s) (directory version "
 						+ version + "); move them away first", shardId, version);
+			}
+			List<String> unpurged = unpurgedTenants(c, shardId);
+			if (!unpurged.isEmpty()) {
+				throw new ShardStateException("Cannot retire shard '" + shardId + "': it still holds the rows of "
+						+ unpurged.size() + " DELETED tenant(s) not purged yet " + unpurged + " (directory version "
+						+ version + "); purge them first (TenantLifecycle.purge), a retired shard cannot be purged",
+						shardId, version);
 			}
 			try (PreparedStatement ps = c.prepareStatement("UPDATE shard_registry SET state = ?, version = ?, "
 					+ "updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE shard_id = ?")) {
@@ -328,6 +336,26 @@ public class ShardRegistry {
 
 	private static String describe(ShardRecord r) {
 		return r.state() + " region=" + r.region() + " url=" + r.jdbcUrl();
+	}
+
+	/**
+	 * DELETED tenants of a shard whose purge is not recorded ({@code TENANT_PURGED} in {@code shard_directory_event},
+	 * written by {@code TenantLifecycle.purge} after their deletion).
+	 */
+	private static List<String> unpurgedTenants(Connection c, String shardId) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("SELECT e.tenant_id FROM shard_directory_entry e WHERE "
+				+ "e.shard_id = ? AND e.state = 'DELETED' AND NOT EXISTS (SELECT 1 FROM shard_directory_event v WHERE "
+				+ "v.kind = 'TENANT_PURGED' AND v.subject = e.tenant_id AND v.from_value = e.shard_id AND "
+				+ "v.version > e.version) ORDER BY e.tenant_id")) {
+			ps.setString(1, shardId);
+			try (ResultSet rs = ps.executeQuery()) {
+				List<String> tenants = new ArrayList<>();
+				while (rs.next()) {
+					tenants.add(rs.getString(1));
+				}
+				return tenants;
+			}
+		}
 	}
 
 	private static long count(Connection c, String sql, String... parameters) throws SQLException {

@@ -110,6 +110,28 @@ class ShardsAtRuntimeTest {
 	}
 
 	@Test
+	void retiringAShardIsRefusedWhileADeletedTenantOnItIsNotPurgedAndAllowedOncePurged() {
+		try (LifecycleFixture f = LifecycleFixture.create("shards-retire-unpurged", 2)) {
+			f.lifecycle.create("gone", PlacementRequest.onShard("shard-2"));
+			f.insertNote("gone", "left behind");
+			f.lifecycle.delete("gone");
+
+			assertThatThrownBy(() -> f.registry.retire("shard-2"))
+				.isInstanceOf(ShardStateException.class)
+				.hasMessageContaining("shard-2")
+				.hasMessageContaining("[gone]")
+				.hasMessageContaining("purge them first");
+			assertThat(f.registry.find("shard-2").orElseThrow().state()).isEqualTo(ShardState.ACTIVE);
+			assertThat(f.rows("shard-2", "gone")).isEqualTo(1);
+
+			assertThat(f.lifecycle.purge("gone")).isEqualTo(1);
+			assertThat(f.registry.retire("shard-2").state()).isEqualTo(ShardState.RETIRED);
+			assertThat(f.core.directory().find("gone").orElseThrow().state())
+				.isEqualTo(io.github.shardtenancy.directory.TenantState.DELETED);
+		}
+	}
+
+	@Test
 	void anInstanceThatMissedTheNotificationCompletesItsNextTransactionOnTheNewOwnerAfterTheOldShardIsRetired()
 			throws Exception {
 		try (LifecycleFixture f = LifecycleFixture.create("shards-stale", 2)) {

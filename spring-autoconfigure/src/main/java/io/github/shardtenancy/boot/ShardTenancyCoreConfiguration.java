@@ -1,5 +1,7 @@
 package io.github.shardtenancy.boot;
 
+import java.time.Duration;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
@@ -8,8 +10,11 @@ import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.placement.ShardPlacement;
+import io.github.shardtenancy.registry.ShardRegistry;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.topology.ShardTopology;
 import jakarta.persistence.EntityManagerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -40,6 +45,7 @@ class ShardTenancyCoreConfiguration {
 				config.setUsername(shard.getUsername());
 				config.setPassword(shard.getPassword());
 				config.setMaximumPoolSize(shard.getMaximumPoolSize());
+				config.setConnectionTimeout(connectionTimeout(properties, shard).toMillis());
 				config.setPoolName("shard-" + id);
 				topology.addShard(id, config);
 			});
@@ -49,6 +55,15 @@ class ShardTenancyCoreConfiguration {
 			throw ex;
 		}
 		return topology;
+	}
+
+	/**
+	 * @return {@code shard-tenancy.shards.<id>.connection-timeout} if set, else
+	 * {@code shard-tenancy.pool.connection-timeout}
+	 */
+	static Duration connectionTimeout(ShardTenancyProperties properties, ShardTenancyProperties.Shard shard) {
+		return (shard != null && shard.getConnectionTimeout() != null) ? shard.getConnectionTimeout()
+				: properties.getPool().getConnectionTimeout();
 	}
 
 	@Bean
@@ -112,11 +127,19 @@ class ShardTenancyCoreConfiguration {
 				properties.getMove().getCleanDelay());
 	}
 
+	/**
+	 * The admin; with a shard registry (the default) its {@code create(tenant, shard)} goes through the registry and
+	 * placement like {@code TenantLifecycle.create}: a shard that is not ACTIVE in the registry is refused.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
 	TenantAdmin tenantAdmin(Directory directory, TenantRouter router, ShardTopology topology, TenantMover mover,
-			ShardTenancyProperties properties) {
-		return new TenantAdmin(directory, router, topology, mover, properties.getActor());
+			ShardTenancyProperties properties, ObjectProvider<ShardRegistry> registry,
+			ObjectProvider<PlacementPolicy> policy) {
+		PlacementPolicy placementPolicy = policy.getIfUnique();
+		ShardPlacement placement = (registry.getIfUnique() != null && placementPolicy != null)
+				? new ShardPlacement(placementPolicy) : null;
+		return new TenantAdmin(directory, router, topology, mover, properties.getActor(), placement);
 	}
 
 	@Bean

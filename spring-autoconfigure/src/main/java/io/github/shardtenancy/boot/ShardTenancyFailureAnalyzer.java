@@ -6,8 +6,8 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
  * Explains a start-up failure caused by {@link ShardTenancyConfigurationException} (no shards, no directory URL, a
- * malformed shard id or tenant table, an unreachable shard): what is wrong, and which property to fix. Registered in
- * {@code META-INF/spring.factories}. Stateless and thread-safe.
+ * malformed shard id or tenant table, an unreachable shard, a numeric setting out of range): what is wrong, and which
+ * property to fix. Registered in {@code META-INF/spring.factories}. Stateless and thread-safe.
  */
 class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyConfigurationException> {
 

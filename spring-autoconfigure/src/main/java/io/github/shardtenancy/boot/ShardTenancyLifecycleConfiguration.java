@@ -3,12 +3,16 @@ package io.github.shardtenancy.boot;
 import java.sql.Connection;
 import java.sql.SQLException;
 
+import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.lifecycle.DirectoryHistory;
 import io.github.shardtenancy.lifecycle.TenantLifecycle;
+import io.github.shardtenancy.lifecycle.TenantMoves;
+import io.github.shardtenancy.move.MoveOptions;
+import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.placement.LeastLoadedPlacement;
 import io.github.shardtenancy.placement.RegionAwarePlacement;
 import io.github.shardtenancy.placement.ShardPlacement;
@@ -46,14 +50,17 @@ class ShardTenancyLifecycleConfiguration {
 
 	/**
 	 * Migrates a shard added at runtime with the same changelogs as the configured shards (when the Liquibase
-	 * migrations are on), then installs the fence write check on every tenant table.
+	 * migrations are on), then installs the fence write check on every tenant table, and the online mover's change
+	 * capture when it is installed on the configured shards ({@code shard-tenancy.move.install-capture}).
 	 */
 	@Bean
 	@ConditionalOnMissingBean
 	ShardMigrator shardTenancyShardMigrator(ObjectProvider<ShardTenancyMigrator> migrator,
-			TenantTableResolver tables) {
+			TenantTableResolver tables,
+			ObjectProvider<ShardTenancyMoveConfiguration.ChangeCaptureInstaller> captureInstaller) {
 		return shard -> {
 			migrator.ifAvailable(m -> m.migrateShard(shard));
+			captureInstaller.ifAvailable(installer -> installer.install(shard));
 			for (TenantTable table : tables.resolve()) {
 				try (Connection c = shard.dataSource().getConnection()) {
 					c.setAutoCommit(true);
@@ -68,10 +75,21 @@ class ShardTenancyLifecycleConfiguration {
 		};
 	}
 
+	/**
+	 * Pool settings of shards registered by other instances: the registry's URL and user name, and the connection
+	 * timeout of {@code shard-tenancy.shards.<id>.connection-timeout} (when this instance configures the shard too)
+	 * or {@code shard-tenancy.pool.connection-timeout}.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	ShardConnector shardTenancyShardConnector() {
-		return ShardConnector.urlAndUser();
+	ShardConnector shardTenancyShardConnector(ShardTenancyProperties properties) {
+		ShardConnector urlAndUser = ShardConnector.urlAndUser();
+		return shard -> {
+			HikariConfig config = urlAndUser.settings(shard);
+			config.setConnectionTimeout(ShardTenancyCoreConfiguration
+				.connectionTimeout(properties, properties.getShards().get(shard.shardId())).toMillis());
+			return config;
+		};
 	}
 
 	@Bean
@@ -88,13 +106,28 @@ class ShardTenancyLifecycleConfiguration {
 		return new SlotMap(directory).load();
 	}
 
+	/**
+	 * How the lifecycle moves a tenant: through the {@link OnlineMover} (with the {@link MoveOptions} bean) when there
+	 * is one, which is the default; otherwise through the basic stop-the-world {@link TenantMover}.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	TenantMoves shardTenancyTenantMoves(ObjectProvider<OnlineMover> onlineMover, ObjectProvider<MoveOptions> options,
+			TenantMover mover) {
+		OnlineMover online = onlineMover.getIfUnique();
+		if (online == null) {
+			return mover::move;
+		}
+		return new OnlineTenantMoves(online, options.getIfUnique(MoveOptions::defaults));
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	TenantLifecycle tenantLifecycle(Directory directory, TenantRouter router, ShardTopology topology,
-			ShardRegistry registry, PlacementPolicy policy, SlotMap slots, TenantMover mover,
+			ShardRegistry registry, PlacementPolicy policy, SlotMap slots, TenantMoves moves,
 			TenantTableResolver tables, ShardTenancyProperties properties) {
-		return new TenantLifecycle(directory, router, topology, registry, new ShardPlacement(policy), slots,
-				mover::move, tables.resolve(), properties.getActor());
+		return new TenantLifecycle(directory, router, topology, registry, new ShardPlacement(policy), slots, moves,
+				tables.resolve(), properties.getActor());
 	}
 
 	@Bean

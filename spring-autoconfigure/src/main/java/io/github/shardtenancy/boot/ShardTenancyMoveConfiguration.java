@@ -3,7 +3,6 @@ package io.github.shardtenancy.boot;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.List;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.admin.TenantTable;
@@ -88,26 +87,33 @@ class ShardTenancyMoveConfiguration {
 		 */
 		@Override
 		public void afterSingletonsInstantiated() {
-			List<TenantTable> tenantTables = this.tables.resolve();
 			for (String shardId : this.topology.shardIds()) {
-				ShardTopology.Shard shard = this.topology.shard(shardId);
-				for (TenantTable table : tenantTables) {
-					try (Connection c = shard.dataSource().getConnection()) {
-						c.setAutoCommit(true);
-						shard.dialect().installChangeCapture(c, table.table(), table.tenantColumn());
-					}
-					catch (SQLFeatureNotSupportedException ex) {
-						log.info("Shard '{}' has no change capture for the online mover: {}", shardId,
-								ex.getMessage());
-						break;
-					}
-					catch (SQLException ex) {
-						throw new ShardTenancyConfigurationException("shard-tenancy.tenant-tables",
-								"Cannot install the online mover's change capture on table " + table.table()
-										+ " (tenant column " + table.tenantColumn() + ") of shard '" + shardId + "': "
-										+ ex.getMessage() + "; a tenant table needs a primary key (or set "
-										+ "shard-tenancy.move.install-capture=false)");
-					}
+				install(this.topology.shard(shardId));
+			}
+		}
+
+		/**
+		 * Installs the change capture on every tenant table of one shard (also used for shards registered at runtime).
+		 * @param shard the shard
+		 * @throws ShardTenancyConfigurationException if the capture cannot be installed on a table (missing, or
+		 * without a primary key), naming the table and the shard
+		 */
+		void install(ShardTopology.Shard shard) {
+			for (TenantTable table : this.tables.resolve()) {
+				try (Connection c = shard.dataSource().getConnection()) {
+					c.setAutoCommit(true);
+					shard.dialect().installChangeCapture(c, table.table(), table.tenantColumn());
+				}
+				catch (SQLFeatureNotSupportedException ex) {
+					log.info("Shard '{}' has no change capture for the online mover: {}", shard.id(), ex.getMessage());
+					return;
+				}
+				catch (SQLException ex) {
+					throw new ShardTenancyConfigurationException("shard-tenancy.tenant-tables",
+							"Cannot install the online mover's change capture on table " + table.table()
+									+ " (tenant column " + table.tenantColumn() + ") of shard '" + shard.id() + "': "
+									+ ex.getMessage() + "; a tenant table needs a primary key (or set "
+									+ "shard-tenancy.move.install-capture=false)");
 				}
 			}
 		}

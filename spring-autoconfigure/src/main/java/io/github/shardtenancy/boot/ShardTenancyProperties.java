@@ -9,16 +9,18 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.shardtenancy.routing.DirectoryDownPolicy;
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Settings of the shard tenancy auto-configuration, bound from {@code shard-tenancy.*}.
  *
  * <p>A plain mutable bean, populated once by Spring Boot's binder at start-up; not meant to be changed afterwards, and
- * not thread-safe for writes.
+ * not thread-safe for writes. Numeric settings are checked once bound: a value out of range fails the start with a
+ * {@link io.github.shardtenancy.ShardTenancyConfigurationException} naming the property and the value.
  */
 @ConfigurationProperties("shard-tenancy")
-public class ShardTenancyProperties {
+public class ShardTenancyProperties implements InitializingBean {
 
 	/** Whether the auto-configuration is active at all. Default {@code true}. */
 	private boolean enabled = true;
@@ -75,6 +77,19 @@ public class ShardTenancyProperties {
 
 	/** The reconciliation job comparing the directory with the rows on the shards. */
 	private final Reconciliation reconciliation = new Reconciliation();
+
+	/** Settings of every shard pool the starter builds. */
+	private final Pool pool = new Pool();
+
+	/**
+	 * Checks the numeric settings once bound.
+	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
+	 * its value
+	 */
+	@Override
+	public void afterPropertiesSet() {
+		ShardTenancyPropertiesValidation.validate(this);
+	}
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -138,6 +153,10 @@ public class ShardTenancyProperties {
 
 	public Reconciliation getReconciliation() {
 		return this.reconciliation;
+	}
+
+	public Pool getPool() {
+		return this.pool;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
@@ -231,6 +250,20 @@ public class ShardTenancyProperties {
 		 * residency). Default: none.
 		 */
 		private String region;
+
+		/**
+		 * How long a borrower waits for a connection of this shard's pool before failing (HikariCP
+		 * {@code connectionTimeout}), at least 250 ms. Default: none, {@code shard-tenancy.pool.connection-timeout}.
+		 */
+		private Duration connectionTimeout;
+
+		public Duration getConnectionTimeout() {
+			return this.connectionTimeout;
+		}
+
+		public void setConnectionTimeout(Duration connectionTimeout) {
+			this.connectionTimeout = connectionTimeout;
+		}
 
 		public String getRegion() {
 			return this.region;
@@ -732,6 +765,30 @@ public class ShardTenancyProperties {
 
 		public void setInterval(Duration interval) {
 			this.interval = interval;
+		}
+
+	}
+
+	/** Settings of every shard pool the starter builds. */
+	public static class Pool {
+
+		/**
+		 * How long a borrower waits for a connection of a shard pool before failing (HikariCP
+		 * {@code connectionTimeout}), at least 250 ms. Applies to the pools of the configured shards (unless
+		 * {@code shard-tenancy.shards.<id>.connection-timeout} is set) and to the pools of shards registered by other
+		 * instances, which this instance builds when it meets them (the auto-configured {@code ShardConnector}); not to
+		 * a pool built from the {@code HikariConfig} an application passes to {@code ShardRegistry.register}. Each
+		 * attempt of the automatic retry can wait this long when a shard is down, so keep it short. Default 5 s
+		 * (HikariCP's own default is 30 s).
+		 */
+		private Duration connectionTimeout = Duration.ofSeconds(5);
+
+		public Duration getConnectionTimeout() {
+			return this.connectionTimeout;
+		}
+
+		public void setConnectionTimeout(Duration connectionTimeout) {
+			this.connectionTimeout = connectionTimeout;
 		}
 
 	}

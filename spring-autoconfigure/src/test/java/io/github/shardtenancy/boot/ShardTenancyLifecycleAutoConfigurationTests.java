@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
+import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.lifecycle.DirectoryHistory;
+import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.lifecycle.TenantLifecycle;
 import io.github.shardtenancy.placement.LeastLoadedPlacement;
 import io.github.shardtenancy.placement.PlacementRequest;
@@ -24,6 +26,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The tenant lifecycle beans of the auto-configuration, in real (small) Spring contexts on H2. */
 @DisplayName("Tenant lifecycle auto-configuration")
@@ -118,6 +121,164 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 					.extracting(io.github.shardtenancy.reconcile.ReconciliationReport.MissingRows::tenantId)
 					.containsExactly("without-rows");
 			});
+	}
+
+	@Test
+	@DisplayName("a slot move goes through the online mover: one move-log row per moved tenant, DONE, and the rows arrive")
+	void aSlotMoveGoesThroughTheOnlineMover() {
+		this.runner.withPropertyValues("shard-tenancy.lifecycle.placement=slots").run(context -> {
+			assertThat(context.getBean(io.github.shardtenancy.lifecycle.TenantMoves.class))
+				.isInstanceOf(OnlineTenantMoves.class);
+			context.getBean(SlotMap.class).initialize(2, java.util.List.of("shard-1"), "test");
+			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
+			TenantRouter router = context.getBean(TenantRouter.class);
+			ShardTopology topology = context.getBean(ShardTopology.class);
+			java.util.List<String> tenants = java.util.List.of("t-0", "t-1", "t-2", "t-3", "t-4", "t-5");
+			for (String tenant : tenants) {
+				assertThat(lifecycle.create(tenant).shardId()).isEqualTo("shard-1");
+				insertNote(router, topology, tenant);
+			}
+			int slot = SlotMap.slotOf("t-0", 2);
+			java.util.List<String> inSlot = tenants.stream().filter(t -> SlotMap.slotOf(t, 2) == slot).toList();
+
+			io.github.shardtenancy.lifecycle.SlotMoveResult result = lifecycle.moveSlot(slot, "shard-2");
+
+			assertThat(result.moved()).containsExactlyInAnyOrderElementsOf(inSlot);
+			Directory directory = context.getBean(Directory.class);
+			for (String tenant : tenants) {
+				boolean moved = inSlot.contains(tenant);
+				assertThat(directory.find(tenant).orElseThrow().shardId()).as(tenant)
+					.isEqualTo(moved ? "shard-2" : "shard-1");
+				assertThat(count(directory.dataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? "
+						+ "AND target_shard_id = 'shard-2' AND step = 'DONE'", tenant)).as(tenant).isEqualTo(moved ? 1 : 0);
+				assertThat(count(topology.shard("shard-2").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
+						tenant)).as(tenant).isEqualTo(moved ? 1 : 0);
+				assertThat(count(topology.shard("shard-1").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
+						tenant)).as(tenant).isEqualTo(moved ? 0 : 1);
+			}
+		});
+	}
+
+	@Test
+	@DisplayName("draining a shard registered at runtime moves its tenants online (its change capture was installed)")
+	void drainingARuntimeShardMovesItsTenantsOnline() {
+		this.runner.run(context -> {
+			ShardRegistry registry = context.getBean(ShardRegistry.class);
+			HikariConfig config = new HikariConfig();
+			config.setJdbcUrl(h2("shard-3"));
+			registry.register("shard-3", "eu", config);
+			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
+			assertThat(lifecycle.create("newcomer").shardId()).isEqualTo("shard-1");
+			lifecycle.move("newcomer", "shard-3");
+			insertNote(context.getBean(TenantRouter.class), context.getBean(ShardTopology.class), "newcomer");
+
+			assertThat(lifecycle.drain("shard-3")).containsExactly("newcomer");
+
+			Directory directory = context.getBean(Directory.class);
+			String owner = directory.find("newcomer").orElseThrow().shardId();
+			assertThat(owner).isNotEqualTo("shard-3");
+			assertThat(count(directory.dataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? "
+					+ "AND source_shard_id = 'shard-3' AND step = 'DONE'", "newcomer")).isOne();
+			assertThat(count(context.getBean(ShardTopology.class).shard(owner).dataSource(),
+					"SELECT COUNT(*) FROM note WHERE tenant_id = ?", "newcomer")).isOne();
+		});
+	}
+
+	@Test
+	@DisplayName("with an online clean delay the move returns after the flip and the source is cleaned once it passes")
+	void anOnlineCleanDelayCleansTheSourceLater() {
+		this.runner.withPropertyValues("shard-tenancy.move.online-clean-delay=200ms").run(context -> {
+			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
+			assertThat(lifecycle.create("later").shardId()).isEqualTo("shard-1");
+			ShardTopology topology = context.getBean(ShardTopology.class);
+			insertNote(context.getBean(TenantRouter.class), topology, "later");
+
+			lifecycle.move("later", "shard-2");
+
+			Directory directory = context.getBean(Directory.class);
+			assertThat(directory.find("later").orElseThrow().shardId()).isEqualTo("shard-2");
+			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+			while (count(directory.dataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? AND step = 'DONE'",
+					"later") == 0 && System.nanoTime() < deadline) {
+				Thread.sleep(20);
+			}
+			assertThat(count(directory.dataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? AND step = 'DONE'",
+					"later")).isOne();
+			assertThat(count(topology.shard("shard-1").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
+					"later")).isZero();
+			assertThat(count(topology.shard("shard-2").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
+					"later")).isOne();
+		});
+	}
+
+	@Test
+	@DisplayName("TenantAdmin.create goes through the shard registry: a shard that is not ACTIVE there is refused")
+	void tenantAdminCreateGoesThroughTheRegistry() {
+		this.runner.withPropertyValues("shard-tenancy.lifecycle.register-shards=false").run(context -> {
+			io.github.shardtenancy.admin.TenantAdmin admin = context.getBean(io.github.shardtenancy.admin.TenantAdmin.class);
+			context.getBean(ShardRegistry.class).adopt("shard-2", "us", null, null);
+			assertThatThrownBy(() -> admin.create("early", "shard-1"))
+				.isInstanceOf(io.github.shardtenancy.PlacementException.class)
+				.hasMessageContaining("shard 'shard-1', which is not an ACTIVE registered shard");
+			assertThat(context.getBean(Directory.class).find("early")).as("nothing written").isEmpty();
+
+			context.getBean(ShardRegistry.class).adopt("shard-1", "eu", null, null);
+			assertThat(admin.create("early", "shard-1").shardId()).isEqualTo("shard-1");
+			assertThat(context.getBean(TenantRouter.class).route("early").shardId()).isEqualTo("shard-1");
+		});
+	}
+
+	@Test
+	@DisplayName("TenantAdmin.create places on the shard asked for when it is registered")
+	void tenantAdminCreatesOnARegisteredShard() {
+		this.runner.run(context -> {
+			io.github.shardtenancy.admin.TenantAdmin admin = context.getBean(io.github.shardtenancy.admin.TenantAdmin.class);
+			assertThat(admin.create("second", "shard-2").shardId()).isEqualTo("shard-2");
+			assertThat(context.getBean(Directory.class).find("second").orElseThrow().shardId()).isEqualTo("shard-2");
+		});
+	}
+
+	@Test
+	@DisplayName("the lifecycle's moves back off to the application's own TenantMoves")
+	void theLifecycleUsesTheApplicationsTenantMoves() {
+		java.util.List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+		this.runner
+			.withBean(io.github.shardtenancy.lifecycle.TenantMoves.class,
+					() -> (tenant, target) -> calls.add(tenant + "->" + target))
+			.run(context -> {
+				TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
+				lifecycle.create("mine");
+				lifecycle.move("mine", "shard-2");
+				assertThat(calls).containsExactly("mine->shard-2");
+			});
+	}
+
+	private static long count(javax.sql.DataSource dataSource, String sql, String parameter) throws Exception {
+		try (Connection c = dataSource.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+			ps.setString(1, parameter);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+	private static void insertNote(TenantRouter router, ShardTopology topology, String tenant) throws Exception {
+		ShardTopology.Shard shard = topology.shard(router.route(tenant).shardId());
+		try (Connection c = shard.dataSource().getConnection()) {
+			shard.dialect().begin(c, tenant, router.route(tenant).version());
+			try (java.sql.PreparedStatement ps = c
+				.prepareStatement("INSERT INTO note (id, tenant_id, title) VALUES (?, ?, ?)")) {
+				ps.setObject(1, UUID.randomUUID());
+				ps.setString(2, tenant);
+				ps.setString(3, "first");
+				ps.executeUpdate();
+			}
+			if (!c.getAutoCommit()) {
+				c.commit();
+			}
+			shard.dialect().end(c);
+		}
 	}
 
 }
