@@ -2,6 +2,7 @@ package io.github.shardtenancy.liquibase;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -53,6 +54,8 @@ public final class ShardTenancyMigrations {
 	 * @param shard a pool on the shard database
 	 * @param shardId the shard's logical id
 	 * @param applicationChangelogs class-path locations (a {@code classpath:} prefix is allowed), possibly empty
+	 * @throws ShardIdentityConflictException if the database already belongs to another shard id (two shard ids
+	 * configured with the same database)
 	 * @throws IllegalStateException if a migration fails, with the cause
 	 */
 	public static void migrateShard(DataSource shard, String shardId, List<String> applicationChangelogs) {
@@ -62,12 +65,19 @@ public final class ShardTenancyMigrations {
 		}
 		try (Connection c = shard.getConnection()) {
 			c.setAutoCommit(true);
-			int updated;
-			try (PreparedStatement ps = c.prepareStatement("UPDATE shard_fence_identity SET shard_id = ? WHERE id = 1")) {
-				ps.setString(1, shardId);
-				updated = ps.executeUpdate();
+			String recorded = null;
+			try (PreparedStatement ps = c.prepareStatement("SELECT shard_id FROM shard_fence_identity WHERE id = 1");
+					ResultSet rs = ps.executeQuery()) {
+				if (rs.next()) {
+					recorded = rs.getString(1);
+				}
 			}
-			if (updated == 0) {
+			if (recorded != null && !recorded.equals(shardId)) {
+				// Two shard ids on one database would make a move between them copy a tenant onto itself and then
+				// clean it away: refuse before anything is routed.
+				throw new ShardIdentityConflictException(shardId, recorded);
+			}
+			if (recorded == null) {
 				try (PreparedStatement ps = c
 					.prepareStatement("INSERT INTO shard_fence_identity (id, shard_id) VALUES (1, ?)")) {
 					ps.setString(1, shardId);

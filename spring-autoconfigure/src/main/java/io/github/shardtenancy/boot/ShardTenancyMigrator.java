@@ -3,7 +3,9 @@ package io.github.shardtenancy.boot;
 import java.util.List;
 import java.util.Objects;
 
+import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.liquibase.ShardIdentityConflictException;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.topology.ShardTopology;
 import org.springframework.beans.factory.InitializingBean;
@@ -47,13 +49,21 @@ public class ShardTenancyMigrator implements InitializingBean {
 
 	/**
 	 * Migrates the directory, then every shard.
+	 * @throws ShardTenancyConfigurationException if two shard ids are configured with the same database (the
+	 * database of a shard already belongs to another shard id), naming the shard's URL property
 	 * @throws IllegalStateException if a migration fails, with Liquibase's error as the cause
 	 */
 	public void migrate() {
 		ShardTenancyMigrations.migrateDirectory(this.directory.dataSource());
 		for (String shardId : this.topology.shardIds()) {
-			ShardTenancyMigrations.migrateShard(this.topology.shard(shardId).dataSource(), shardId,
-					this.shardChangelogs);
+			try {
+				ShardTenancyMigrations.migrateShard(this.topology.shard(shardId).dataSource(), shardId,
+						this.shardChangelogs);
+			}
+			catch (ShardIdentityConflictException ex) {
+				throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId + ".url",
+						ex.getMessage());
+			}
 		}
 	}
 

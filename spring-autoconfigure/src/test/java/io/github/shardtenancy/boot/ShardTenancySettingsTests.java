@@ -84,6 +84,19 @@ class ShardTenancySettingsTests {
 
 	}
 
+	@Test
+	@DisplayName("two shard ids configured with the same database fail the start, naming the second shard's URL property")
+	void twoShardsOnOneDatabaseFailTheStart() {
+		String shared = h2("shared");
+		runner(h2("directory"), shared).withPropertyValues("shard-tenancy.shards.shard-2.url=" + shared).run(context -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new ShardTenancyFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains("shard-tenancy.shards.shard-2.url")
+				.contains("already belongs to shard 'shard-1'");
+		});
+	}
+
 	@Nested
 	@DisplayName("a bad numeric setting fails the start with an analysis naming the property and the value")
 	class BadValues {
