@@ -4,8 +4,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.shardtenancy.boot.actuate.ListenerState;
+import io.github.shardtenancy.boot.actuate.ShardDatabasesHealthContributor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
+import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherStatus;
@@ -18,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.jdbc.health.DataSourceHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -68,6 +71,23 @@ class ShardTenancyActuatorConfiguration {
 		ShardTenancyEndpoint shardTenancyEndpoint(TenantRouter router, ShardTopology topology,
 				ObjectProvider<ListenerState> listener, ObjectProvider<OnlineMover> mover) {
 			return new ShardTenancyEndpoint(router, topology, listener.getIfAvailable(() -> ListenerState.NONE), mover);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ DataSourceHealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
+	static class DatabaseHealthConfiguration {
+
+		/**
+		 * Boot's {@code db} health, per database: Boot's own contributor would borrow from the tenant-routing
+		 * {@code DataSource} with no tenant bound and report DOWN for ever. Runs before Boot's, which backs off to it.
+		 */
+		@Bean(name = "dbHealthContributor")
+		@ConditionalOnEnabledHealthIndicator("db")
+		@ConditionalOnMissingBean(name = { "dbHealthIndicator", "dbHealthContributor" })
+		ShardDatabasesHealthContributor dbHealthContributor(Directory directory, ShardTopology topology) {
+			return new ShardDatabasesHealthContributor(directory, topology);
 		}
 
 	}

@@ -13,11 +13,14 @@ import org.springframework.context.annotation.Import;
  * readiness health. Every bean backs off when the application defines its own.
  *
  * <p>Runs before Boot's {@code DataSourceAutoConfiguration} (whose pool would otherwise become the only
- * {@code DataSource}) and {@code HibernateJpaAutoConfiguration} (which needs the Hibernate properties customizer).
+ * {@code DataSource}), {@code HibernateJpaAutoConfiguration} (which needs the Hibernate properties customizer) and
+ * {@code DataSourceHealthContributorAutoConfiguration} (whose {@code db} health would borrow from the tenant-routing
+ * {@code DataSource} with no tenant; it backs off to a {@code db} contributor per database).
  * Switched off with {@code shard-tenancy.enabled=false}.
  */
 @AutoConfiguration(beforeName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-		"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration" })
+		"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
+		"org.springframework.boot.jdbc.autoconfigure.health.DataSourceHealthContributorAutoConfiguration" })
 @ConditionalOnProperty(prefix = "shard-tenancy", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ShardTenancyProperties.class)
 @Import({ ShardTenancyCoreConfiguration.class, ShardTenancyMigrationConfiguration.class,

@@ -489,6 +489,17 @@ class OperationsTests {
 				.andExpect(jsonPath("$.details.listener").value("none"));
 		}
 
+		@Test
+		@DisplayName("the whole health is UP: Boot's db check covers the directory and each shard's pool, never the tenant-routing DataSource without a tenant")
+		void databaseHealthPerDatabase() throws Exception {
+			this.mvc.perform(get("/actuator/health"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.status").value("UP"))
+				.andExpect(jsonPath("$.components.db.components.directory.status").value("UP"))
+				.andExpect(jsonPath("$.components.db.components.shard-1.status").value("UP"))
+				.andExpect(jsonPath("$.components.db.components.shard-2.status").value("UP"));
+		}
+
 	}
 
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -65,6 +66,10 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class OrdersDemo {
+
+	/** How much longer than its duration a run may go on to see one move and one stale route retried to a commit. */
+	static final Duration OVERTIME = Duration.ofSeconds(60);
+
 
 	/** Fence rejection reasons that mean the route was stale (as opposed to FROZEN: the tenant is moving now). */
 	static final Set<String> STALE_REASONS = Set.of("MOVED", "STALE", "NOT_OWNED");
@@ -121,7 +126,9 @@ public class OrdersDemo {
 	}
 
 	/**
-	 * Runs writers and mover for {@link DemoProperties#duration()}, then checks every shard.
+	 * Runs writers and mover for {@link DemoProperties#duration()}, then checks every shard. On a machine so busy that
+	 * no move flipped or no stale route was retried to a commit by then, writers and mover go on until both happened
+	 * (at most {@link #OVERTIME} longer), so that the run shows what it is for.
 	 * @return the report
 	 * @throws IllegalStateException if the directory has no tenants or the topology fewer than two shards
 	 * @throws InterruptedException if the calling thread is interrupted while waiting for the workers
@@ -146,7 +153,12 @@ public class OrdersDemo {
 		log.info("Demo: {} writers, {} tenants, shards {}, for {}", this.properties.writers(), tenants.size(), shards,
 				this.properties.duration());
 		long started = System.nanoTime();
-		long deadline = started + this.properties.duration().toNanos();
+		long end = started + this.properties.duration().toNanos();
+		long hardEnd = end + OVERTIME.toNanos();
+		BooleanSupplier running = () -> {
+			long now = System.nanoTime();
+			return now < end || (now < hardEnd && (run.moves.isEmpty() || run.staleRetriedToSuccess.sum() == 0));
+		};
 		try (TenantRouter moverRouter = new TenantRouter(this.directory,
 				RouterSettings.defaults().withSyncInterval(this.properties.moverSyncInterval()))) {
 			moverRouter.start();
@@ -159,9 +171,9 @@ public class OrdersDemo {
 			try {
 				List<Future<?>> workers = new ArrayList<>();
 				for (int i = 0; i < this.properties.writers(); i++) {
-					workers.add(pool.submit(() -> write(run, deadline)));
+					workers.add(pool.submit(() -> write(run, running)));
 				}
-				Future<?> moverTask = pool.submit(() -> move(run, mover, options, steps, deadline));
+				Future<?> moverTask = pool.submit(() -> move(run, mover, options, steps, running));
 				for (Future<?> worker : workers) {
 					awaitWorker(worker, run.untypedFailures, run);
 				}
@@ -246,9 +258,9 @@ public class OrdersDemo {
 
 	}
 
-	private void write(Run run, long deadline) {
+	private void write(Run run, BooleanSupplier running) {
 		ThreadLocalRandom random = ThreadLocalRandom.current();
-		while (System.nanoTime() < deadline) {
+		while (running.getAsBoolean()) {
 			String tenant = run.tenants.get(random.nextInt(run.tenants.size()));
 			String product = PRODUCTS.get(random.nextInt(PRODUCTS.size()));
 			int quantity = 1 + random.nextInt(5);
@@ -283,13 +295,13 @@ public class OrdersDemo {
 	}
 
 	/**
-	 * Moves random tenants until the deadline, then cleans the sources of the moves still waiting for their clean
+	 * Moves random tenants while the run lasts, then cleans the sources of the moves still waiting for their clean
 	 * delay. A tenant whose last move is not cleaned yet is not moved again (the move log would refuse it).
 	 */
-	private void move(Run run, OnlineMover mover, MoveOptions options, StepTimes steps, long deadline) {
+	private void move(Run run, OnlineMover mover, MoveOptions options, StepTimes steps, BooleanSupplier running) {
 		ThreadLocalRandom random = ThreadLocalRandom.current();
 		Map<String, String> uncleaned = new LinkedHashMap<>();
-		while (System.nanoTime() < deadline) {
+		while (running.getAsBoolean()) {
 			clean(run, mover, uncleaned);
 			String tenant = run.tenants.get(random.nextInt(run.tenants.size()));
 			if (uncleaned.containsKey(tenant)) {
