@@ -347,8 +347,8 @@ class H2FenceTest {
 		assertThat(fixture.rows("shard-1", "note", t)).isZero();
 		assertThat(fixture.rows("shard-2", "note", t)).isEqualTo(notesAfter);
 		if (notesAfter == 1) {
-			assertThat(ShardTenancyFixture.queryLong(shard("shard-2"), "SELECT COUNT(*) FROM note WHERE body = 'updated' "
-					+ "AND id = ?", id.toString())).isEqualTo(1);
+			assertThat(ShardTenancyFixture.queryLong(shard("shard-2"),
+					"SELECT COUNT(*) FROM note WHERE body = 'updated' AND id = ?", id.toString())).isEqualTo(1);
 		}
 	}
 

@@ -347,9 +347,9 @@ public final class TenantRows {
 	 * subset of the entries (a limit) would break this: a parent's early entry can find the parent gone while the
 	 * entry that removed its child is not in the subset.
 	 * <p>Target writes are committed every {@code batchSize} rows (deletes first, so that a unique value a deleted row
-	 * freed can be taken by an upserted one); the log entries are deleted only after the last commit. Re-applying an entry is
-	 * harmless (it copies the row's state), so a crash anywhere loses nothing. Entries committed during the round,
-	 * also with smaller sequence numbers, stay in the log for the next round.
+	 * freed can be taken by an upserted one); the log entries are deleted only after the last commit. Re-applying an
+	 * entry is harmless (it copies the row's state), so a crash anywhere loses nothing. Entries committed during the
+	 * round, also with smaller sequence numbers, stay in the log for the next round.
 	 * @return the lag (entries in the log) after the round
 	 * @throws SQLException on a database error
 	 */
@@ -518,7 +518,8 @@ public final class TenantRows {
 					int applied = 0;
 					for (TablePlan table : tables) {
 						applied += retryOneByOne(deferredUpserts, table,
-								row -> writer.attempt(1, () -> upsert(target, to, table, Collections.singletonList(row))));
+								row -> writer.attempt(1,
+										() -> upsert(target, to, table, Collections.singletonList(row))));
 					}
 					for (TablePlan table : reversed(tables)) {
 						applied += retryOneByOne(deferredDeletes, table,
