@@ -21,6 +21,11 @@ import io.github.shardtenancy.spi.FenceDialect;
  * it would refuse takes the slow path: the variables are cleared and {@code SHARD_FENCE_BEGIN} itself is called, which
  * raises the rejection with the fence's message (or accepts and binds, if the fence changed in between). Keeping the
  * number of distinct statements small also keeps them in H2's per-session query cache (8 statements by default).
+ *
+ * <p>{@link #installWriteCheck} installs the fence trigger class twice on a tenant table: per row on INSERT, UPDATE
+ * and DELETE, and per statement on UPDATE and DELETE, so that an UPDATE or DELETE matching no row (the rows cleaned
+ * away after a move) is rejected as well instead of committing as a silent no-op. INSERT-only work never fires the
+ * statement trigger.
  */
 public final class H2FenceDialect implements FenceDialect {
 
@@ -81,6 +86,15 @@ public final class H2FenceDialect implements FenceDialect {
 	public void installWriteCheck(Connection connection, String table, String tenantColumn) throws SQLException {
 		installTrigger(connection, table, tenantColumn, "shard_fence_table", "SHARD_FENCE_", "BEFORE",
 				"io.github.shardtenancy.liquibase.h2.H2FenceTrigger");
+		// The same class as a statement trigger on UPDATE and DELETE: an UPDATE or DELETE that matches no row (the
+		// tenant's rows cleaned away after a move) is rejected too, not committed as a silent no-op. INSERT-only
+		// transactions never fire it.
+		String tableName = Identifiers.require(table).toUpperCase(Locale.ROOT);
+		try (PreparedStatement ps = connection.prepareStatement("CREATE TRIGGER IF NOT EXISTS SHARD_STATEMENT_FENCE_"
+				+ tableName.replace('.', '_') + " BEFORE UPDATE, DELETE ON " + tableName
+				+ " CALL 'io.github.shardtenancy.liquibase.h2.H2FenceTrigger'")) {
+			ps.execute();
+		}
 	}
 
 	/**

@@ -66,6 +66,11 @@ import org.slf4j.LoggerFactory;
  * row while the tenant is being moved. The mark step installs missing capture triggers itself (idempotently), but on
  * H2 they should be installed with the schema, next to the fence's write check: H2 2.4 can fail a write running
  * concurrently with the creation of a trigger on its table ({@code ConcurrentModificationException}).
+ * <p>Unique keys other than the primary key: a round applies its deletes (children first) before its upserts (parents
+ * first), so a unique value freed by a deleted row and taken by another in the same round reaches the target; a write
+ * the target refuses with an integrity violation (a value moved from one row to another by updates, a child moved
+ * away from a deleted parent) is retried one row at a time after the others until nothing more applies. Unique values
+ * exchanged between rows within one round (a cycle) still fail the catch-up with the target's violation.
  *
  * <h2>Copy</h2>
  * The bulk copy reads one consistent snapshot of the source (all tables, parents first, so foreign keys hold on the

@@ -60,7 +60,9 @@ public interface FenceDialect {
 	void beginMover(Connection connection, String tenantId) throws SQLException;
 
 	/**
-	 * Installs, idempotently, the per-row write check on one tenant table.
+	 * Installs, idempotently, the per-row write check on one tenant table, and a per-statement check of UPDATE and
+	 * DELETE that rejects them also when they match no row (for example, a transaction begun on this shard before a
+	 * move whose rows were cleaned after the flip), taking the same fence-row lock as the row check.
 	 * @param connection a connection to the shard
 	 * @param table the table name, a plain SQL identifier (letters, digits, underscore, optionally schema-qualified)
 	 * @param tenantColumn the column holding the tenant id

@@ -281,6 +281,78 @@ class H2FenceTest {
 	}
 
 	@Test
+	@DisplayName("an UPDATE in a transaction begun before a move, run after its flip and clean, matches no row and is "
+			+ "still rejected (MOVED); retried on the new owner it lands exactly once")
+	void updateAfterFlipAndCleanIsRejectedNotLost() throws Exception {
+		assertStatementAfterFlipAndCleanIsRejected("UPDATE note SET body = 'updated' WHERE id = ?", 1);
+	}
+
+	@Test
+	@DisplayName("a DELETE in a transaction begun before a move, run after its flip and clean, matches no row and is "
+			+ "still rejected (MOVED); retried on the new owner it lands exactly once")
+	void deleteAfterFlipAndCleanIsRejectedNotLost() throws Exception {
+		assertStatementAfterFlipAndCleanIsRejected("DELETE FROM note WHERE id = ?", 0);
+	}
+
+	/**
+	 * Begins a transaction of a new tenant on shard-1 and reads its note; another thread moves the tenant to shard-2
+	 * (the basic mover: freeze, copy, flip, clean at once); then the statement runs in the first transaction.
+	 */
+	private void assertStatementAfterFlipAndCleanIsRejected(String statement, int notesAfter) throws Exception {
+		String t = newTenant();
+		admin.create(t, "shard-1");
+		UUID id;
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection c = routed.getConnection()) {
+			id = ShardTenancyFixture.insertNote(c, t, "before the move");
+		}
+
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection a = routed.getConnection()) {
+			a.setAutoCommit(false);
+			try (PreparedStatement read = a.prepareStatement("SELECT body FROM note WHERE id = ?")) {
+				read.setObject(1, id);
+				try (ResultSet rs = read.executeQuery()) {
+					assertThat(rs.next()).as("the note, read before the move").isTrue();
+				}
+			}
+			CompletableFuture.runAsync(() -> admin.move(t, "shard-2"), this.threads).get(30, TimeUnit.SECONDS);
+			assertThat(fixture.rows("shard-1", "note", t)).as("source cleaned").isZero();
+
+			assertThatThrownBy(() -> update(a, statement, id)).isInstanceOf(SQLException.class).satisfies(ex -> {
+				assertThat(((SQLException) ex).getSQLState()).isEqualTo("40001");
+				FenceRejection rejection = FenceRejection.find(ex).orElseThrow();
+				assertThat(rejection.reason()).isEqualTo("MOVED");
+				assertThat(rejection.tenantId()).isEqualTo(t);
+				assertThat(rejection.shardId()).isEqualTo("shard-1");
+			});
+			a.rollback();
+		}
+
+		// The retry: the whole transaction again, routed by the directory, which names shard-2 now.
+		int attempts = 0;
+		int changed = -1;
+		while (changed < 0) {
+			attempts++;
+			try (TenantContext.Scope scope = TenantContext.bind(t); Connection c = routed.getConnection()) {
+				c.setAutoCommit(false);
+				changed = update(c, statement, id);
+				c.commit();
+			}
+			catch (SQLException ex) {
+				FenceRejection.find(ex).orElseThrow(() -> new AssertionError("not a fence rejection", ex));
+				fixture.router().invalidate(t);
+				assertThat(attempts).as("attempts").isLessThan(5);
+			}
+		}
+		assertThat(changed).isEqualTo(1);
+		assertThat(fixture.rows("shard-1", "note", t)).isZero();
+		assertThat(fixture.rows("shard-2", "note", t)).isEqualTo(notesAfter);
+		if (notesAfter == 1) {
+			assertThat(ShardTenancyFixture.queryLong(shard("shard-2"),
+					"SELECT COUNT(*) FROM note WHERE body = 'updated' AND id = ?", id.toString())).isEqualTo(1);
+		}
+	}
+
+	@Test
 	@DisplayName("a write racing a freeze: the freeze waits for the open write to commit, and later writes are rejected")
 	void writeRacingFreezeCommitsFirstOrIsRejected() throws Exception {
 		String t = newTenant();

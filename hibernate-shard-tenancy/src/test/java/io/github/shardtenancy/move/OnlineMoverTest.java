@@ -1,5 +1,9 @@
 package io.github.shardtenancy.move;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +20,7 @@ import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.topology.ShardTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -169,6 +174,109 @@ class OnlineMoverTest {
 	private static long percentile(List<Long> sorted, int p) {
 		int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
 		return sorted.get(Math.max(0, Math.min(index, sorted.size() - 1)));
+	}
+
+	@Nested
+	@DisplayName("unique keys other than the primary key")
+	class UniqueKeys {
+
+		private final List<TenantTable> tables = List.of(MoveFixture.TABLES.get(0), MoveFixture.TABLES.get(1),
+				new TenantTable("coupon", "tenant_id"));
+
+		@Test
+		@DisplayName("a unique value freed by a deleted row and taken by a new row in one catch-up round reaches the "
+				+ "target, and the move completes")
+		void uniqueValueOfADeletedRowTakenByANewRowIsApplied() throws Exception {
+			Map<Long, String> moved = moveWithWritesBeforeTheFirstCatchUp(
+					"DELETE FROM coupon WHERE id = 1",
+					"INSERT INTO coupon (id, tenant_id, code) VALUES (4, 'acme', 'SPRING')");
+
+			assertThat(moved).isEqualTo(Map.of(2L, "SUMMER", 3L, "AUTUMN", 4L, "SPRING"));
+		}
+
+		@Test
+		@DisplayName("a unique value moved by updates from one row to another, logged after the taker's first entry, "
+				+ "reaches the target in one catch-up round, and the move completes")
+		void uniqueValueMovedBetweenRowsByUpdatesIsApplied() throws Exception {
+			// Row 3 is logged first, then row 2 gives up SUMMER, then row 3 takes it.
+			Map<Long, String> moved = moveWithWritesBeforeTheFirstCatchUp(
+					"UPDATE coupon SET label = 'touched' WHERE id = 3",
+					"UPDATE coupon SET code = 'SUMMER-2025' WHERE id = 2",
+					"UPDATE coupon SET code = 'SUMMER' WHERE id = 3");
+
+			assertThat(moved).isEqualTo(Map.of(1L, "SPRING", 2L, "SUMMER-2025", 3L, "SUMMER"));
+		}
+
+		/**
+		 * Seeds three coupons (SPRING, SUMMER, AUTUMN), moves the tenant to shard-2 with the online mover, running the
+		 * statements (each in its own transaction of the tenant) right after the copy: all of them land in the first
+		 * catch-up round.
+		 * @return the tenant's coupons on shard-2 after the move, id to code
+		 */
+		private Map<Long, String> moveWithWritesBeforeTheFirstCatchUp(String... statements) throws Exception {
+			for (String shardId : List.of("shard-1", "shard-2")) {
+				ShardTopology.Shard shard = OnlineMoverTest.this.fixture.topology().shard(shardId);
+				try (Connection c = shard.dataSource().getConnection()) {
+					shard.dialect().installWriteCheck(c, "coupon", "tenant_id");
+					shard.dialect().installChangeCapture(c, "coupon", "tenant_id");
+				}
+			}
+			asTenant("INSERT INTO coupon (id, tenant_id, code) VALUES (1, 'acme', 'SPRING')",
+					"INSERT INTO coupon (id, tenant_id, code) VALUES (2, 'acme', 'SUMMER')",
+					"INSERT INTO coupon (id, tenant_id, code) VALUES (3, 'acme', 'AUTUMN')");
+			OnlineMover mover = new OnlineMover(OnlineMoverTest.this.fixture.directory(),
+					OnlineMoverTest.this.fixture.router(), OnlineMoverTest.this.fixture.topology(), this.tables,
+					"online@test")
+				.withHook((id, step) -> {
+					if (step == MoveStep.COPIED) {
+						asTenant(statements);
+					}
+				});
+
+			String moveId = mover.move(TENANT, "shard-2", smallBatches());
+
+			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
+			assertThat(coupons("shard-1")).isEmpty();
+			assertTenantLivesOnlyOn("shard-2", "shard-1", OnlineMoverTest.this.acmeWriters);
+			return coupons("shard-2");
+		}
+
+		/** Runs each statement in its own transaction of the tenant, routed and fenced. */
+		private void asTenant(String... statements) {
+			for (String sql : statements) {
+				try {
+					Connection c = OnlineMoverTest.this.fixture.provider().getConnection(TENANT);
+					try (PreparedStatement ps = c.prepareStatement(sql)) {
+						c.setAutoCommit(false);
+						assertThat(ps.executeUpdate()).as(sql).isEqualTo(1);
+						c.commit();
+					}
+					finally {
+						c.setAutoCommit(true);
+						OnlineMoverTest.this.fixture.provider().releaseConnection(TENANT, c);
+					}
+				}
+				catch (SQLException ex) {
+					throw new IllegalStateException(sql, ex);
+				}
+			}
+		}
+
+		/** @return the tenant's coupons on a shard, id to code, read on a raw connection */
+		private Map<Long, String> coupons(String shardId) throws SQLException {
+			Map<Long, String> coupons = new java.util.TreeMap<>();
+			try (Connection c = OnlineMoverTest.this.fixture.topology().shard(shardId).dataSource().getConnection();
+					PreparedStatement ps = c.prepareStatement("SELECT id, code FROM coupon WHERE tenant_id = ?")) {
+				ps.setString(1, TENANT);
+				try (ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						coupons.put(rs.getLong(1), rs.getString(2));
+					}
+				}
+			}
+			return coupons;
+		}
+
 	}
 
 	@Nested

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -341,13 +342,14 @@ public final class TenantRows {
 	 * <p>Why one snapshot for the entries and the rows, and no limit on the entries: every change committed after the
 	 * copy's snapshot has a log entry committed with it, so for every key whose target row differs from the source's
 	 * row in the snapshot, the snapshot also holds an entry. Applying all of them makes the target equal to that
-	 * snapshot, which is consistent: upserts run parents first and deletes children first, so every foreign key holds
-	 * on the target at each statement. A subset of the entries (a limit) would break this: a parent's early entry
-	 * can find the parent gone while the entry that removed its child is not in the subset.
-	 * <p>Target writes are committed every {@code batchSize} rows (upserts first, then deletes, so every intermediate
-	 * state keeps the foreign keys); the log entries are deleted only after the last commit. Re-applying an entry is
-	 * harmless (it copies the row's state), so a crash anywhere loses nothing. Entries committed during the round,
-	 * also with smaller sequence numbers, stay in the log for the next round.
+	 * snapshot, which is consistent: deletes run children first and upserts parents first, so the foreign keys hold
+	 * on the target at each statement (a write the target refuses is retried after the others, see {@code apply}). A
+	 * subset of the entries (a limit) would break this: a parent's early entry can find the parent gone while the
+	 * entry that removed its child is not in the subset.
+	 * <p>Target writes are committed every {@code batchSize} rows (deletes first, so that a unique value a deleted row
+	 * freed can be taken by an upserted one); the log entries are deleted only after the last commit. Re-applying an
+	 * entry is harmless (it copies the row's state), so a crash anywhere loses nothing. Entries committed during the
+	 * round, also with smaller sequence numbers, stay in the log for the next round.
 	 * @return the lag (entries in the log) after the round
 	 * @throws SQLException on a database error
 	 */
@@ -452,16 +454,53 @@ public final class TenantRows {
 		return lag(from, tenantId);
 	}
 
+	/**
+	 * Applies a round's keys to the target: first the deletes of the keys whose rows are gone in the snapshot
+	 * (children first), then the upserts of the others (parents first), committing every chunk.
+	 * <p>Deletes come first so that a unique value (other than the primary key) freed by a deleted row can be taken by
+	 * a row inserted or updated in the same round: upserting first made the target raise a unique violation and the
+	 * move fail. A chunk the target refuses with an integrity violation (SQLSTATE class 23) is rolled back and its rows
+	 * retried one at a time after the other chunks, in passes, until a pass applies none: this covers a child moved in
+	 * the round from a deleted parent to another (its parent's delete waits for the child's upsert), a new parent a
+	 * deferred row's children need, and a unique value moved from one row to another by UPDATEs whichever order their
+	 * log entries came in. What still fails, with the target's violation, is a cycle: unique values exchanged between
+	 * rows within one round (A takes B's value and B takes A's) cannot be reached one row at a time without a
+	 * temporary value, nor can a row take a value another tenant's row holds on the target. Re-applying is harmless,
+	 * so the committed chunks of a failed round are simply applied again by the next attempt.
+	 */
 	private static void apply(Connection source, ShardTopology.Shard to, String tenantId, List<TablePlan> tables,
 			Map<TablePlan, LinkedHashSet<String>> keys, int batchSize, Duration throttle, Progress progress)
 			throws SQLException {
 		int chunkSize = Math.min(batchSize, 500);
 		Map<TablePlan, List<String>> gone = new LinkedHashMap<>();
+		for (TablePlan table : tables) {
+			LinkedHashSet<String> tableKeys = keys.get(table);
+			if (tableKeys == null) {
+				continue;
+			}
+			for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
+				Map<String, Object[]> found = read(source, table, chunk, tenantId);
+				for (String key : chunk) {
+					if (!found.containsKey(key)) {
+						gone.computeIfAbsent(table, t -> new ArrayList<>()).add(key);
+					}
+				}
+			}
+		}
 		try (Connection target = to.dataSource().getConnection()) {
-			long written = 0;
+			TargetWriter writer = new TargetWriter(target, to, tenantId, throttle, progress);
+			Map<TablePlan, List<String>> deferredDeletes = new LinkedHashMap<>();
+			Map<TablePlan, List<Object[]>> deferredUpserts = new LinkedHashMap<>();
 			try {
 				target.setAutoCommit(false);
 				to.dialect().beginMover(target, tenantId);
+				for (TablePlan table : reversed(tables)) {
+					for (List<String> chunk : chunks(gone.getOrDefault(table, List.of()), chunkSize)) {
+						if (!writer.attempt(chunk.size(), () -> delete(target, table, chunk, tenantId))) {
+							deferredDeletes.computeIfAbsent(table, t -> new ArrayList<>()).addAll(chunk);
+						}
+					}
+				}
 				for (TablePlan table : tables) {
 					LinkedHashSet<String> tableKeys = keys.get(table);
 					if (tableKeys == null) {
@@ -469,40 +508,25 @@ public final class TenantRows {
 					}
 					for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
 						Map<String, Object[]> found = read(source, table, chunk, tenantId);
-						List<Object[]> present = new ArrayList<>();
-						for (String key : chunk) {
-							Object[] row = found.get(key);
-							if (row == null) {
-								gone.computeIfAbsent(table, t -> new ArrayList<>()).add(key);
-							}
-							else {
-								present.add(row);
-							}
+						List<Object[]> present = chunk.stream().map(found::get).filter(row -> row != null).toList();
+						if (!writer.attempt(present.size(), () -> upsert(target, to, table, present))) {
+							deferredUpserts.computeIfAbsent(table, t -> new ArrayList<>()).addAll(present);
 						}
-						if (isPostgres(to)) {
-							upsertPostgres(target, table, present);
-						}
-						else {
-							upsert(target, table, present);
-						}
-						written = commit(target, to, tenantId, written, present.size(), throttle, progress);
 					}
 				}
-				for (TablePlan table : reversed(tables)) {
-					List<String> tableKeys = gone.get(table);
-					if (tableKeys == null) {
-						continue;
+				while (!deferredDeletes.isEmpty() || !deferredUpserts.isEmpty()) {
+					int applied = 0;
+					for (TablePlan table : tables) {
+						applied += retryOneByOne(deferredUpserts, table,
+								row -> writer.attempt(1,
+										() -> upsert(target, to, table, Collections.singletonList(row))));
 					}
-					for (List<String> chunk : chunks(tableKeys, chunkSize)) {
-						try (PreparedStatement ps = target
-							.prepareStatement("DELETE FROM " + table.sqlName() + " WHERE " + table.keyPredicate())) {
-							for (String key : chunk) {
-								bindKey(ps, table, key, tenantId, 1);
-								ps.addBatch();
-							}
-							ps.executeBatch();
-						}
-						written = commit(target, to, tenantId, written, chunk.size(), throttle, progress);
+					for (TablePlan table : reversed(tables)) {
+						applied += retryOneByOne(deferredDeletes, table,
+								key -> writer.attempt(1, () -> delete(target, table, List.of(key), tenantId)));
+					}
+					if (applied == 0) {
+						throw writer.lastViolation;
 					}
 				}
 				target.commit();
@@ -515,6 +539,134 @@ public final class TenantRows {
 				to.dialect().end(target);
 				target.setAutoCommit(true);
 			}
+		}
+	}
+
+	/** One write to the target, committed on success. */
+	private interface TargetWork {
+
+		void run() throws SQLException;
+
+	}
+
+	/** An attempt of one deferred row. */
+	private interface RowAttempt<T> {
+
+		boolean apply(T row) throws SQLException;
+
+	}
+
+	/** Retries a table's deferred rows one at a time. @return how many were applied (and removed) */
+	private static <T> int retryOneByOne(Map<TablePlan, List<T>> deferred, TablePlan table, RowAttempt<T> attempt)
+			throws SQLException {
+		List<T> rows = deferred.get(table);
+		if (rows == null) {
+			return 0;
+		}
+		int applied = 0;
+		for (java.util.Iterator<T> it = rows.iterator(); it.hasNext();) {
+			if (attempt.apply(it.next())) {
+				it.remove();
+				applied++;
+			}
+		}
+		if (rows.isEmpty()) {
+			deferred.remove(table);
+		}
+		return applied;
+	}
+
+	/**
+	 * The catch-up's writes to the target on a mover connection: each attempt is committed, or, refused with an
+	 * integrity violation, rolled back (back to the last commit: only that attempt) and reported, so that the caller
+	 * can retry its rows later.
+	 */
+	private static final class TargetWriter {
+
+		private final Connection target;
+
+		private final ShardTopology.Shard to;
+
+		private final String tenantId;
+
+		private final Duration throttle;
+
+		private final Progress progress;
+
+		private long written;
+
+		private SQLException lastViolation;
+
+		TargetWriter(Connection target, ShardTopology.Shard to, String tenantId, Duration throttle,
+				Progress progress) {
+			this.target = target;
+			this.to = to;
+			this.tenantId = tenantId;
+			this.throttle = throttle;
+			this.progress = progress;
+		}
+
+		/**
+		 * @return {@code true} if the work was committed, {@code false} if the target refused it with an integrity
+		 * violation (rolled back)
+		 * @throws SQLException any other database error
+		 */
+		boolean attempt(int rows, TargetWork work) throws SQLException {
+			if (rows == 0) {
+				return true;
+			}
+			try {
+				work.run();
+			}
+			catch (SQLException ex) {
+				if (!isIntegrityViolation(ex)) {
+					throw ex;
+				}
+				this.target.rollback();
+				this.to.dialect().beginMover(this.target, this.tenantId);
+				this.lastViolation = ex;
+				return false;
+			}
+			this.written = commit(this.target, this.to, this.tenantId, this.written, rows, this.throttle,
+					this.progress);
+			return true;
+		}
+
+	}
+
+	/** @return whether a failure, or an exception chained to it, has an SQLSTATE of class 23 (integrity violation) */
+	private static boolean isIntegrityViolation(SQLException ex) {
+		for (Throwable t = ex; t != null; t = t.getCause()) {
+			if (t instanceof SQLException sql) {
+				for (SQLException next = sql; next != null; next = next.getNextException()) {
+					if (next.getSQLState() != null && next.getSQLState().startsWith("23")) {
+						return true;
+					}
+				}
+			}
+		}
+		return false;
+	}
+
+	private static void delete(Connection target, TablePlan table, List<String> keys, String tenantId)
+			throws SQLException {
+		try (PreparedStatement ps = target
+			.prepareStatement("DELETE FROM " + table.sqlName() + " WHERE " + table.keyPredicate())) {
+			for (String key : keys) {
+				bindKey(ps, table, key, tenantId, 1);
+				ps.addBatch();
+			}
+			ps.executeBatch();
+		}
+	}
+
+	private static void upsert(Connection target, ShardTopology.Shard to, TablePlan table, List<Object[]> rows)
+			throws SQLException {
+		if (isPostgres(to)) {
+			upsertPostgres(target, table, rows);
+		}
+		else {
+			upsert(target, table, rows);
 		}
 	}
 

@@ -17,6 +17,15 @@ import org.h2.api.Trigger;
  * freeze (an update of that row) waits for the writes in flight and every later write sees the freeze: a write racing
  * a freeze either commits before the freeze takes effect, or is rejected. The variables and the locked fence row are
  * read in one statement; the shard's identity only when a rejection is built.
+ *
+ * <p>The same class is also installed as a statement trigger ({@code BEFORE UPDATE, DELETE}, no {@code FOR EACH ROW};
+ * H2 then passes no rows): it checks, and locks, the session tenant's fence row once per statement, so an UPDATE or
+ * DELETE that matches no row is rejected too. Without it, a transaction that began while the tenant was owned (or
+ * FROZEN: reads are accepted) and updated a row after the move had flipped and cleaned the source would match 0 rows,
+ * fire no row trigger and commit a lost update. The lock matters as much as the state read: a statement checked
+ * before a freeze keeps the freeze (an update of the fence row), and so the copy, flip and clean, waiting until its
+ * transaction ends; one checked after the freeze reads FROZEN or MOVED and is rejected. A session without a tenant is
+ * left to the row check (rejected only if a row is matched); a mover's session is not checked.
  */
 public class H2FenceTrigger implements Trigger {
 
@@ -52,6 +61,14 @@ public class H2FenceTrigger implements Trigger {
 			role = rs.getString(3);
 			fence = rs.getString(4);
 		}
+		if (oldRow == null && newRow == null) {
+			// The statement check: no row to compare, only the session tenant's fence row.
+			if (sessionTenant == null || "mover".equals(role)) {
+				return;
+			}
+			checkFence(conn, sessionTenant, version, fence);
+			return;
+		}
 		Object rowTenant = (newRow != null ? newRow : oldRow)[this.tenantColumn];
 		if (sessionTenant == null) {
 			throw H2Fence.reject(conn, String.valueOf(rowTenant), "NO_TENANT", -1, -1);
@@ -63,6 +80,12 @@ public class H2FenceTrigger implements Trigger {
 		if ("mover".equals(role)) {
 			return;
 		}
+		checkFence(conn, sessionTenant, version, fence);
+	}
+
+	/** Rejects a write unless the fence row ({@code 'STATE min_version'}, or {@code null}) lets the route write. */
+	private static void checkFence(Connection conn, String sessionTenant, long version, String fence)
+			throws SQLException {
 		if (fence == null) {
 			throw H2Fence.reject(conn, sessionTenant, "NOT_OWNED", version, -1);
 		}

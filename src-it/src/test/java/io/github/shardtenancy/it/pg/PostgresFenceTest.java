@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -225,6 +226,120 @@ class PostgresFenceTest {
 				rs.next();
 				return rs.getLong(1);
 			}
+		}
+	}
+
+	@Test
+	@DisplayName("an UPDATE in a transaction begun before a move, run after its flip and clean, matches no row and is "
+			+ "still rejected (MOVED); retried on the new owner it lands exactly once")
+	void updateAfterFlipAndCleanIsRejectedNotLost() throws Exception {
+		assertStatementAfterFlipAndCleanIsRejected("update", "UPDATE pg_note SET text = 'updated' WHERE id = ?", 1);
+	}
+
+	@Test
+	@DisplayName("a DELETE in a transaction begun before a move, run after its flip and clean, matches no row and is "
+			+ "still rejected (MOVED); retried on the new owner it lands exactly once")
+	void deleteAfterFlipAndCleanIsRejectedNotLost() throws Exception {
+		assertStatementAfterFlipAndCleanIsRejected("delete", "DELETE FROM pg_note WHERE id = ?", 0);
+	}
+
+	/**
+	 * Begins a transaction of a new tenant on shard-1 and reads its note; another thread moves the tenant to shard-2
+	 * (the basic mover: freeze, copy, flip, and clean before it returns); then the statement runs in the first
+	 * transaction, and is retried as a whole until it commits.
+	 */
+	private static void assertStatementAfterFlipAndCleanIsRejected(String name, String statement, int notesAfter)
+			throws Exception {
+		String tenant = PostgresCluster.tenant("cleaned-" + name);
+		app.admin.create(tenant, "shard-1");
+		UUID id = UUID.randomUUID();
+		app.inTransaction(tenant, c -> {
+			try (PreparedStatement ps = c
+				.prepareStatement("INSERT INTO pg_note (id, tenant_id, text) VALUES (?, ?, 'before the move')")) {
+				ps.setObject(1, id);
+				ps.setString(2, tenant);
+				return ps.executeUpdate();
+			}
+		});
+
+		SQLException rejected = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
+			try (PreparedStatement read = c.prepareStatement("SELECT text FROM pg_note WHERE id = ?")) {
+				read.setObject(1, id);
+				try (ResultSet rs = read.executeQuery()) {
+					assertThat(rs.next()).as("the note, read before the move").isTrue();
+				}
+			}
+			CompletableFuture.runAsync(() -> app.admin.move(tenant, "shard-2")).orTimeout(60, TimeUnit.SECONDS).join();
+			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).as("source cleaned").isZero();
+			return execute(c, statement, id);
+		}));
+		assertThat((Throwable) rejected).as("the statement after the clean").isNotNull();
+		assertThat(rejected.getSQLState()).isEqualTo("40001");
+		FenceRejection rejection = FenceRejection.find(rejected).orElseThrow();
+		assertThat(rejection.reason()).isEqualTo("MOVED");
+		assertThat(rejection.tenantId()).isEqualTo(tenant);
+		assertThat(rejection.shardId()).isEqualTo("shard-1");
+
+		// The retry: the whole transaction again, routed by the directory, which names shard-2 now.
+		int changed = -1;
+		for (int attempt = 1; changed < 0; attempt++) {
+			assertThat(attempt).as("attempts").isLessThanOrEqualTo(5);
+			try {
+				changed = app.inTransaction(tenant, c -> execute(c, statement, id));
+			}
+			catch (SQLException ex) {
+				FenceRejection.find(ex).orElseThrow(() -> new AssertionError("not a fence rejection", ex));
+				app.router.invalidate(tenant);
+			}
+		}
+		assertThat(changed).isEqualTo(1);
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-2", tenant)).isEqualTo(notesAfter);
+		if (notesAfter == 1) {
+			String text = app.inTransaction(tenant, c -> {
+				try (PreparedStatement ps = c.prepareStatement("SELECT text FROM pg_note WHERE id = ?")) {
+					ps.setObject(1, id);
+					try (ResultSet rs = ps.executeQuery()) {
+						rs.next();
+						return rs.getString(1);
+					}
+				}
+			});
+			assertThat(text).isEqualTo("updated");
+		}
+	}
+
+	@Test
+	@DisplayName("an UPDATE that matches no row still holds the fence row FOR SHARE: a freeze waits for its "
+			+ "transaction, and the tenant's next UPDATE after the freeze is rejected with FROZEN")
+	void updateMatchingNoRowMakesTheFreezeWait() throws Exception {
+		String tenant = PostgresCluster.tenant("norow");
+		DirectoryEntry entry = app.admin.create(tenant, "shard-1");
+		String update = "UPDATE pg_note SET text = 'x' WHERE id = ?";
+		try (HikariDataSource freezer = cluster.pool(cluster.shard("shard-1"), 1, "norow-freezer");
+				HikariDataSource watcher = cluster.pool(cluster.shard("shard-1"), 1, "norow-observer")) {
+			CompletableFuture<Void> freeze;
+			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
+					Connection writer = app.dataSource.getConnection()) {
+				assertThat(execute(writer, update, UUID.randomUUID())).isZero();
+				assertThat(execute(writer, update, UUID.randomUUID())).as("the fast path").isZero();
+				freeze = CompletableFuture.runAsync(
+						() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));
+				awaitLockWait(watcher, "norow-freezer");
+				assertThat(freeze).isNotDone();
+				writer.commit();
+			}
+			freeze.get(30, TimeUnit.SECONDS);
+		}
+		SQLException after = catchThrowableOfType(SQLException.class,
+				() -> app.inTransaction(tenant, c -> execute(c, update, UUID.randomUUID())));
+		assertThat(FenceRejection.find(after)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FROZEN"));
+	}
+
+	private static int execute(Connection c, String sql, UUID id) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement(sql)) {
+			ps.setObject(1, id);
+			return ps.executeUpdate();
 		}
 	}
 

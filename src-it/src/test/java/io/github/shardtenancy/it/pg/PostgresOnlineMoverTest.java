@@ -270,6 +270,81 @@ class PostgresOnlineMoverTest {
 	}
 
 	@Nested
+	@DisplayName("unique keys other than the primary key")
+	class UniqueKeys {
+
+		@Test
+		@DisplayName("unique values freed by a deleted row and taken by a new row, or moved between rows by updates, in "
+				+ "one catch-up round reach the target (deletes first, refused writes retried row by row)")
+		void uniqueValuesReusedInOneRoundAreApplied() throws Exception {
+			AppInstance app = PostgresOnlineMoverTest.this.app;
+			String tenant = PostgresOnlineMoverTest.this.tenant;
+			long base = Math.abs(tenant.hashCode() % 1_000_000) * 10L;
+			for (String shardId : List.of("shard-1", "shard-2")) {
+				try (Connection c = app.topology.shard(shardId).dataSource().getConnection()) {
+					app.topology.shard(shardId).dialect().installWriteCheck(c, "pg_move_coupon", "tenant_id");
+					app.topology.shard(shardId).dialect().installChangeCapture(c, "pg_move_coupon", "tenant_id");
+				}
+			}
+			String insert = "INSERT INTO pg_move_coupon (id, tenant_id, code) VALUES (%d, '" + tenant + "', '%s')";
+			asTenant(app, tenant, String.format(insert, base + 1, "SPRING"), String.format(insert, base + 2, "SUMMER"),
+					String.format(insert, base + 3, "AUTUMN"));
+			List<TenantTable> tables = new ArrayList<>(PostgresMoveFixture.TABLES);
+			tables.add(new TenantTable("pg_move_coupon", "tenant_id"));
+			OnlineMover mover = new OnlineMover(app.directory, app.router, app.topology, tables, "online@unique")
+				.withHook((id, step) -> {
+					if (step == MoveStep.COPIED) {
+						asTenant(app, tenant, "DELETE FROM pg_move_coupon WHERE id = " + (base + 1),
+								String.format(insert, base + 4, "SPRING"),
+								"UPDATE pg_move_coupon SET label = 'touched' WHERE id = " + (base + 3),
+								"UPDATE pg_move_coupon SET code = 'SUMMER-2025' WHERE id = " + (base + 2),
+								"UPDATE pg_move_coupon SET code = 'SUMMER' WHERE id = " + (base + 3));
+					}
+				});
+
+			String moveId = mover.move(tenant, "shard-2", MoveOptions.defaults());
+
+			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
+			assertThat(coupons(app, "shard-2", tenant)).isEqualTo(java.util.Map.of(base + 2, "SUMMER-2025", base + 3,
+					"SUMMER", base + 4, "SPRING"));
+			assertThat(coupons(app, "shard-1", tenant)).isEmpty();
+		}
+
+		/** Runs each statement in its own transaction of the tenant, routed and fenced; each must change one row. */
+		private static void asTenant(AppInstance app, String tenant, String... statements) {
+			for (String sql : statements) {
+				try {
+					int changed = app.inTransaction(tenant, c -> {
+						try (PreparedStatement ps = c.prepareStatement(sql)) {
+							return ps.executeUpdate();
+						}
+					});
+					assertThat(changed).as(sql).isEqualTo(1);
+				}
+				catch (SQLException ex) {
+					throw new IllegalStateException(sql, ex);
+				}
+			}
+		}
+
+		private static java.util.Map<Long, String> coupons(AppInstance app, String shardId, String tenant)
+				throws SQLException {
+			java.util.Map<Long, String> coupons = new java.util.TreeMap<>();
+			try (Connection c = app.topology.shard(shardId).dataSource().getConnection();
+					PreparedStatement ps = c.prepareStatement("SELECT id, code FROM pg_move_coupon WHERE tenant_id = ?")) {
+				ps.setString(1, tenant);
+				try (ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						coupons.put(rs.getLong(1), rs.getString(2));
+					}
+				}
+			}
+			return coupons;
+		}
+
+	}
+
+	@Nested
 	@DisplayName("crash safety")
 	class CrashSafety {
 
