@@ -46,6 +46,12 @@ import org.springframework.stereotype.Component;
 @ConditionalOnWebApplication
 public class LiveMoves implements DisposableBean {
 
+	/**
+	 * Catch-up rounds before the freeze. A burst started from the page never pauses, so the lag would not shrink:
+	 * after this many rounds the move freezes anyway and its final catch-up copies the rest.
+	 */
+	static final int CATCH_UP_ROUNDS = 3;
+
 	private static final Logger log = LoggerFactory.getLogger(LiveMoves.class);
 
 	/** How many moves started here are reported. */
@@ -157,7 +163,7 @@ public class LiveMoves implements DisposableBean {
 		});
 		try {
 			String moveId = paced.move(request.tenantId, request.targetShardId,
-					MoveOptions.defaults().withCleanDelay(this.cleanDelay));
+					MoveOptions.defaults().withCleanDelay(this.cleanDelay).withMaxCatchUpRounds(CATCH_UP_ROUNDS));
 			request.moveId = moveId;
 			if (paced.status(moveId).step() == MoveStep.FLIPPED) {
 				this.cleaner.schedule(() -> clean(request, moveId), this.cleanDelay.toMillis(), TimeUnit.MILLISECONDS);
