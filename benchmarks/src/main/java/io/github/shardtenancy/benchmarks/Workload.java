@@ -111,7 +111,7 @@ final class Workload {
 				finally {
 					cpu.add(mx.getCurrentThreadCpuTime() - cpuStart);
 				}
-			}, "bench-worker");
+			}, "bench-worker-" + mine.get(0).tenantId().charAt(0));
 			workers.add(w);
 			w.start();
 		}

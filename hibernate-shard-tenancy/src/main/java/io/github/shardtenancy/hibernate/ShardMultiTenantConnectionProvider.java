@@ -17,6 +17,7 @@ import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.internal.ConnectionGuard;
+import io.github.shardtenancy.internal.FirstQueryBegin;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Hibernate's {@link MultiTenantConnectionProvider}: hands Hibernate a connection of the tenant's shard, with the
- * tenant id and directory version set as session variables and the fence checked, in one round trip.
+ * tenant id and directory version set as session variables and the fence checked, in no round trip of its own where
+ * the dialect allows it (see below).
  *
  * <p>For each {@link #getConnection(String)}:
  * <ol>
@@ -37,7 +39,11 @@ import org.slf4j.LoggerFactory;
  * raise their typed errors here, also before any connection is borrowed);</li>
  * <li>a connection is borrowed from the owner shard's pool (a failure to borrow one, such as a shard server that is
  * down, raises {@link ShardUnavailableException}: nothing ran, and the retry may run the work again) and the shard's
- * {@link io.github.shardtenancy.spi.FenceDialect} checks the fence and binds the variables. A route to a shard that is
+ * {@link io.github.shardtenancy.spi.FenceDialect} checks the fence and binds the variables: right away, or, when the
+ * dialect has a {@link io.github.shardtenancy.spi.FenceDialect#beginStatement() beginStatement} (PostgreSQL), sent
+ * together with the transaction's first query, before any other statement of the transaction runs (a fence rejection
+ * or a broken pooled connection then surfaces from that first statement, with the same SQLState and, for the broken
+ * connection, a {@link ShardUnavailableException} as its cause). A route to a shard that is
  * no longer in the topology, or whose pool was closed (a retired shard), is a stale entry: the entry is invalidated
  * and read again, up to three routes, so that "pool closed" never reaches the caller ({@link UnknownShardException},
  * naming the tenant, the shard and the entry's directory version, if the directory itself still names a shard this
@@ -125,7 +131,14 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			shard = this.topology.find(entry.shardId()).orElse(null);
 		}
 		try {
-			shard.dialect().begin(connection, tenantIdentifier, entry.version());
+			if (shard.dialect().beginStatement() != null) {
+				// The begin travels with the transaction's first query (or runs on its own before any other statement).
+				connection = FirstQueryBegin.wrap(connection, shard.dialect(), shard.id(), tenantIdentifier,
+						entry.version());
+			}
+			else {
+				shard.dialect().begin(connection, tenantIdentifier, entry.version());
+			}
 		}
 		catch (SQLException ex) {
 			discard(shard, connection);
@@ -174,7 +187,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 
 	private static void evict(DataSource dataSource, Connection connection) throws SQLException {
 		if (dataSource instanceof HikariDataSource pool) {
-			pool.evictConnection(connection);
+			pool.evictConnection(FirstQueryBegin.unwrapPooled(connection));
 		}
 		else {
 			connection.close();

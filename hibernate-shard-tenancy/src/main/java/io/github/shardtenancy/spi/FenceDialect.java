@@ -44,6 +44,22 @@ public interface FenceDialect {
 	void begin(Connection connection, String tenantId, long directoryVersion) throws SQLException;
 
 	/**
+	 * The begin as one SQL statement, for sending in the same flight as the transaction's first query instead of in a
+	 * round trip of its own (issue 7). Its parameters are the tenant id (1, a string) and the directory version (2, a
+	 * long); it must do exactly what {@link #begin} does after switching auto-commit off, and return one result set
+	 * (which is discarded). The connection provider prepares {@code beginStatement + ";\n" + query} for the first
+	 * {@code SELECT} of a transaction, shifts the query's parameters by two, and answers with the query's result; this
+	 * needs a driver that runs several statements of one prepared statement in order, numbers their parameters
+	 * across the whole text and returns one result per statement (pgjdbc does). For any other first statement, the
+	 * provider calls {@link #begin} first.
+	 * <p>The default is {@code null}: {@link #begin} always runs on its own (the H2 dialect).
+	 * @return the statement, or {@code null}
+	 */
+	default String beginStatement() {
+		return null;
+	}
+
+	/**
 	 * Clears whatever {@link #begin} or {@link #beginMover} left on the connection, before it returns to the pool.
 	 * @param connection the connection
 	 * @throws SQLException on a database error; the caller then evicts the connection
