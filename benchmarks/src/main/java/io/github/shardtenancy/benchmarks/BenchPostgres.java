@@ -80,6 +80,35 @@ final class BenchPostgres implements AutoCloseable {
 		return new HikariDataSource(config);
 	}
 
+	/**
+	 * CPU time (ns) the server processes of one database have used so far: the sum of user and system time of every
+	 * backend connected to it, read from {@code /proc/<pid>/stat} (the server runs on this machine). Connections that
+	 * closed in between are not counted, so call it around a run whose pools stay open.
+	 * @param database the database
+	 * @return the reader; it returns -1 where {@code /proc} cannot be read (not Linux)
+	 */
+	java.util.function.LongSupplier backendCpu(String database) {
+		long nanosPerTick = 10_000_000L; // USER_HZ is 100 on Linux
+		return () -> {
+			long ticks = 0;
+			try (Connection c = DriverManager.getConnection(url("postgres"), user(), password());
+					java.sql.PreparedStatement ps = c.prepareStatement("SELECT pid FROM pg_stat_activity WHERE datname = ?")) {
+				ps.setString(1, database);
+				try (java.sql.ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + rs.getInt(1) + "/stat"));
+						String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+						ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+					}
+				}
+			}
+			catch (SQLException | IOException | RuntimeException ex) {
+				return -1;
+			}
+			return ticks * nanosPerTick;
+		};
+	}
+
 	static void close(DataSource dataSource) {
 		if (dataSource instanceof HikariDataSource pool) {
 			pool.close();

@@ -94,7 +94,8 @@ public final class BenchmarkHarness {
 		if (only.contains("h2")) {
 			figures.add(guard("routing overhead, H2 in-memory", ">= 0.90",
 					() -> RoutingOverheadFigure.run("H2 in-memory", 0.90, Db.h2("bench-h2-directory-" + run),
-							Db.h2("bench-h2-shard-1-" + run), Db.h2("bench-h2-plain-" + run), sizes, RoundTrips.H2)));
+							Db.h2("bench-h2-shard-1-" + run), Db.h2("bench-h2-plain-" + run), sizes, RoundTrips.H2,
+							null, null)));
 		}
 		BenchPostgres pg = null;
 		if (only.stream().anyMatch(Set.of("pg", "invalidation", "move", "memory")::contains)) {
@@ -112,7 +113,8 @@ public final class BenchmarkHarness {
 				figures.add(guard("routing overhead, PostgreSQL", ">= 0.97",
 						() -> RoutingOverheadFigure.run("PostgreSQL", 0.97, pgDb(server, "bench_directory"),
 								pgDb(server, "bench_shard_1"), pgDb(server, "bench_plain"), sizes,
-								RoundTrips.POSTGRES)));
+								RoundTrips.POSTGRES, server.backendCpu("bench_plain"),
+								server.backendCpu("bench_shard_1"))));
 			}
 			if (only.contains("lookup")) {
 				figures.add(guard("lookup cost (JMH)", "<= 2.00", () -> LookupFigure.run(sizes)));

@@ -3,6 +3,7 @@ package io.github.shardtenancy.benchmarks;
 import static io.github.shardtenancy.benchmarks.ResultsTable.fmt;
 
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 import io.github.shardtenancy.admin.TenantAdmin;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
@@ -21,14 +22,43 @@ final class RoutingOverheadFigure {
 	private RoutingOverheadFigure() {
 	}
 
-	private static double add(Workload.Result result, long[] into) {
+	/** Sums of the measured rounds of one side: committed transactions, worker CPU, server CPU (ns, -1 if unknown). */
+	private static double add(Workload.Result result, long[] into, long serverCpu) {
 		into[0] += result.committed();
 		into[1] += result.workerCpuNanos();
+		into[2] = (into[2] < 0 || serverCpu < 0) ? -1 : into[2] + serverCpu;
 		return result.transactionsPerSecond();
 	}
 
+	private static double measure(Workload load, OrderService service, Sizes sizes, LongSupplier serverCpu,
+			long[] into) throws InterruptedException {
+		long before = serverCpu != null ? serverCpu.getAsLong() : -1;
+		Workload.Result result = load.measure(service, sizes.round());
+		long after = serverCpu != null ? serverCpu.getAsLong() : -1;
+		return add(result, into, (before < 0 || after < 0) ? -1 : after - before);
+	}
+
+	/**
+	 * @param plainServerCpu CPU used so far by the baseline's database server processes (ns), or {@code null} when the
+	 * database runs inside the workers (H2)
+	 * @param libraryServerCpu the same for the library's shard
+	 */
+	private static String serverNote(long[] plain, long[] library) {
+		if (plain[2] <= 0 || library[2] <= 0 || plain[0] == 0 || library[0] == 0) {
+			return "";
+		}
+		double plainServer = plain[2] / 1e3 / plain[0];
+		double libraryServer = library[2] / 1e3 / library[0];
+		double plainTotal = plainServer + plain[1] / 1e3 / plain[0];
+		double libraryTotal = libraryServer + library[1] / 1e3 / library[0];
+		return fmt("Server processes' CPU per transaction: plain %.0f us, library %.0f us; worker + server: plain %.0f us, "
+				+ "library %.0f us (plain/library %.2f, the throughput ratio a CPU-bound machine would give). ",
+				plainServer, libraryServer, plainTotal, libraryTotal, plainTotal / libraryTotal);
+	}
+
 	static Figure run(String database, double goal, Db directory, Db shard, Db plainDb, Sizes sizes,
-			String roundTripNote) throws InterruptedException {
+			String roundTripNote, LongSupplier plainServerCpu, LongSupplier libraryServerCpu)
+			throws InterruptedException {
 		String name = "routing overhead, " + database + " (tx/s, " + sizes.threads() + " threads)";
 		try (ConfigurableApplicationContext plain = BenchApps.plain(plainDb);
 				ConfigurableApplicationContext library = BenchApps.library(directory, Map.of("shard-1", shard),
@@ -45,11 +75,18 @@ final class RoutingOverheadFigure {
 			libraryLoad.run(libraryService, sizes.warmup());
 			double plainSum = 0;
 			double librarySum = 0;
-			long[] plainCpu = new long[2];
-			long[] libraryCpu = new long[2];
+			long[] plainCpu = new long[3];
+			long[] libraryCpu = new long[3];
 			for (int r = 0; r < sizes.rounds(); r++) {
-				plainSum += add(plainLoad.measure(plainService, sizes.round()), plainCpu);
-				librarySum += add(libraryLoad.measure(libraryService, sizes.round()), libraryCpu);
+				// Alternate which side goes first, so that neither always follows the other's after-effects.
+				if (r % 2 == 0) {
+					plainSum += measure(plainLoad, plainService, sizes, plainServerCpu, plainCpu);
+					librarySum += measure(libraryLoad, libraryService, sizes, libraryServerCpu, libraryCpu);
+				}
+				else {
+					librarySum += measure(libraryLoad, libraryService, sizes, libraryServerCpu, libraryCpu);
+					plainSum += measure(plainLoad, plainService, sizes, plainServerCpu, plainCpu);
+				}
 			}
 			double plainTps = plainSum / sizes.rounds();
 			double libraryTps = librarySum / sizes.rounds();
@@ -61,6 +98,7 @@ final class RoutingOverheadFigure {
 					+ "less disturbed by other load than tx/s%s). ", plainMicros, libraryMicros,
 					plainMicros / libraryMicros, database.startsWith("H2") ? ", and includes H2's own work"
 							: "; the server's work is not in it")
+					+ serverNote(plainCpu, libraryCpu)
 					+ fmt("directory reads during the run: %d (all routes were cache hits after the first). ", misses)
 					+ (ratio >= goal ? "" : roundTripNote);
 			return new Figure(name, fmt("%.0f tx/s", plainTps), fmt("%.0f tx/s", libraryTps), ratio,

@@ -25,7 +25,7 @@ public record Sizes(boolean quick, Duration warmup, Duration round, int rounds, 
 
 	/** @return the full run: a few minutes in all */
 	public static Sizes full() {
-		return new Sizes(false, Duration.ofSeconds(8), Duration.ofSeconds(5), 3, 4, 8, 300, 1_000_000, true, 1, 5,
+		return new Sizes(false, Duration.ofSeconds(8), Duration.ofSeconds(2), 10, 4, 8, 300, 1_000_000, true, 1, 5,
 				Duration.ofSeconds(1));
 	}
 

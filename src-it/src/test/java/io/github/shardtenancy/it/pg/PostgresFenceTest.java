@@ -151,6 +151,31 @@ class PostgresFenceTest {
 	}
 
 	@Test
+	@DisplayName("after a transaction's first accepted write, deleting a row of another tenant is still FOREIGN_ROW")
+	void laterDeleteOfAnotherTenantsRowIsRejectedAfterAnAcceptedWrite() throws Exception {
+		String tenant = PostgresCluster.tenant("del-own");
+		String other = PostgresCluster.tenant("del-other");
+		app.admin.create(tenant, "shard-1");
+		app.admin.create(other, "shard-1");
+		app.inTransaction(other, c -> {
+			PostgresSessionVariablesTest.insertNote(c, other, "the other tenant's row");
+			return null;
+		});
+
+		SQLException delete = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
+			PostgresSessionVariablesTest.insertNote(c, tenant, "accepted, the fence row is now held");
+			try (PreparedStatement ps = c.prepareStatement("DELETE FROM pg_note WHERE tenant_id = ?")) {
+				ps.setString(1, other);
+				return ps.executeUpdate();
+			}
+		}));
+
+		assertThat(FenceRejection.find(delete)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FOREIGN_ROW"));
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", other)).isEqualTo(1);
+		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
+	}
+
+	@Test
 	@DisplayName("a savepoint rolled back past the first write releases the fence row, and the next write checks it again")
 	void rolledBackSavepointForgetsTheCheckedFence() throws Exception {
 		String tenant = PostgresCluster.tenant("savepoint");
