@@ -69,6 +69,29 @@ class PostgresFirstQueryBeginTest {
 	}
 
 	@Test
+	@DisplayName("a first query read in batches of a fetch size (a server-side cursor) returns every row")
+	void firstQueryWithAFetchSize() throws Exception {
+		String tenant = PostgresCluster.tenant("fq-fetch");
+		try (AppInstance app = AppInstance.plain(cluster, "fq-fetch", RouterSettings.defaults(), 1)) {
+			app.admin.create(tenant, "shard-1");
+			List<Integer> rows = app.inTransaction(tenant, c -> {
+				try (PreparedStatement ps = c.prepareStatement("SELECT g FROM generate_series(1, ?) AS g ORDER BY g")) {
+					ps.setFetchSize(3);
+					ps.setInt(1, 10);
+					List<Integer> values = new ArrayList<>();
+					try (ResultSet rs = ps.executeQuery()) {
+						while (rs.next()) {
+							values.add(rs.getInt(1));
+						}
+					}
+					return values;
+				}
+			});
+			assertThat(rows).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+		}
+	}
+
+	@Test
 	@DisplayName("a write prepared and run before an earlier-prepared first query still runs after the begin")
 	void writeBeforeThePreparedQueryIsFenced() throws Exception {
 		String tenant = PostgresCluster.tenant("fq-order");
