@@ -50,12 +50,6 @@ final class BenchApps {
 		p.put("shard-tenancy.liquibase.shard-changelogs", APP_CHANGELOG);
 		p.put("shard-tenancy.actor", "benchmarks");
 		p.putAll(extra);
-		String experiment = System.getenv("BENCH_LIBRARY_PROPS");
-		if (experiment != null && !experiment.isBlank()) {
-			for (String kv : experiment.split(",")) {
-				p.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-			}
-		}
 		return new SpringApplicationBuilder(LibraryApplication.class).web(WebApplicationType.NONE)
 			.bannerMode(Banner.Mode.OFF)
 			.logStartupInfo(false)

@@ -15,15 +15,15 @@ final class RoundTrips {
 			+ "cache). The rest is the library's Java path (tenant binding, router lookup, retry advice, connection "
 			+ "guard) and the trigger calls themselves.";
 
-	/** PostgreSQL: one extra round trip per transaction plus a PL/pgSQL row trigger per written row. */
-	static final String POSTGRES = "Counted per transaction: plain = 4 round trips (BEGIN piggy-backed on the first "
-			+ "SELECT by pgjdbc, INSERT, UPDATE, COMMIT); library = 5: SELECT shard_fence_begin(?, ?) is a round trip "
-			+ "of its own before Hibernate's first statement (fence row read + 4 set_config in one PL/pgSQL call). "
-			+ "Server side, the first written row runs the fence trigger (fence row read FOR SHARE, remembered in "
-			+ "shard_tenancy.fenced), the second only the trigger's fast path (one current_setting compare). The extra "
-			+ "round trip stays: variables that outlive the transaction would leak to the next borrower and through "
-			+ "transaction-pooling proxies, and pgjdbc cannot send the call together with Hibernate's first "
-			+ "statement without changing what that statement returns.";
+	/** PostgreSQL: no extra round trip; the begin, the first write's check and the trigger WHEN clauses on the server. */
+	static final String POSTGRES = "Counted per transaction: plain = 4 round trips (pgjdbc sends BEGIN with the first "
+			+ "SELECT; INSERT; UPDATE; COMMIT); library = 4 as well: SELECT shard_fence_begin(?, ?) travels in the same "
+			+ "flight as Hibernate's first SELECT (FenceDialect.beginStatement; it was a round trip of its own before). "
+			+ "What remains is work, not waiting: on the server the begin (one PL/pgSQL call: fence row read and 5 "
+			+ "set_config), the first written row's check (one PL/pgSQL call: fence row read FOR SHARE, a row lock "
+			+ "that dirties the fence row's page, and a shard_capture lookup) and the triggers' WHEN clauses on every "
+			+ "written row (the second row and the UPDATE statement call no PL/pgSQL); in the client the retry "
+			+ "advice, the route and the connection provider's JDBC proxy.";
 
 	private RoundTrips() {
 	}

@@ -26,7 +26,8 @@ public class DemoOrderWriter {
 
 	/**
 	 * Places an order, counting each run of the body. A rejection at transaction begin happens before the body, so
-	 * {@code bodyRuns} can be lower than the attempts the retry made.
+	 * {@code bodyRuns} can be lower than the attempts the retry made (on H2; on PostgreSQL the begin travels with the
+	 * transaction's first query, so its rejection comes from inside the body).
 	 * @param customerId the tenant's customer, referenced without a read
 	 * @param product the product
 	 * @param quantity how many, at least 1
