@@ -55,20 +55,56 @@ final class MemoryFigure {
 		Figure memory = new Figure("retained heap per cached entry, " + entries + " entries",
 				fmt("%.0f B (ConcurrentHashMap<String, DirectoryEntry>)", mapPerEntry),
 				fmt("%.0f B (TenantRouter cache)", routerPerEntry), routerPerEntry / mapPerEntry,
-				"<= 100 B (absolute)", Figure.verdict(routerPerEntry <= 100),
-				routerPerEntry <= 100 ? ""
-						: "where the bytes go (compressed oops): the key String ~56 B (shared with the entry), the "
-								+ "DirectoryEntry record 48 B (its shard id is shared: the directory's row mapping "
-								+ "keeps one String per shard id), Caffeine's bounded cache ~72 B (its node ~32 B, "
-								+ "the ConcurrentHashMap node 32 B and table slot ~8 B). Any map with a String key "
-								+ "and a node per entry costs ~96 B before the value (key 56 + node 32 + slot 8), so "
-								+ "100 B cannot be reached while the cache is keyed by the tenant id String; without "
-								+ "the maximum-entries bound (an unbounded Caffeine cache) it would be ~144 B.");
+				"<= 100 B (absolute)", Figure.verdict(routerPerEntry <= 100), breakdownNote(m, routerPerEntry));
 		Figure coldStart = new Figure("cold start: load " + entries + " entries from a PostgreSQL directory",
 				fmt("%.2f s (plain JDBC stream of the rows)", rawLoad), fmt("%.2f s (TenantRouter.loadSnapshot)",
 						routerLoad),
 				routerLoad / rawLoad, "<= 3 s (absolute)", Figure.verdict(routerLoad <= 3.0), "");
 		return List.of(memory, coldStart);
+	}
+
+	/**
+	 * Where the router's bytes go, per entry, from {@link MemoryProbe#breakdown} (JOL's count of the objects the
+	 * cache's hash map and frequency sketch reach), the retained heap after a second snapshot replaced every entry,
+	 * and the floor that the parts no value can remove add up to.
+	 */
+	static String breakdownNote(Map<String, Long> m, double routerPerEntry) {
+		double n = m.get("routerEntries");
+		String reloaded = "";
+		if (m.containsKey("routerReloadedRetainedBytes")) {
+			double perEntry = m.get("routerReloadedRetainedBytes") / n;
+			reloaded = fmt(" After a second snapshot replaced every entry (a watcher's resync; a sync replaces a "
+					+ "changed entry the same way): %.0f B per entry, ", perEntry)
+					+ (perEntry - routerPerEntry < 16 ? "as after the load (a replacing entry shares the key's tenant "
+							+ "id String)."
+							: fmt("%.0f B more than after the load (each replaced entry keeps a tenant id String "
+									+ "of its own next to the key's).", perEntry - routerPerEntry));
+		}
+		if (!m.containsKey("breakdown.entry")) {
+			return "breakdown not available (see the probe's output)." + reloaded;
+		}
+		double key = (m.get("breakdown.string") + m.get("breakdown.stringBytes")) / n;
+		double mapNode = m.get("breakdown.mapNode") / n;
+		double slot = m.get("breakdown.mapTable") / n;
+		double cacheNode = m.getOrDefault("breakdown.cacheNode", 0L) / n;
+		double entry = m.get("breakdown.entry") / n;
+		double sketch = m.get("breakdown.sketch") / n;
+		double other = m.get("breakdown.other") / n;
+		long sharedStrings = m.get("breakdown.strings") - (long) n;
+		double floor = key + mapNode + slot + cacheNode;
+		return fmt("where the bytes go, per entry (counted with JOL on the loaded cache, compressed oops): the tenant id "
+				+ "String %.1f B with its byte[] (the cache key, the same instance as the entry's tenantId), the "
+				+ "ConcurrentHashMap node %.1f B and its table slot %.1f B, Caffeine's node %.1f B (a bounded cache's "
+				+ "node: key, value, access-order links), the DirectoryEntry record %.1f B, %d other String(s) for "
+				+ "all entries (the shard ids and the state's name, shared instances), the frequency sketch %.1f B (Caffeine "
+				+ "allocates it only once the cache holds half its maximum size, then 8 B per entry of the maximum), "
+				+ "other %.1f B; total %.1f B (retained heap %.1f B).", key, mapNode, slot, cacheNode, entry,
+				sharedStrings, sketch, other, key + mapNode + slot + cacheNode + entry + sketch + other, routerPerEntry)
+				+ reloaded
+				+ fmt(" The floor with String keys in a bounded Caffeine cache is key + map node + slot + Caffeine node "
+						+ "= %.0f B before any value, and the smallest Java object is 16 B, so <= 100 B cannot be "
+						+ "reached while the cache is keyed by the tenant id String; an unbounded Caffeine cache has no "
+						+ "node of its own (%.0f B less).", floor, cacheNode);
 	}
 
 	private static Map<String, Long> fork(String url, BenchPostgres pg) throws Exception {
