@@ -72,13 +72,15 @@ final class MemoryFigure {
 		double n = m.get("routerEntries");
 		String reloaded = "";
 		if (m.containsKey("routerReloadedRetainedBytes")) {
-			double perEntry = m.get("routerReloadedRetainedBytes") / n;
 			reloaded = fmt(" After a second snapshot replaced every entry (a watcher's resync; a sync replaces a "
-					+ "changed entry the same way): %.0f B per entry, ", perEntry)
-					+ (perEntry - routerPerEntry < 16 ? "as after the load (a replacing entry shares the key's tenant "
-							+ "id String)."
-							: fmt("%.0f B more than after the load (each replaced entry keeps a tenant id String "
-									+ "of its own next to the key's).", perEntry - routerPerEntry));
+					+ "changed entry the same way): retained heap %.1f B per entry",
+					m.get("routerReloadedRetainedBytes") / n);
+			if (m.containsKey("reloaded.strings")) {
+				reloaded += fmt(", by JOL %.1f B with %d String objects besides the keys (an entry that kept a tenant "
+						+ "id String of its own next to its key would add one per entry)", total(m, "reloaded.") / n,
+						m.get("reloaded.strings") - (long) n);
+			}
+			reloaded += ".";
 		}
 		if (!m.containsKey("breakdown.entry")) {
 			return "breakdown not available (see the probe's output)." + reloaded;
@@ -96,15 +98,21 @@ final class MemoryFigure {
 				+ "String %.1f B with its byte[] (the cache key, the same instance as the entry's tenantId), the "
 				+ "ConcurrentHashMap node %.1f B and its table slot %.1f B, Caffeine's node %.1f B (a bounded cache's "
 				+ "node: key, value, access-order links), the DirectoryEntry record %.1f B, %d other String(s) for "
-				+ "all entries (the shard ids and the state's name, shared instances), the frequency sketch %.1f B (Caffeine "
-				+ "allocates it only once the cache holds half its maximum size, then 8 B per entry of the maximum), "
+				+ "all entries (shared instances: the shard ids, the state's name), the frequency sketch %.1f B "
+				+ "(Caffeine allocates it only once the cache holds half its maximum size, then 8 B per entry of the "
+				+ "maximum), "
 				+ "other %.1f B; total %.1f B (retained heap %.1f B).", key, mapNode, slot, cacheNode, entry,
-				sharedStrings, sketch, other, key + mapNode + slot + cacheNode + entry + sketch + other, routerPerEntry)
+				sharedStrings, sketch, other, total(m, "breakdown.") / n, routerPerEntry)
 				+ reloaded
 				+ fmt(" The floor with String keys in a bounded Caffeine cache is key + map node + slot + Caffeine node "
 						+ "= %.0f B before any value, and the smallest Java object is 16 B, so <= 100 B cannot be "
 						+ "reached while the cache is keyed by the tenant id String; an unbounded Caffeine cache has no "
 						+ "node of its own (%.0f B less).", floor, cacheNode);
+	}
+
+	private static double total(Map<String, Long> m, String prefix) {
+		return m.entrySet().stream().filter((e) -> e.getKey().startsWith(prefix) && !e.getKey().endsWith(".strings"))
+			.mapToLong(Map.Entry::getValue).sum();
 	}
 
 	private static Map<String, Long> fork(String url, BenchPostgres pg) throws Exception {

@@ -32,8 +32,8 @@ import org.openjdk.jol.info.GraphLayout;
  * <p>Retained heap = heap used after full GCs with the structure alive, minus heap used after full GCs before it was
  * built; the tenant id strings (the keys) are counted, since the cache holds them. The router is measured twice: after
  * the cold-start load, and after a second snapshot replaced every cached entry by a copy read anew (as a watcher's
- * resync does, and as a sync replaces a changed entry). The first state is also broken down by class with JOL
- * ({@link #breakdown(TenantRouter)}).
+ * resync does, and as a sync replaces a changed entry). Both states are also broken down by class with JOL
+ * ({@link #breakdown(TenantRouter, String)}).
  *
  * <p>Usage: {@code MemoryProbe <jdbc-url> <user> <password>}; prints {@code key=value} lines.
  */
@@ -73,7 +73,7 @@ public final class MemoryProbe {
 			long after = usedAfterGc();
 			out.put("routerEntries", router.stats().cachedEntries());
 			out.put("routerRetainedBytes", after - before);
-			out.putAll(breakdown(router));
+			out.putAll(breakdown(router, "breakdown."));
 
 			// A second snapshot, as a watcher's resync after a reconnect loads it: every cached entry is replaced by
 			// the copy read anew (with a tenant id String of its own), like an entry a sync brings after a change.
@@ -81,6 +81,7 @@ public final class MemoryProbe {
 			after = usedAfterGc();
 			out.put("routerReloadedEntries", router.stats().cachedEntries());
 			out.put("routerReloadedRetainedBytes", after - before);
+			out.putAll(breakdown(router, "reloaded."));
 			Reference.reachabilityFence(router);
 			router = null;
 
@@ -124,12 +125,12 @@ public final class MemoryProbe {
 
 	/**
 	 * Counts, with JOL, the objects reachable from the router cache's hash map (its table, nodes, keys and values) and
-	 * its frequency sketch, by class, and returns the bytes of each part ({@code breakdown.*}), plus the number of
-	 * {@code String} objects ({@code breakdown.strings}: keys plus the shard id strings the entries hold). Reaches into
+	 * its frequency sketch, by class, and returns the bytes of each part (keys {@code prefix + part}), plus the number of
+	 * {@code String} objects ({@code prefix + "strings"}: keys plus the other strings the entries hold). Reaches into
 	 * Caffeine's internals by reflection (benchmark code only); if a Caffeine release renames them, the breakdown is
 	 * left out and the figure says so.
 	 */
-	static Map<String, Long> breakdown(TenantRouter router) {
+	static Map<String, Long> breakdown(TenantRouter router, String prefix) {
 		// JDK 17's Unsafe refuses field offsets of records (DirectoryEntry); JOL then computes them itself.
 		System.setProperty("jol.magicFieldOffset", "true");
 		Map<String, Long> out = new LinkedHashMap<>();
@@ -144,7 +145,7 @@ public final class MemoryProbe {
 				String part;
 				if (type == String.class) {
 					part = "string";
-					out.put("breakdown.strings", layout.getClassCounts().count(type));
+					out.put(prefix + "strings", layout.getClassCounts().count(type));
 				}
 				else if (type == byte[].class) {
 					part = "stringBytes";
@@ -164,12 +165,12 @@ public final class MemoryProbe {
 				else {
 					continue;
 				}
-				out.merge("breakdown." + part, bytes, Long::sum);
+				out.merge(prefix + part, bytes, Long::sum);
 				other -= bytes;
 			}
-			out.put("breakdown.other", other);
+			out.put(prefix + "other", other);
 			Method sketch = method(local.getClass(), "frequencySketch");
-			out.put("breakdown.sketch", GraphLayout.parseInstance(sketch.invoke(local)).totalSize());
+			out.put(prefix + "sketch", GraphLayout.parseInstance(sketch.invoke(local)).totalSize());
 		}
 		catch (ReflectiveOperationException | RuntimeException ex) {
 			System.out.println("breakdown unavailable: " + ex);
