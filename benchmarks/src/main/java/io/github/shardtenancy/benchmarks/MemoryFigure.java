@@ -55,20 +55,64 @@ final class MemoryFigure {
 		Figure memory = new Figure("retained heap per cached entry, " + entries + " entries",
 				fmt("%.0f B (ConcurrentHashMap<String, DirectoryEntry>)", mapPerEntry),
 				fmt("%.0f B (TenantRouter cache)", routerPerEntry), routerPerEntry / mapPerEntry,
-				"<= 100 B (absolute)", Figure.verdict(routerPerEntry <= 100),
-				routerPerEntry <= 100 ? ""
-						: "where the bytes go (compressed oops): the key String ~56 B (shared with the entry), the "
-								+ "DirectoryEntry record 48 B (its shard id is shared: the directory's row mapping "
-								+ "keeps one String per shard id), Caffeine's bounded cache ~72 B (its node ~32 B, "
-								+ "the ConcurrentHashMap node 32 B and table slot ~8 B). Any map with a String key "
-								+ "and a node per entry costs ~96 B before the value (key 56 + node 32 + slot 8), so "
-								+ "100 B cannot be reached while the cache is keyed by the tenant id String; without "
-								+ "the maximum-entries bound (an unbounded Caffeine cache) it would be ~144 B.");
+				"<= 100 B (absolute)", Figure.verdict(routerPerEntry <= 100), breakdownNote(m, routerPerEntry));
 		Figure coldStart = new Figure("cold start: load " + entries + " entries from a PostgreSQL directory",
 				fmt("%.2f s (plain JDBC stream of the rows)", rawLoad), fmt("%.2f s (TenantRouter.loadSnapshot)",
 						routerLoad),
 				routerLoad / rawLoad, "<= 3 s (absolute)", Figure.verdict(routerLoad <= 3.0), "");
 		return List.of(memory, coldStart);
+	}
+
+	/**
+	 * Where the router's bytes go, per entry, from {@link MemoryProbe#breakdown} (JOL's count of the objects the
+	 * cache's hash map and frequency sketch reach), the retained heap after a second snapshot replaced every entry,
+	 * and the floor that the parts no value can remove add up to.
+	 */
+	static String breakdownNote(Map<String, Long> m, double routerPerEntry) {
+		double n = m.get("routerEntries");
+		String reloaded = "";
+		if (m.containsKey("routerReloadedRetainedBytes")) {
+			reloaded = fmt(" After a second snapshot replaced every entry (a watcher's resync; a sync replaces a "
+					+ "changed entry the same way): retained heap %.1f B per entry",
+					m.get("routerReloadedRetainedBytes") / n);
+			if (m.containsKey("reloaded.strings")) {
+				reloaded += fmt(", by JOL %.1f B with %d String objects besides the keys (an entry that kept a tenant "
+						+ "id String of its own next to its key would add one per entry)", total(m, "reloaded.") / n,
+						m.get("reloaded.strings") - (long) n);
+			}
+			reloaded += ".";
+		}
+		if (!m.containsKey("breakdown.entry")) {
+			return "breakdown not available (see the probe's output)." + reloaded;
+		}
+		double key = (m.get("breakdown.string") + m.get("breakdown.stringBytes")) / n;
+		double mapNode = m.get("breakdown.mapNode") / n;
+		double slot = m.get("breakdown.mapTable") / n;
+		double cacheNode = m.getOrDefault("breakdown.cacheNode", 0L) / n;
+		double entry = m.get("breakdown.entry") / n;
+		double sketch = m.get("breakdown.sketch") / n;
+		double other = m.get("breakdown.other") / n;
+		long sharedStrings = m.get("breakdown.strings") - (long) n;
+		double floor = key + mapNode + slot + cacheNode;
+		return fmt("where the bytes go, per entry (counted with JOL on the loaded cache, compressed oops): the tenant id "
+				+ "String %.1f B with its byte[] (the cache key, the same instance as the entry's tenantId), the "
+				+ "ConcurrentHashMap node %.1f B and its table slot %.1f B, Caffeine's node %.1f B (a bounded cache's "
+				+ "node: key, value, access-order links), the DirectoryEntry record %.1f B, %d other String(s) for "
+				+ "all entries (shared instances: the shard ids, the state's name), the frequency sketch %.1f B "
+				+ "(Caffeine allocates it only once the cache holds half its maximum size, then 8 B per entry of the "
+				+ "maximum), "
+				+ "other %.1f B; total %.1f B (retained heap %.1f B).", key, mapNode, slot, cacheNode, entry,
+				sharedStrings, sketch, other, total(m, "breakdown.") / n, routerPerEntry)
+				+ reloaded
+				+ fmt(" The floor with String keys in a bounded Caffeine cache is key + map node + slot + Caffeine node "
+						+ "= %.0f B before any value, and the smallest Java object is 16 B, so <= 100 B cannot be "
+						+ "reached while the cache is keyed by the tenant id String; an unbounded Caffeine cache has no "
+						+ "node of its own (%.0f B less).", floor, cacheNode);
+	}
+
+	private static double total(Map<String, Long> m, String prefix) {
+		return m.entrySet().stream().filter((e) -> e.getKey().startsWith(prefix) && !e.getKey().endsWith(".strings"))
+			.mapToLong(Map.Entry::getValue).sum();
 	}
 
 	private static Map<String, Long> fork(String url, BenchPostgres pg) throws Exception {

@@ -3,6 +3,8 @@ package io.github.shardtenancy.benchmarks;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,6 +12,7 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -18,6 +21,7 @@ import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
+import org.openjdk.jol.info.GraphLayout;
 
 /**
  * Figure 5's measurement, meant to run in a JVM of its own (a clean heap): the cold-start load of a PostgreSQL
@@ -26,7 +30,10 @@ import io.github.shardtenancy.routing.TenantRouter;
  * {@code ConcurrentHashMap<String, DirectoryEntry>} of the same rows.
  *
  * <p>Retained heap = heap used after full GCs with the structure alive, minus heap used after full GCs before it was
- * built; the tenant id strings (the keys) are counted, since the cache holds them.
+ * built; the tenant id strings (the keys) are counted, since the cache holds them. The router is measured twice: after
+ * the cold-start load, and after a second snapshot replaced every cached entry by a copy read anew (as a watcher's
+ * resync does, and as a sync replaces a changed entry). Both states are also broken down by class with JOL
+ * ({@link #breakdown(TenantRouter, String)}).
  *
  * <p>Usage: {@code MemoryProbe <jdbc-url> <user> <password>}; prints {@code key=value} lines.
  */
@@ -66,12 +73,21 @@ public final class MemoryProbe {
 			long after = usedAfterGc();
 			out.put("routerEntries", router.stats().cachedEntries());
 			out.put("routerRetainedBytes", after - before);
+			out.putAll(breakdown(router, "breakdown."));
+
+			// A second snapshot, as a watcher's resync after a reconnect loads it: every cached entry is replaced by
+			// the copy read anew (with a tenant id String of its own), like an entry a sync brings after a change.
+			router.loadSnapshot();
+			after = usedAfterGc();
+			out.put("routerReloadedEntries", router.stats().cachedEntries());
+			out.put("routerReloadedRetainedBytes", after - before);
+			out.putAll(breakdown(router, "reloaded."));
 			Reference.reachabilityFence(router);
 			router = null;
 
 			before = usedAfterGc();
 			Map<String, DirectoryEntry> map = new ConcurrentHashMap<>();
-			rawRead(pool, map);
+			rawRead(pool, entry -> map.put(entry.tenantId(), entry));
 			after = usedAfterGc();
 			out.put("mapEntries", (long) map.size());
 			out.put("mapRetainedBytes", after - before);
@@ -80,7 +96,11 @@ public final class MemoryProbe {
 		return out;
 	}
 
-	private static long rawRead(HikariDataSource pool, Map<String, DirectoryEntry> into) throws SQLException {
+	/**
+	 * Streams every directory row with plain JDBC into {@code into} (if not {@code null}). The shard id strings are
+	 * the driver's own, one per row, as a plain map of the rows holds them.
+	 */
+	private static long rawRead(HikariDataSource pool, Consumer<DirectoryEntry> into) throws SQLException {
 		long rows = 0;
 		try (Connection c = pool.getConnection()) {
 			c.setAutoCommit(false);
@@ -92,7 +112,7 @@ public final class MemoryProbe {
 						DirectoryEntry entry = new DirectoryEntry(rs.getString(1), rs.getString(2),
 								TenantState.valueOf(rs.getString(3)), rs.getString(4), rs.getLong(5), rs.getLong(6));
 						if (into != null) {
-							into.put(entry.tenantId(), entry);
+							into.accept(entry);
 						}
 						rows++;
 					}
@@ -101,6 +121,90 @@ public final class MemoryProbe {
 			c.commit();
 		}
 		return rows;
+	}
+
+	/**
+	 * Counts, with JOL, the objects reachable from the router cache's hash map (its table, nodes, keys and values) and
+	 * its frequency sketch, by class, and returns the bytes of each part (keys {@code prefix + part}), plus the number of
+	 * {@code String} objects ({@code prefix + "strings"}: keys plus the other strings the entries hold). Reaches into
+	 * Caffeine's internals by reflection (benchmark code only); if a Caffeine release renames them, the breakdown is
+	 * left out and the figure says so.
+	 */
+	static Map<String, Long> breakdown(TenantRouter router, String prefix) {
+		// JDK 17's Unsafe refuses field offsets of records (DirectoryEntry); JOL then computes them itself.
+		System.setProperty("jol.magicFieldOffset", "true");
+		Map<String, Long> out = new LinkedHashMap<>();
+		try {
+			Object cache = read(router, "entries");
+			Object local = read(cache, "cache");
+			Object map = read(local, "data");
+			GraphLayout layout = GraphLayout.parseInstance(map);
+			long other = layout.totalSize();
+			for (Class<?> type : layout.getClasses()) {
+				long bytes = layout.getClassSizes().count(type);
+				String part;
+				if (type == String.class) {
+					part = "string";
+					out.put(prefix + "strings", layout.getClassCounts().count(type));
+				}
+				else if (type == byte[].class) {
+					part = "stringBytes";
+				}
+				else if (type == DirectoryEntry.class) {
+					part = "entry";
+				}
+				else if (type.getName().equals("java.util.concurrent.ConcurrentHashMap$Node")) {
+					part = "mapNode";
+				}
+				else if (type.getName().equals("[Ljava.util.concurrent.ConcurrentHashMap$Node;")) {
+					part = "mapTable";
+				}
+				else if (type.getPackageName().equals("com.github.benmanes.caffeine.cache")) {
+					part = "cacheNode";
+				}
+				else {
+					continue;
+				}
+				out.merge(prefix + part, bytes, Long::sum);
+				other -= bytes;
+			}
+			out.put(prefix + "other", other);
+			Method sketch = method(local.getClass(), "frequencySketch");
+			out.put(prefix + "sketch", GraphLayout.parseInstance(sketch.invoke(local)).totalSize());
+		}
+		catch (ReflectiveOperationException | RuntimeException ex) {
+			System.out.println("breakdown unavailable: " + ex);
+			return Map.of();
+		}
+		return out;
+	}
+
+	private static Object read(Object target, String name) throws ReflectiveOperationException {
+		for (Class<?> type = target.getClass(); type != null; type = type.getSuperclass()) {
+			try {
+				Field field = type.getDeclaredField(name);
+				field.setAccessible(true);
+				return field.get(target);
+			}
+			catch (NoSuchFieldException ex) {
+				// look in the superclass
+			}
+		}
+		throw new NoSuchFieldException(name + " in " + target.getClass());
+	}
+
+	private static Method method(Class<?> start, String name) throws NoSuchMethodException {
+		for (Class<?> type = start; type != null; type = type.getSuperclass()) {
+			try {
+				Method found = type.getDeclaredMethod(name);
+				found.setAccessible(true);
+				return found;
+			}
+			catch (NoSuchMethodException ex) {
+				// look in the superclass
+			}
+		}
+		throw new NoSuchMethodException(name + " in " + start);
 	}
 
 	private static long usedAfterGc() throws InterruptedException {

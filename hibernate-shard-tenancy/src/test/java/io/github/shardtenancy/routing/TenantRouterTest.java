@@ -315,6 +315,38 @@ class TenantRouterTest {
 	}
 
 	@Test
+	@DisplayName("a newer entry for a cached tenant, with a tenant id String of its own, is cached on the key's String")
+	void aNewerEntrySharesTheCachedTenantIdInstance() {
+		// Entries read from PostgreSQL, or parsed from a watcher's notification, carry a new String per read (H2's
+		// driver happens to reuse its own, so the test builds the entries itself).
+		TenantRouter router = router(directory, RouterSettings.defaults());
+		DirectoryEntry first = new DirectoryEntry(new String("shared-t"), "shard-1", TenantState.ACTIVE, null, 1, 7);
+		DirectoryEntry moved = new DirectoryEntry(new String("shared-t"), "shard-2", TenantState.ACTIVE, null, 2, 9);
+		router.apply(first);
+
+		DirectoryEntry applied = router.apply(moved);
+
+		assertThat(applied).isEqualTo(moved);
+		assertThat(router.cached("shared-t")).contains(moved);
+		assertThat(router.cached("shared-t").orElseThrow().tenantId()).as("the cached entry's tenant id")
+			.isSameAs(first.tenantId());
+		assertThat(router.route(new String("shared-t")).tenantId()).isSameAs(first.tenantId());
+	}
+
+	@Test
+	@DisplayName("an entry read again unchanged (a resync) leaves the cached entry in place")
+	void anEntryReadAgainUnchangedLeavesTheCachedOne() {
+		TenantRouter router = router(directory, RouterSettings.defaults());
+		DirectoryEntry first = new DirectoryEntry(new String("resync-t"), "shard-1", TenantState.ACTIVE, null, 1, 7);
+		DirectoryEntry again = new DirectoryEntry(new String("resync-t"), "shard-1", TenantState.ACTIVE, null, 1, 7);
+
+		router.apply(first);
+
+		assertThat(router.apply(again)).isSameAs(first);
+		assertThat(router.cached("resync-t").orElseThrow()).isSameAs(first);
+	}
+
+	@Test
 	@DisplayName("invalidate drops exactly one entry: the next lookup of that tenant reads the directory, others do not")
 	void invalidateDropsExactlyOneEntry() {
 		String t1 = newTenant();
