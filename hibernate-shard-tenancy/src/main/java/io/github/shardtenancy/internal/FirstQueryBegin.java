@@ -27,8 +27,8 @@ import io.github.shardtenancy.spi.FenceDialect;
  * savepoint) first runs {@link FenceDialect#begin} on its own, as every transaction did before. So no statement of a
  * tenant's transaction runs before the begin, in whatever order statements are prepared and executed; a query prepared
  * with the begin and executed after the begin ran elsewhere runs it again, which only re-checks the fence.
- * A commit or rollback ends the transaction and with it the variables (they are transaction-local), so the next
- * transaction on the same connection begins again.
+ * A commit, a rollback or auto-commit switched on ends the transaction and with it the variables (they are
+ * transaction-local), so the next transaction on the same connection begins again.
  *
  * <p>When the transaction's very first statement fails because the connection is broken (a pooled connection whose
  * server restarted), nothing of the work ran: the failure is raised as an {@link SQLException} with the driver's
@@ -108,12 +108,16 @@ public final class FirstQueryBegin implements java.lang.reflect.InvocationHandle
 				beginNow();
 			}
 			case "createStatement", "prepareCall", "setSavepoint" -> beginNow();
-			case "commit", "rollback" -> {
-				if (args == null || args.length == 0) {
-					// The transaction ends and its transaction-local variables with it.
-					Object result = invokeOn(this.connection, method, args);
-					this.begun = false;
-					return result;
+			case "commit", "rollback", "setAutoCommit" -> {
+				if (args == null || args.length == 0 || Boolean.TRUE.equals(args[0])) {
+					// The transaction ends (also when ending it fails) and its transaction-local variables with it;
+					// a rollback to a savepoint or auto-commit switched off does not end it.
+					try {
+						return invokeOn(this.connection, method, args);
+					}
+					finally {
+						this.begun = false;
+					}
 				}
 			}
 			case "equals" -> {
