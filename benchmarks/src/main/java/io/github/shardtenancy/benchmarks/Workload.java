@@ -23,8 +23,12 @@ final class Workload {
 
 	private final List<List<TenantOrder>> perThread;
 
-	private Workload(List<List<TenantOrder>> perThread) {
+	/** Worker thread names start with this, so a profile tells the two sides apart. */
+	private final String threadName;
+
+	private Workload(List<List<TenantOrder>> perThread, String threadName) {
 		this.perThread = perThread;
+		this.threadName = threadName;
 	}
 
 	/**
@@ -50,7 +54,7 @@ final class Workload {
 			}
 			perThread.add(mine);
 		}
-		return new Workload(perThread);
+		return new Workload(perThread, "bench-worker-" + prefix);
 	}
 
 	/**
@@ -111,7 +115,7 @@ final class Workload {
 				finally {
 					cpu.add(mx.getCurrentThreadCpuTime() - cpuStart);
 				}
-			}, "bench-worker-" + mine.get(0).tenantId().charAt(0));
+			}, this.threadName + "-" + workers.size());
 			workers.add(w);
 			w.start();
 		}

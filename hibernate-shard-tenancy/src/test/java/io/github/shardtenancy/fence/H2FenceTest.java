@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -15,7 +16,10 @@ import javax.sql.DataSource;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.internal.move.TablePlan;
+import io.github.shardtenancy.internal.move.TenantRows;
 import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
@@ -388,6 +392,197 @@ class H2FenceTest {
 			a.rollback();
 		}
 		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(1);
+	}
+
+	/** How often the write check's statement (which locks the fence row) ran on shard-1 since statistics began. */
+	private static long fenceLockStatements() {
+		return ShardTenancyFixture.queryLong(shard("shard-1"),
+				"SELECT COALESCE(SUM(EXECUTION_COUNT), 0) FROM INFORMATION_SCHEMA.QUERY_STATISTICS "
+						+ "WHERE SQL_STATEMENT LIKE '%FROM shard_fence WHERE tenant_id = @SHARD_TENANT%FOR UPDATE%' "
+						+ "AND SQL_STATEMENT NOT LIKE '%QUERY_STATISTICS%'"); // not this query itself
+	}
+
+	private static void queryStatistics(boolean on) throws SQLException {
+		try (Connection c = shard("shard-1").getConnection()) {
+			c.createStatement().execute("SET QUERY_STATISTICS " + on);
+		}
+	}
+
+	@Test
+	@DisplayName("a transaction writing several rows of its tenant, in two tables, locks and reads the fence row once")
+	void fenceRowIsLockedOncePerTransaction() throws Exception {
+		String t = newTenant();
+		admin.create(t, "shard-1");
+		queryStatistics(true);
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection c = routed.getConnection()) {
+			c.setAutoCommit(false);
+			UUID first = ShardTenancyFixture.insertNote(c, t, "one");
+			ShardTenancyFixture.insertNote(c, t, "two");
+			assertThat(update(c, "UPDATE note SET body = 'one, changed' WHERE id = ?", first)).isEqualTo(1);
+			try (PreparedStatement ps = c
+				.prepareStatement("INSERT INTO note_item (id, note_id, tenant_id, label) VALUES (?, ?, ?, 'item')")) {
+				ps.setObject(1, UUID.randomUUID());
+				ps.setObject(2, first);
+				ps.setString(3, t);
+				ps.executeUpdate();
+			}
+			c.commit();
+			assertThat(fenceLockStatements()).as("fence row lock statements for 5 writes in one transaction")
+				.isEqualTo(1);
+
+			// The next transaction on the same connection and thread takes the lock anew.
+			ShardTenancyFixture.insertNote(c, t, "three");
+			c.commit();
+			assertThat(fenceLockStatements()).isEqualTo(2);
+		}
+		finally {
+			queryStatistics(false);
+		}
+		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(3);
+	}
+
+	@Test
+	@DisplayName("a rollback to a savepoint past the transaction's first write releases the fence row lock: the freeze "
+			+ "goes through at once, and the transaction's next write is rejected with FROZEN")
+	void rollbackToSavepointPastTheLockChecksTheFenceAgain() throws Exception {
+		String t = newTenant();
+		DirectoryEntry entry = admin.create(t, "shard-1");
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection a = routed.getConnection()) {
+			a.setAutoCommit(false);
+			java.sql.Savepoint beforeWrites = a.setSavepoint();
+			ShardTenancyFixture.insertNote(a, t, "rolled back");
+			a.rollback(beforeWrites);
+
+			CompletableFuture.runAsync(
+					() -> ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.FROZEN, entry.version()),
+					this.threads).get(30, TimeUnit.SECONDS);
+
+			assertFrozen(() -> ShardTenancyFixture.insertNote(a, t, "after the freeze"), t, entry.version());
+			a.rollback();
+		}
+		assertThat(fixture.rows("shard-1", "note", t)).isZero();
+	}
+
+	@Test
+	@DisplayName("a statement that fails after its write check took the lock releases it with its own rollback: the "
+			+ "freeze goes through, and the transaction's next write is rejected with FROZEN")
+	void failedStatementReleasesTheLockAndTheFenceIsCheckedAgain() throws Exception {
+		String t = newTenant();
+		DirectoryEntry entry = admin.create(t, "shard-1");
+		UUID existing;
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection c = routed.getConnection()) {
+			existing = ShardTenancyFixture.insertNote(c, t, "committed");
+		}
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection a = routed.getConnection()) {
+			a.setAutoCommit(false);
+			// The first write of the transaction: the check locks the fence row, then the duplicate key fails the
+			// statement, and H2 rolls back the statement, lock included; the transaction stays open.
+			assertThatThrownBy(() -> {
+				try (PreparedStatement ps = a
+					.prepareStatement("INSERT INTO note (id, tenant_id, body) VALUES (?, ?, 'duplicate')")) {
+					ps.setObject(1, existing);
+					ps.setString(2, t);
+					ps.executeUpdate();
+				}
+			}).isInstanceOf(SQLException.class).satisfies(ex -> assertThat(FenceRejection.find(ex)).isEmpty());
+
+			CompletableFuture.runAsync(
+					() -> ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.FROZEN, entry.version()),
+					this.threads).get(30, TimeUnit.SECONDS);
+
+			assertFrozen(() -> ShardTenancyFixture.insertNote(a, t, "after the freeze"), t, entry.version());
+			a.rollback();
+		}
+		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(1);
+	}
+
+	@Test
+	@DisplayName("a transaction whose directory version changes after its first write is checked again: a stale "
+			+ "version is rejected with STALE")
+	void changedVariablesAfterTheFirstWriteAreCheckedAgain() throws Exception {
+		String t = newTenant();
+		DirectoryEntry entry = admin.create(t, "shard-1");
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection a = routed.getConnection()) {
+			a.setAutoCommit(false);
+			ShardTenancyFixture.insertNote(a, t, "at the routed version");
+			a.createStatement().execute("SET @SHARD_VERSION = " + (entry.version() - 1));
+
+			assertThatThrownBy(() -> ShardTenancyFixture.insertNote(a, t, "at a stale version"))
+				.satisfies(ex -> assertThat(FenceRejection.find(ex).orElseThrow().reason()).isEqualTo("STALE"));
+			a.rollback();
+		}
+		assertThat(fixture.rows("shard-1", "note", t)).isZero();
+	}
+
+	private static long captureStatements() {
+		return ShardTenancyFixture.queryLong(shard("shard-1"),
+				"SELECT COALESCE(SUM(EXECUTION_COUNT), 0) FROM INFORMATION_SCHEMA.QUERY_STATISTICS "
+						+ "WHERE SQL_STATEMENT LIKE 'SELECT @SHARD_ROLE, (SELECT COUNT(*) FROM shard_capture%'");
+	}
+
+	private static void captureOn(String tenant) throws SQLException {
+		TenantRows.captureOn(fixture.topology().shard("shard-1"), tenant, "move-of-" + tenant,
+				List.of(new TablePlan(new TenantTable("note", "tenant_id"), "NOTE", List.of(), List.of())));
+	}
+
+	@Test
+	@DisplayName("a captured tenant's transaction logs every written row in the change log, and asks whether it is "
+			+ "captured once")
+	void capturedTenantLogsEveryRowAndAsksOnce() throws Exception {
+		String t = newTenant();
+		admin.create(t, "shard-1");
+		captureOn(t);
+		queryStatistics(true);
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection c = routed.getConnection()) {
+			c.setAutoCommit(false);
+			UUID first = ShardTenancyFixture.insertNote(c, t, "one");
+			ShardTenancyFixture.insertNote(c, t, "two");
+			assertThat(update(c, "UPDATE note SET body = 'one, changed' WHERE id = ?", first)).isEqualTo(1);
+			c.commit();
+			assertThat(captureStatements()).as("capture statements for 3 writes in one transaction").isEqualTo(1);
+			assertThat(ShardTenancyFixture.queryLong(shard("shard-1"),
+					"SELECT COUNT(*) FROM shard_change WHERE tenant_id = ?", t)).as("change log entries").isEqualTo(3);
+		}
+		finally {
+			queryStatistics(false);
+			TenantRows.captureOff(fixture.topology().shard("shard-1"), t);
+		}
+	}
+
+	@Test
+	@DisplayName("capture turned on while a transaction of the tenant holds its fence row waits for it: the writes of "
+			+ "that transaction are not logged, every write committed after capture is on is")
+	void captureTurnedOnDuringATransactionWaitsForIt() throws Exception {
+		String t = newTenant();
+		admin.create(t, "shard-1");
+		try (TenantContext.Scope scope = TenantContext.bind(t); Connection a = routed.getConnection()) {
+			a.setAutoCommit(false);
+			ShardTenancyFixture.insertNote(a, t, "before capture, first");
+			long writer = sessionId(a);
+			CompletableFuture<Void> capture = CompletableFuture.runAsync(() -> {
+				try {
+					captureOn(t);
+				}
+				catch (SQLException ex) {
+					throw new IllegalStateException(ex);
+				}
+			}, this.threads);
+			Poll.until("capture waits for the writer's lock",
+					() -> ShardTenancyFixture.queryLong(shard("shard-1"),
+							"SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID = " + writer) == 1);
+			ShardTenancyFixture.insertNote(a, t, "before capture, second");
+			a.commit();
+			capture.get(30, TimeUnit.SECONDS);
+
+			ShardTenancyFixture.insertNote(a, t, "after capture, first");
+			ShardTenancyFixture.insertNote(a, t, "after capture, second");
+			a.commit();
+			assertThat(ShardTenancyFixture.queryLong(shard("shard-1"),
+					"SELECT COUNT(*) FROM shard_change WHERE tenant_id = ?", t)).isEqualTo(2);
+		}
+		finally {
+			TenantRows.captureOff(fixture.topology().shard("shard-1"), t);
+		}
 	}
 
 }

@@ -23,7 +23,10 @@ import org.h2.api.Trigger;
  * <p>Keys are logged as text: a single-column key as its value, a composite key as its values joined with
  * {@link #KEY_SEPARATOR}, in primary key order. The trigger runs after the fence's write check, which has locked the
  * tenant's fence row; the mover turns capture on while holding that lock too, so a write either sees the capture or
- * commits before the mover's snapshot starts.
+ * commits before the mover's snapshot starts. Because the mover changes {@code shard_capture} only while it holds
+ * that lock (or waits for it), the answer cannot change while the writing transaction holds it: the first captured
+ * table's write of a transaction reads it with one statement, and later writes of the same transaction, under the
+ * same lock, reuse it ({@link H2FenceSession}).
  */
 public class H2CaptureTrigger implements Trigger {
 
@@ -64,15 +67,23 @@ public class H2CaptureTrigger implements Trigger {
 	public void fire(Connection conn, Object[] oldRow, Object[] newRow) throws SQLException {
 		Object[] row = (newRow != null) ? newRow : oldRow;
 		String tenant = String.valueOf(row[this.tenantColumn]);
-		try (PreparedStatement ps = conn.prepareStatement(
-				"SELECT @SHARD_ROLE, (SELECT COUNT(*) FROM shard_capture WHERE tenant_id = ?)")) {
-			ps.setString(1, tenant);
-			try (ResultSet rs = ps.executeQuery()) {
-				rs.next();
-				if ("mover".equals(rs.getString(1)) || rs.getLong(2) == 0) {
-					return;
+		Boolean captured = H2FenceSession.capturedUnderLock(conn, tenant);
+		if (captured == null) {
+			try (PreparedStatement ps = conn.prepareStatement(
+					"SELECT @SHARD_ROLE, (SELECT COUNT(*) FROM shard_capture WHERE tenant_id = ?)")) {
+				ps.setString(1, tenant);
+				try (ResultSet rs = ps.executeQuery()) {
+					rs.next();
+					if ("mover".equals(rs.getString(1))) {
+						return;
+					}
+					captured = rs.getLong(2) > 0;
 				}
 			}
+			H2FenceSession.capturedRead(conn, tenant, captured);
+		}
+		if (!captured) {
+			return;
 		}
 		String newKey = (newRow != null) ? key(newRow) : null;
 		String oldKey = (oldRow != null) ? key(oldRow) : null;

@@ -16,10 +16,14 @@ import org.h2.api.Trigger;
  * <p>The check locks the tenant's fence row ({@code SELECT ... FOR UPDATE}) until the writing transaction ends, so a
  * freeze (an update of that row) waits for the writes in flight and every later write sees the freeze: a write racing
  * a freeze either commits before the freeze takes effect, or is rejected. The variables and the locked fence row are
- * read in one statement; the shard's identity only when a rejection is built.
+ * read in one statement; the shard's identity only when a rejection is built. That statement runs once per
+ * transaction: a later write of the same transaction, for the same tenant and version, whose fence row lock H2 shows
+ * still held by the transaction, is accepted after comparing the row's tenant with the session variables read straight
+ * from the H2 session ({@link H2FenceSession}; a rollback past the lock takes the statement again).
  *
  * <p>The same class is also installed as a statement trigger ({@code BEFORE UPDATE, DELETE}, no {@code FOR EACH ROW};
- * H2 then passes no rows): it checks, and locks, the session tenant's fence row once per statement, so an UPDATE or
+ * H2 then passes no rows): it checks, and locks, the session tenant's fence row (unless the transaction holds that
+ * lock already), so an UPDATE or
  * DELETE that matches no row is rejected too. Without it, a transaction that began while the tenant was owned (or
  * FROZEN: reads are accepted) and updated a row after the move had flipped and cleaned the source would match 0 rows,
  * fire no row trigger and commit a lost update. The lock matters as much as the state read: a statement checked
@@ -42,14 +46,18 @@ public class H2FenceTrigger implements Trigger {
 
 	/**
 	 * The session's variables and, unless the session is a mover's, the session tenant's fence row as
-	 * {@code 'STATE min_version'}, locked until the transaction ends: one statement per written row.
+	 * {@code 'STATE min_version _ROWID_'}, locked until the transaction ends: one statement, run by the first write
+	 * check of a transaction (and again whenever the lock may have been released, see {@link H2FenceSession}).
 	 */
 	private static final String CHECK = "SELECT @SHARD_TENANT, @SHARD_VERSION, @SHARD_ROLE, "
-			+ "(SELECT state || ' ' || min_version FROM shard_fence WHERE tenant_id = @SHARD_TENANT "
+			+ "(SELECT state || ' ' || min_version || ' ' || _ROWID_ FROM shard_fence WHERE tenant_id = @SHARD_TENANT "
 			+ "AND @SHARD_ROLE IS NULL FOR UPDATE)";
 
 	@Override
 	public void fire(Connection conn, Object[] oldRow, Object[] newRow) throws SQLException {
+		if (acceptedWithoutStatement(conn, oldRow, newRow)) {
+			return;
+		}
 		String sessionTenant;
 		long version;
 		String role;
@@ -83,15 +91,40 @@ public class H2FenceTrigger implements Trigger {
 		checkFence(conn, sessionTenant, version, fence);
 	}
 
-	/** Rejects a write unless the fence row ({@code 'STATE min_version'}, or {@code null}) lets the route write. */
+	/**
+	 * The fast path: a routed write of the session tenant's own row in a transaction that already locked the
+	 * tenant's fence row for the same tenant and version, and still holds that lock (so the row cannot have changed
+	 * since it was checked: a freeze or a flip is an update of that row and waits for this transaction). Anything
+	 * else, including every rejection, takes the statement path.
+	 */
+	private boolean acceptedWithoutStatement(Connection conn, Object[] oldRow, Object[] newRow) {
+		H2FenceSession.Variables vars = H2FenceSession.variables(conn);
+		if (vars == null || vars.tenant() == null || vars.role() != null) {
+			return false;
+		}
+		if (oldRow != null || newRow != null) {
+			Object rowTenant = (newRow != null ? newRow : oldRow)[this.tenantColumn];
+			if (!vars.tenant().equals(rowTenant)
+					|| (oldRow != null && !vars.tenant().equals(oldRow[this.tenantColumn]))) {
+				return false;
+			}
+		}
+		return H2FenceSession.holdsLock(conn, vars.tenant(), vars.version());
+	}
+
+	/**
+	 * Rejects a write unless the fence row ({@code 'STATE min_version _ROWID_'}, or {@code null}) lets the route
+	 * write; an accepted check is remembered for the rest of the transaction ({@link H2FenceSession}).
+	 */
 	private static void checkFence(Connection conn, String sessionTenant, long version, String fence)
 			throws SQLException {
 		if (fence == null) {
 			throw H2Fence.reject(conn, sessionTenant, "NOT_OWNED", version, -1);
 		}
 		int space = fence.indexOf(' ');
+		int lastSpace = fence.lastIndexOf(' ');
 		String state = fence.substring(0, space);
-		long minVersion = Long.parseLong(fence.substring(space + 1));
+		long minVersion = Long.parseLong(fence.substring(space + 1, lastSpace));
 		if (!(state.equals("OWNED") || state.equals("FROZEN"))) {
 			throw H2Fence.reject(conn, sessionTenant, state, version, minVersion);
 		}
@@ -101,6 +134,7 @@ public class H2FenceTrigger implements Trigger {
 		if (version < minVersion) {
 			throw H2Fence.reject(conn, sessionTenant, "STALE", version, minVersion);
 		}
+		H2FenceSession.lockTaken(conn, sessionTenant, version, Long.parseLong(fence.substring(lastSpace + 1)));
 	}
 
 	@Override
