@@ -35,6 +35,7 @@ final class BenchPostgres implements AutoCloseable {
 				.setServerConfig("synchronous_commit", "off")
 				.setServerConfig("full_page_writes", "off")
 				.setServerConfig("shared_buffers", "256MB")
+				.setServerConfig("track_functions", "all") // PL/pgSQL calls per transaction, for the notes
 				.start());
 		}
 		catch (IOException ex) {
@@ -107,6 +108,31 @@ final class BenchPostgres implements AutoCloseable {
 			}
 			return ticks * nanosPerTick;
 		};
+	}
+
+	/**
+	 * Counts, for the notes: the PL/pgSQL functions the server ran in one database (the fence's, with
+	 * {@code track_functions = all}) per committed transaction of that database, and their wall-clock time.
+	 * @param database the database
+	 * @return for example "shard_fence_begin 1.00 calls (14.6 us)", joined with commas; empty if none ran
+	 */
+	String functionCallsPerTransaction(String database) {
+		StringBuilder out = new StringBuilder();
+		try (Connection c = DriverManager.getConnection(url(database), user(), password());
+				Statement st = c.createStatement();
+				java.sql.ResultSet rs = st.executeQuery("SELECT f.funcname, f.calls::float8 / d.xact_commit, "
+						+ "1000 * f.self_time / f.calls FROM pg_stat_user_functions f, pg_stat_database d "
+						+ "WHERE d.datname = current_database() AND f.calls > 100 ORDER BY f.funcname")) {
+			while (rs.next()) {
+				out.append(out.isEmpty() ? "" : ", ")
+					.append(String.format(java.util.Locale.ROOT, "%s %.2f calls (%.1f us self each)", rs.getString(1),
+							rs.getDouble(2), rs.getDouble(3)));
+			}
+		}
+		catch (SQLException ex) {
+			return "";
+		}
+		return out.toString();
 	}
 
 	static void close(DataSource dataSource) {

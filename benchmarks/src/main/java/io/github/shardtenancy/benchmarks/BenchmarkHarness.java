@@ -95,7 +95,7 @@ public final class BenchmarkHarness {
 			figures.add(guard("routing overhead, H2 in-memory", ">= 0.90",
 					() -> RoutingOverheadFigure.run("H2 in-memory", 0.90, Db.h2("bench-h2-directory-" + run),
 							Db.h2("bench-h2-shard-1-" + run), Db.h2("bench-h2-plain-" + run), sizes, RoundTrips.H2,
-							null, null)));
+							null, null, null)));
 		}
 		BenchPostgres pg = null;
 		if (only.stream().anyMatch(Set.of("pg", "invalidation", "move", "memory")::contains)) {
@@ -114,7 +114,8 @@ public final class BenchmarkHarness {
 						() -> RoutingOverheadFigure.run("PostgreSQL", 0.97, pgDb(server, "bench_directory"),
 								pgDb(server, "bench_shard_1"), pgDb(server, "bench_plain"), sizes,
 								RoundTrips.POSTGRES, server.backendCpu("bench_plain"),
-								server.backendCpu("bench_shard_1"))));
+								server.backendCpu("bench_shard_1"),
+								() -> server.functionCallsPerTransaction("bench_shard_1"))));
 			}
 			if (only.contains("lookup")) {
 				figures.add(guard("lookup cost (JMH)", "<= 2.00", () -> LookupFigure.run(sizes)));

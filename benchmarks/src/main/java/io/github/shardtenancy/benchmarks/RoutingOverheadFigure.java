@@ -38,11 +38,12 @@ final class RoutingOverheadFigure {
 		return add(result, into, (before < 0 || after < 0) ? -1 : after - before);
 	}
 
-	/**
-	 * @param plainServerCpu CPU used so far by the baseline's database server processes (ns), or {@code null} when the
-	 * database runs inside the workers (H2)
-	 * @param libraryServerCpu the same for the library's shard
-	 */
+	private static String functionsNote(java.util.function.Supplier<String> serverFunctions) {
+		String calls = serverFunctions != null ? serverFunctions.get() : "";
+		return calls.isEmpty() ? "" : "PL/pgSQL on the shard per committed transaction (the plain database runs none): "
+				+ calls + " (self time is wall-clock, so it includes waiting for a CPU). ";
+	}
+
 	private static String serverNote(long[] plain, long[] library) {
 		if (plain[2] <= 0 || library[2] <= 0 || plain[0] == 0 || library[0] == 0) {
 			return "";
@@ -56,9 +57,16 @@ final class RoutingOverheadFigure {
 				plainServer, libraryServer, plainTotal, libraryTotal, plainTotal / libraryTotal);
 	}
 
+	/**
+	 * @param plainServerCpu CPU used so far by the baseline's database server processes (ns), or {@code null} when the
+	 * database runs inside the workers (H2)
+	 * @param libraryServerCpu the same for the library's shard
+	 * @param serverFunctions the server's PL/pgSQL calls per transaction on the shard, read after the run, or
+	 * {@code null}
+	 */
 	static Figure run(String database, double goal, Db directory, Db shard, Db plainDb, Sizes sizes,
-			String roundTripNote, LongSupplier plainServerCpu, LongSupplier libraryServerCpu)
-			throws InterruptedException {
+			String roundTripNote, LongSupplier plainServerCpu, LongSupplier libraryServerCpu,
+			java.util.function.Supplier<String> serverFunctions) throws InterruptedException {
 		String name = "routing overhead, " + database + " (tx/s, " + sizes.threads() + " threads)";
 		try (ConfigurableApplicationContext plain = BenchApps.plain(plainDb);
 				ConfigurableApplicationContext library = BenchApps.library(directory, Map.of("shard-1", shard),
@@ -99,6 +107,7 @@ final class RoutingOverheadFigure {
 					plainMicros / libraryMicros, database.startsWith("H2") ? ", and includes H2's own work"
 							: "; the server's work is not in it")
 					+ serverNote(plainCpu, libraryCpu)
+					+ functionsNote(serverFunctions)
 					+ fmt("directory reads during the run: %d (all routes were cache hits after the first). ", misses)
 					+ (ratio >= goal ? "" : roundTripNote);
 			return new Figure(name, fmt("%.0f tx/s", plainTps), fmt("%.0f tx/s", libraryTps), ratio,
