@@ -24,7 +24,9 @@ import io.github.shardtenancy.spi.FenceDialect;
  * query reads anything. The statement handed back shifts parameter indexes past the begin's two parameters (tenant id,
  * directory version) and answers with the query's own result. Every other way to run SQL while the begin has not run
  * (another kind of statement, a statement returning generated keys, {@code createStatement}, {@code prepareCall}, a
- * savepoint) first runs {@link FenceDialect#begin} on its own, as every transaction did before. So no statement of a
+ * savepoint, or {@code unwrap} to the driver's own connection, for COPY and the like) first runs
+ * {@link FenceDialect#begin} on its own, as every transaction did before; so does a query with more parameters than
+ * the protocol allows once the begin's two are added. So no statement of a
  * tenant's transaction runs before the begin, in whatever order statements are prepared and executed; a query prepared
  * with the begin and executed after the begin ran elsewhere runs it again, which only re-checks the fence.
  * A commit, a rollback or auto-commit switched on ends the transaction and with it the variables (they are
@@ -41,6 +43,12 @@ public final class FirstQueryBegin implements java.lang.reflect.InvocationHandle
 
 	/** Parameters the begin statement takes before the query's: tenant id, directory version. */
 	private static final int BEGIN_PARAMETERS = 2;
+
+	/**
+	 * Most parameters a query may have and still travel with the begin: PostgreSQL's protocol counts a statement's
+	 * parameters in 16 bits (65,535 at most), and the begin adds two.
+	 */
+	private static final int MAX_QUERY_PARAMETERS = 65_535 - BEGIN_PARAMETERS;
 
 	private final Connection connection;
 
@@ -108,6 +116,13 @@ public final class FirstQueryBegin implements java.lang.reflect.InvocationHandle
 				beginNow();
 			}
 			case "createStatement", "prepareCall", "setSavepoint" -> beginNow();
+			case "unwrap" -> {
+				if (((Class<?>) args[0]).isInstance(proxy)) {
+					return proxy;
+				}
+				// The driver's own connection (COPY, large objects, notifications) runs SQL this proxy does not see.
+				beginNow();
+			}
 			case "commit", "rollback", "setAutoCommit" -> {
 				if (args == null || args.length == 0 || Boolean.TRUE.equals(args[0])) {
 					// The transaction ends (also when ending it fails) and its transaction-local variables with it;
@@ -138,7 +153,16 @@ public final class FirstQueryBegin implements java.lang.reflect.InvocationHandle
 	private static boolean isQuery(String sql) {
 		String s = sql.stripLeading();
 		return s.regionMatches(true, 0, "select", 0, 6) && (s.length() == 6 || !Character.isLetterOrDigit(s.charAt(6)))
-				&& s.indexOf(';') < 0;
+				&& s.indexOf(';') < 0 && placeholders(s) <= MAX_QUERY_PARAMETERS;
+	}
+
+	/** Counts {@code ?} characters: at least the query's parameters (some may sit in literals), so a safe bound. */
+	private static int placeholders(String sql) {
+		int count = 0;
+		for (int i = sql.indexOf('?'); i >= 0; i = sql.indexOf('?', i + 1)) {
+			count++;
+		}
+		return count;
 	}
 
 	private void beginNow() throws SQLException {
@@ -211,6 +235,9 @@ public final class FirstQueryBegin implements java.lang.reflect.InvocationHandle
 					default -> statement.getLargeUpdateCount();
 				};
 			}
+			case "getParameterMetaData" -> {
+				return shiftedMetaData(statement.getParameterMetaData());
+			}
 			case "clearParameters" -> {
 				statement.clearParameters();
 				bindBegin(statement);
@@ -240,6 +267,20 @@ public final class FirstQueryBegin implements java.lang.reflect.InvocationHandle
 			}
 		}
 		return invokeOn(statement, method, args);
+	}
+
+	/** The statement's parameter metadata as the query's own: the begin's parameters hidden, indexes shifted. */
+	private static java.sql.ParameterMetaData shiftedMetaData(java.sql.ParameterMetaData combined) {
+		return (java.sql.ParameterMetaData) Proxy.newProxyInstance(FirstQueryBegin.class.getClassLoader(),
+				new Class<?>[] { java.sql.ParameterMetaData.class }, (proxy, m, a) -> {
+					if (m.getName().equals("getParameterCount")) {
+						return combined.getParameterCount() - BEGIN_PARAMETERS;
+					}
+					if (a != null && a.length == 1 && a[0] instanceof Integer index) {
+						return invokeOn(combined, m, new Object[] { index + BEGIN_PARAMETERS });
+					}
+					return invokeOn(combined, m, a);
+				});
 	}
 
 	/** Runs begin and query; returns whether the query's result is a result set (JDBC's {@code execute}). */
