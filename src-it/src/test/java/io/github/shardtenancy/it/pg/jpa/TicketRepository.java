@@ -11,6 +11,7 @@ import org.springframework.data.domain.Page;
 import org.springframework.data.domain.Pageable;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.Lock;
+import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.jpa.repository.QueryHints;
 import org.springframework.data.repository.query.Param;
@@ -51,6 +52,27 @@ public interface TicketRepository extends JpaRepository<Ticket, Long> {
 	@Query(value = "select * from pg_ticket where tenant_id = current_setting('shard_tenancy.tenant', true) "
 			+ "and title <> 'not;this' order by id", nativeQuery = true)
 	List<Ticket> findBySessionTenantWithSemicolonLiteral();
+
+	/** A JPQL bulk update (Hibernate adds the tenant restriction). */
+	@Modifying
+	@Query("update Ticket t set t.priority = t.priority + :by")
+	int bumpAll(@Param("by") int by);
+
+	/** A native update by id, which Hibernate does not restrict to the tenant. */
+	@Modifying
+	@Query(value = "update pg_ticket set title = :title where id = :id", nativeQuery = true)
+	int retitleNative(@Param("id") long id, @Param("title") String title);
+
+	/** A native update moving a row to another tenant. */
+	@Modifying
+	@Query(value = "update pg_ticket set tenant_id = :tenant where id = :id", nativeQuery = true)
+	int reassignNative(@Param("id") long id, @Param("tenant") String tenant);
+
+	/** A native insert with an explicit tenant. */
+	@Modifying
+	@Query(value = "insert into pg_ticket (id, tenant_id, title, priority) values (nextval('pg_ticket_seq'), :tenant, :title, 1)",
+			nativeQuery = true)
+	int insertNative(@Param("tenant") String tenant, @Param("title") String title);
 
 	/** The same native query without a {@code ;}: the statement the begin travels with. */
 	@Query(value = "select * from pg_ticket where tenant_id = current_setting('shard_tenancy.tenant', true) order by id",

@@ -1,12 +1,24 @@
 package io.github.shardtenancy.it.pg.jpa;
 
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.sql.PreparedStatement;
+import java.sql.Savepoint;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
 
+import io.github.shardtenancy.TenantContext;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import org.hibernate.ScrollMode;
+import org.hibernate.ScrollableResults;
 import org.hibernate.Session;
+import org.postgresql.PGConnection;
 import org.springframework.data.domain.Page;
 import org.springframework.data.domain.PageRequest;
 import org.springframework.data.domain.Sort;
@@ -186,13 +198,6 @@ public class TicketService {
 		return see();
 	}
 
-	/** A REPEATABLE READ transaction's first query reports what it runs in. */
-	@Transactional(isolation = Isolation.REPEATABLE_READ)
-	public Seen seeRepeatableRead() {
-		this.bodyRuns.incrementAndGet();
-		return see();
-	}
-
 	/**
 	 * Sets the isolation and read-only flag on the JDBC connection itself before the first statement (what code does
 	 * when the transaction manager cannot), then reports what the first query runs in.
@@ -212,6 +217,130 @@ public class TicketService {
 	public Seen seeWithTimeout() {
 		this.bodyRuns.incrementAndGet();
 		return see();
+	}
+
+	/**
+	 * First statement: {@code COPY ... FROM STDIN} through the driver's own connection (a bulk load as applications
+	 * write it: {@code unwrap(PGConnection.class).getCopyAPI()}).
+	 * @return rows copied
+	 */
+	@Transactional
+	public long copyParcels(List<String> labels) {
+		this.bodyRuns.incrementAndGet();
+		StringBuilder data = new StringBuilder();
+		for (String label : labels) {
+			data.append(UUID.randomUUID()).append('\t').append(TenantContext.current())
+				.append('\t').append(label).append('\n');
+		}
+		return this.entityManager.unwrap(Session.class).doReturningWork(connection -> {
+			try {
+				return connection.unwrap(PGConnection.class).getCopyAPI()
+					.copyIn("COPY pg_parcel (id, tenant_id, label) FROM STDIN", new StringReader(data.toString()));
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		});
+	}
+
+	/**
+	 * First statement: {@code COPY (select ...) TO STDOUT} through the driver's own connection.
+	 * @return the tenant's ticket titles, as the copy wrote them
+	 */
+	@Transactional(readOnly = true)
+	public List<String> copyTitles(String tenant) {
+		this.bodyRuns.incrementAndGet();
+		return this.entityManager.unwrap(Session.class).doReturningWork(connection -> {
+			StringWriter out = new StringWriter();
+			try {
+				connection.unwrap(PGConnection.class).getCopyAPI()
+					.copyOut("COPY (SELECT title FROM pg_ticket WHERE tenant_id = '" + tenant.replace("'", "''")
+							+ "' ORDER BY priority) TO STDOUT", out);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			return out.toString().lines().toList();
+		});
+	}
+
+	/** First statement: {@code SET TRANSACTION ISOLATION LEVEL SERIALIZABLE}, as a native statement. */
+	@Transactional
+	public Seen setTransactionStatementFirst() {
+		this.bodyRuns.incrementAndGet();
+		this.entityManager.createNativeQuery("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE").executeUpdate();
+		return see();
+	}
+
+	/** First statement: a JPQL bulk update. */
+	@Transactional
+	public int bumpAll(int by) {
+		this.bodyRuns.incrementAndGet();
+		return this.tickets.bumpAll(by);
+	}
+
+	/**
+	 * Writes one of its own tickets (the transaction's first write, which fences the tenant), then runs a native write
+	 * that touches another tenant's row or writes a row for another tenant.
+	 */
+	@Transactional
+	public void writeOwnThen(String title, ToIntFunction<TicketRepository> otherWrite) {
+		this.bodyRuns.incrementAndGet();
+		this.tickets.saveAndFlush(new Ticket(title, 1));
+		otherWrite.applyAsInt(this.tickets);
+	}
+
+	/**
+	 * First statement: a JDBC savepoint; a row written after it is rolled back to it, then a ticket is opened.
+	 * @return what the transaction sees after the rollback to the savepoint
+	 */
+	@Transactional
+	public Seen savepointFirst(String undone, String kept) {
+		this.bodyRuns.incrementAndGet();
+		Session session = this.entityManager.unwrap(Session.class);
+		session.doWork(connection -> {
+			Savepoint savepoint = connection.setSavepoint();
+			try (PreparedStatement insert = connection.prepareStatement("insert into pg_ticket "
+					+ "(id, tenant_id, title, priority) values (nextval('pg_ticket_seq'), ?, ?, 1)")) {
+				insert.setString(1, TenantContext.current());
+				insert.setString(2, undone);
+				insert.executeUpdate();
+			}
+			connection.rollback(savepoint);
+		});
+		this.tickets.saveAndFlush(new Ticket(kept, 1));
+		return see();
+	}
+
+	/**
+	 * First statement: a query read as a stream in batches of a fetch size; for each ticket read, a remark is written
+	 * and flushed while the stream is still open.
+	 * @return the remarks written
+	 */
+	@Transactional
+	public List<Remark> remarkWhileStreaming() {
+		this.bodyRuns.incrementAndGet();
+		try (Stream<Ticket> all = this.tickets.streamAll()) {
+			return all.map(t -> this.remarks.saveAndFlush(new Remark("on " + t.getTitle()))).toList();
+		}
+	}
+
+	/**
+	 * First statement: a scrollable (insensitive) query, scrolled to its last row and back.
+	 * @return the titles of the last and the first row, and the row count
+	 */
+	@Transactional(readOnly = true)
+	public List<String> scrollLastAndFirst() {
+		this.bodyRuns.incrementAndGet();
+		try (ScrollableResults<Ticket> scroll = this.entityManager.unwrap(Session.class)
+			.createSelectionQuery("from Ticket t order by t.id", Ticket.class)
+			.scroll(ScrollMode.SCROLL_INSENSITIVE)) {
+			scroll.last();
+			String last = scroll.get().getTitle();
+			int count = scroll.getRowNumber() + 1;
+			scroll.first();
+			return List.of(last, scroll.get().getTitle(), String.valueOf(count));
+		}
 	}
 
 	/** @return what a plain native query of the current transaction sees */
