@@ -6,6 +6,7 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.sql.PreparedStatement;
 import java.sql.Savepoint;
+import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -182,6 +183,17 @@ public class TicketService {
 		return this.jdbc.queryForObject("select count(*) from pg_ticket "
 				+ "where tenant_id = current_setting('shard_tenancy.tenant', true) and priority = ? "
 				+ "and (?::varchar is null or title = ?::varchar)", Long.class, priority, title, title);
+	}
+
+	/**
+	 * First statement: JdbcTemplate's prepared statement with one argument per id ({@code in (?, ?, ...)}).
+	 * @return how many of the ids are the tenant's tickets
+	 */
+	@Transactional
+	public long jdbcCountOfIds(List<Long> ids) {
+		this.bodyRuns.incrementAndGet();
+		return this.jdbc.queryForObject("select count(*) from pg_ticket where id in ("
+				+ String.join(",", Collections.nCopies(ids.size(), "?")) + ")", Long.class, ids.toArray());
 	}
 
 	/** A read-only transaction's first query reports what it runs in. */
