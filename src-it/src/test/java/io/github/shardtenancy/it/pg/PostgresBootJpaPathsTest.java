@@ -18,6 +18,7 @@ import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.it.pg.jpa.Attempts;
+import io.github.shardtenancy.it.pg.jpa.Badge;
 import io.github.shardtenancy.it.pg.jpa.JpaPathsApplication;
 import io.github.shardtenancy.it.pg.jpa.Parcel;
 import io.github.shardtenancy.it.pg.jpa.Remark;
@@ -55,7 +56,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class PostgresBootJpaPathsTest {
 
 	static final List<TenantTable> TABLES = List.of(new TenantTable("pg_ticket", "tenant_id"),
-			new TenantTable("pg_remark", "tenant_id"), new TenantTable("pg_parcel", "tenant_id"));
+			new TenantTable("pg_remark", "tenant_id"), new TenantTable("pg_parcel", "tenant_id"),
+			new TenantTable("pg_badge", "tenant_id"));
 
 	static PostgresCluster cluster;
 
@@ -317,6 +319,18 @@ class PostgresBootJpaPathsTest {
 			assertThat(remark.getId()).isNotNull();
 			assertThat(remark.getTenantId()).isEqualTo(tenant);
 			assertThat(rows("shard-1", "pg_remark", tenant)).isEqualTo(1);
+		}
+
+		@Test
+		@DisplayName("TABLE ids (isolated work on a second connection of the tenant, committed on its own) land with the tenant")
+		void tableIds() throws Exception {
+			String tenant = tenantWithTickets("jpa-table-ids");
+
+			List<Badge> badges = as(tenant, () -> service.award(List.of("gold", "silver", "bronze")));
+
+			assertThat(badges).extracting(Badge::getId).doesNotContainNull().doesNotHaveDuplicates();
+			assertThat(badges).allSatisfy(b -> assertThat(b.getTenantId()).isEqualTo(tenant));
+			assertThat(rows("shard-1", "pg_badge", tenant)).isEqualTo(3);
 		}
 
 		@Test
@@ -646,6 +660,18 @@ class PostgresBootJpaPathsTest {
 			assertThat(remark.getTenantId()).isEqualTo(tenant);
 			assertThat(rows("shard-2", "pg_remark", tenant)).isEqualTo(1);
 			assertThat(rows("shard-1", "pg_remark", tenant)).isZero();
+		}
+
+		@Test
+		@DisplayName("Hibernate's isolated work fetching TABLE ids on a second connection")
+		void tableIds() throws Exception {
+			String tenant = tenantWithTickets("stale-table-ids");
+
+			List<Badge> badges = afterAMoveTheApplicationMissed(tenant, () -> service.award(List.of("gold", "silver")));
+
+			assertThat(badges).allSatisfy(b -> assertThat(b.getTenantId()).isEqualTo(tenant));
+			assertThat(rows("shard-2", "pg_badge", tenant)).isEqualTo(2);
+			assertThat(rows("shard-1", "pg_badge", tenant)).isZero();
 		}
 
 		@Test

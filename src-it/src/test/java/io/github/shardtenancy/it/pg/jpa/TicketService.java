@@ -121,6 +121,15 @@ public class TicketService {
 		return this.tickets.saveAll(titles.stream().map(t -> new Ticket(t, 1)).toList());
 	}
 
+	/** First statement: Hibernate's isolated work on a second connection, fetching TABLE ids; then the inserts. */
+	@Transactional
+	public List<Badge> award(List<String> names) {
+		this.bodyRuns.incrementAndGet();
+		List<Badge> badges = names.stream().map(Badge::new).toList();
+		badges.forEach(this.entityManager::persist);
+		return badges;
+	}
+
 	/** First statement: an insert returning the IDENTITY key. */
 	@Transactional
 	public Remark remark(String body) {
