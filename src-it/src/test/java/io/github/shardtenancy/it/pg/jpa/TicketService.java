@@ -25,7 +25,6 @@ import org.springframework.data.domain.PageRequest;
 import org.springframework.data.domain.Sort;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
-import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
@@ -212,13 +211,6 @@ public class TicketService {
 		return see();
 	}
 
-	/** A SERIALIZABLE transaction's first query reports what it runs in. */
-	@Transactional(isolation = Isolation.SERIALIZABLE)
-	public Seen seeSerializable() {
-		this.bodyRuns.incrementAndGet();
-		return see();
-	}
-
 	/**
 	 * Sets the isolation and read-only flag on the JDBC connection itself before the first statement (what code does
 	 * when the transaction manager cannot), then reports what the first query runs in.
@@ -283,14 +275,6 @@ public class TicketService {
 			}
 			return out.toString().lines().toList();
 		});
-	}
-
-	/** First statement: {@code SET TRANSACTION ISOLATION LEVEL SERIALIZABLE}, as a native statement. */
-	@Transactional
-	public Seen setTransactionStatementFirst() {
-		this.bodyRuns.incrementAndGet();
-		this.entityManager.createNativeQuery("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE").executeUpdate();
-		return see();
 	}
 
 	/** First statement: a JPQL bulk update. */
