@@ -30,13 +30,13 @@ import io.github.shardtenancy.spi.FenceDialect;
  */
 public final class PostgresFenceDialect implements FenceDialect {
 
+	/** Checks the fence and binds the variables: one PL/pgSQL call (shard.xml). */
+	private static final String BEGIN = "SELECT shard_fence_begin(?, ?)";
+
 	@Override
 	public boolean supports(String databaseProductName) {
 		return "PostgreSQL".equalsIgnoreCase(databaseProductName);
 	}
-
-	/** Checks the fence and binds the variables: one PL/pgSQL call (shard.xml). */
-	private static final String BEGIN = "SELECT shard_fence_begin(?, ?)";
 
 	@Override
 	public void begin(Connection connection, String tenantId, long directoryVersion) throws SQLException {
