@@ -368,9 +368,7 @@ class H2FenceTest {
 
 			long writer = sessionId(a);
 
-			CompletableFuture<Void> freeze = CompletableFuture.runAsync(
-					() -> ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.FROZEN, entry.version()),
-					this.threads);
+			CompletableFuture<Void> freeze = freezeAsync(t, entry);
 			Poll.until("the freeze is blocked by the writer's lock",
 					() -> ShardTenancyFixture.queryLong(shard("shard-1"),
 							"SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID = " + writer
@@ -453,9 +451,7 @@ class H2FenceTest {
 			ShardTenancyFixture.insertNote(a, t, "rolled back");
 			a.rollback(beforeWrites);
 
-			CompletableFuture.runAsync(
-					() -> ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.FROZEN, entry.version()),
-					this.threads).get(30, TimeUnit.SECONDS);
+			freezeAsync(t, entry).get(30, TimeUnit.SECONDS);
 
 			assertFrozen(() -> ShardTenancyFixture.insertNote(a, t, "after the freeze"), t, entry.version());
 			a.rollback();
@@ -486,9 +482,7 @@ class H2FenceTest {
 				}
 			}).isInstanceOf(SQLException.class).satisfies(ex -> assertThat(FenceRejection.find(ex)).isEmpty());
 
-			CompletableFuture.runAsync(
-					() -> ShardFence.set(shard("shard-1"), "shard-1", t, FenceState.FROZEN, entry.version()),
-					this.threads).get(30, TimeUnit.SECONDS);
+			freezeAsync(t, entry).get(30, TimeUnit.SECONDS);
 
 			assertFrozen(() -> ShardTenancyFixture.insertNote(a, t, "after the freeze"), t, entry.version());
 			a.rollback();
@@ -583,6 +577,13 @@ class H2FenceTest {
 		finally {
 			TenantRows.captureOff(fixture.topology().shard("shard-1"), t);
 		}
+	}
+
+	/** Freezes the tenant on shard-1 from another connection and thread, as a mover would. */
+	private CompletableFuture<Void> freezeAsync(String tenant, DirectoryEntry entry) {
+		return CompletableFuture.runAsync(
+				() -> ShardFence.set(shard("shard-1"), "shard-1", tenant, FenceState.FROZEN, entry.version()),
+				this.threads);
 	}
 
 }
