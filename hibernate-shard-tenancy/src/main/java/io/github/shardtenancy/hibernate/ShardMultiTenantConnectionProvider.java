@@ -17,7 +17,7 @@ import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.internal.ConnectionGuard;
-import io.github.shardtenancy.internal.FirstQueryBegin;
+import io.github.shardtenancy.internal.TenantConnection;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
@@ -131,14 +131,12 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			shard = this.topology.find(entry.shardId()).orElse(null);
 		}
 		try {
-			if (shard.dialect().beginStatement() != null) {
-				// The begin travels with the transaction's first query (or runs on its own before any other statement).
-				connection = FirstQueryBegin.wrap(connection, shard.dialect(), shard.id(), tenantIdentifier,
-						entry.version());
-			}
-			else {
+			if (shard.dialect().beginStatement() == null) {
 				shard.dialect().begin(connection, tenantIdentifier, entry.version());
 			}
+			// Else the begin travels with the transaction's first query (or runs on its own before any other statement).
+			connection = TenantConnection.wrap(connection, shard.dialect(), shard.id(), tenantIdentifier,
+					entry.version());
 		}
 		catch (SQLException ex) {
 			discard(shard, connection);
@@ -172,7 +170,8 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		return shard.dataSource() instanceof HikariDataSource pool && pool.isClosed();
 	}
 
-	private static void discard(ShardTopology.Shard shard, Connection connection) throws SQLException {
+	private static void discard(ShardTopology.Shard shard, Connection handedOut) throws SQLException {
+		Connection connection = TenantConnection.unwrapPooled(handedOut);
 		try {
 			shard.dialect().end(connection);
 		}
@@ -187,7 +186,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 
 	private static void evict(DataSource dataSource, Connection connection) throws SQLException {
 		if (dataSource instanceof HikariDataSource pool) {
-			pool.evictConnection(FirstQueryBegin.unwrapPooled(connection));
+			pool.evictConnection(connection);
 		}
 		else {
 			connection.close();

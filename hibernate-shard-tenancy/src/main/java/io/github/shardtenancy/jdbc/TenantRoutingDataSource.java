@@ -1,8 +1,6 @@
 package io.github.shardtenancy.jdbc;
 
 import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -14,11 +12,20 @@ import javax.sql.DataSource;
 import io.github.shardtenancy.NoTenantBoundException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.internal.TenantConnection;
 
 /**
  * A {@link DataSource} that hands out a connection of the current tenant's shard, prepared exactly as for Hibernate
  * (fence checked, session variables bound), so that plain JDBC code ({@code JdbcTemplate}, jOOQ) is routed and fenced
  * like JPA code. Closing the connection clears the variables and returns it to the shard's pool.
+ *
+ * <p>A connection starts in auto-commit mode, as JDBC requires, and honours it on every shard database: each statement
+ * executed in auto-commit mode (for example by {@code JdbcTemplate}, {@code NamedParameterJdbcTemplate} or
+ * {@code JdbcClient} outside a transaction) is fenced and committed before the call returns, or rolled back if it
+ * fails. After {@code setAutoCommit(false)} the code (or Spring's {@code JdbcTransactionManager}) commits. Statements
+ * of another tenant (one bound on the thread after the connection was taken) raise
+ * {@link io.github.shardtenancy.TenantSwitchedException}; {@code TRUNCATE} and DDL raise
+ * {@link io.github.shardtenancy.CrossTenantStatementException}.
  *
  * <p>{@link #getConnection()} requires a tenant bound through {@link TenantContext} and raises
  * {@link NoTenantBoundException} otherwise. Thread-safe.
@@ -41,36 +48,8 @@ public class TenantRoutingDataSource implements DataSource {
 	public Connection getConnection() throws SQLException {
 		String tenant = TenantContext.require("a connection from the tenant-routing DataSource");
 		Connection connection = this.provider.getConnection(tenant);
-		return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
-				(proxy, method, args) -> {
-					switch (method.getName()) {
-						case "close" -> {
-							if (!connection.isClosed()) {
-								this.provider.releaseConnection(tenant, connection);
-							}
-							return null;
-						}
-						case "unwrap" -> {
-							if (((Class<?>) args[0]).isInstance(proxy)) {
-								return proxy;
-							}
-						}
-						case "equals" -> {
-							return proxy == args[0];
-						}
-						case "hashCode" -> {
-							return System.identityHashCode(proxy);
-						}
-						default -> {
-						}
-					}
-					try {
-						return method.invoke(connection, args);
-					}
-					catch (InvocationTargetException ex) {
-						throw ex.getTargetException();
-					}
-				});
+		TenantConnection.releaseOnClose(connection, () -> this.provider.releaseConnection(tenant, connection));
+		return connection;
 	}
 
 	/** @throws SQLFeatureNotSupportedException always: credentials belong to each shard's pool */
