@@ -206,6 +206,20 @@ class RerunSafetyTests {
 	}
 
 	@Test
+	@DisplayName("a rejection raised after the method's own transaction committed does not count that commit: retried as before")
+	void ownCommitIsNotMistakenForInnerWork() throws SQLException {
+		this.service.auditThenEntryAfterCommit("after own commit");
+
+		assertThat(this.service.runs()).isEqualTo(2);
+		assertThat(this.listener.retries()).isEqualTo(1);
+		assertThat(this.listener.failures()).singleElement()
+			.satisfies((failure) -> assertThat(FenceRejection.find(failure)).isPresent());
+		assertThat(auditRows("after own commit")).as("the own transaction ran (and committed) twice, as before")
+			.isEqualTo(2);
+		assertThat(entryRows()).isEqualTo(1);
+	}
+
+	@Test
 	@DisplayName("ShardTenancyRetry.execute with two sequential transactions, the second rejected: typed exception")
 	void secondOfTwoSequentialTransactionsRejected() throws SQLException {
 		AtomicInteger runs = new AtomicInteger();

@@ -10,6 +10,8 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -74,6 +76,25 @@ public class EntryService {
 		long audited = this.audit.count(title);
 		persistAndFlush(title);
 		return audited;
+	}
+
+	/**
+	 * Writes an audit record in this method's own transaction and, once that committed, the entry in a
+	 * {@code REQUIRES_NEW} transaction started by an after-commit callback: while the tenant is frozen, that one is
+	 * rejected and the rejection surfaces from this method's commit.
+	 */
+	@Transactional
+	public void auditThenEntryAfterCommit(String title) {
+		this.runs.incrementAndGet();
+		this.records.save(new AuditRecord(TenantContext.current(), title));
+		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+			@Override
+			public void afterCommit() {
+				EntryService.this.requiresNew.executeWithoutResult((status) -> persistAndFlush(title));
+			}
+
+		});
 	}
 
 	/** Writes the entry, with nothing else. */
