@@ -538,6 +538,15 @@ public class ShardTenancyProperties implements InitializingBean {
 		 */
 		private boolean serializationFailures = true;
 
+		/**
+		 * Whether a rejected attempt is run again even when work independent of its own transaction (a
+		 * {@code REQUIRES_NEW} transaction, an earlier transaction of the same unit of work) committed inside it,
+		 * repeating that work. Default {@code false}: such an attempt ends in
+		 * {@link io.github.shardtenancy.UnsafeToRerunException}; declare single methods safe with
+		 * {@link io.github.shardtenancy.boot.retry.SafeToRerun} instead.
+		 */
+		private boolean safeToRerun;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -592,6 +601,14 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		public void setFreezeWait(Duration freezeWait) {
 			this.freezeWait = freezeWait;
+		}
+
+		public boolean isSafeToRerun() {
+			return this.safeToRerun;
+		}
+
+		public void setSafeToRerun(boolean safeToRerun) {
+			this.safeToRerun = safeToRerun;
 		}
 
 		public boolean isSerializationFailures() {

@@ -1,12 +1,15 @@
 package io.github.shardtenancy.boot.retry;
 
+import java.util.List;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.UnsafeToRerunException;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.routing.TenantRouter;
@@ -26,7 +29,7 @@ final class CallPolicy implements RetryPolicy {
 	private static final Logger log = LoggerFactory.getLogger(CallPolicy.class);
 
 	private enum Outcome {
-		RETRYING, EXHAUSTED, NOT_RETRYABLE
+		RETRYING, EXHAUSTED, NOT_RETRYABLE, UNSAFE_TO_RERUN
 	}
 
 	private final TenantRouter router;
@@ -46,9 +49,27 @@ final class CallPolicy implements RetryPolicy {
 
 	private Outcome outcome = Outcome.RETRYING;
 
+	private final BooleanSupplier safeToRerun;
+
+	/** What committed inside the last failed attempt, independently of its own transaction. */
+	private List<String> committed = List.of();
+
 	CallPolicy(TenantRouter router, RetrySettings settings) {
+		this(router, settings, () -> false);
+	}
+
+	CallPolicy(TenantRouter router, RetrySettings settings, BooleanSupplier safeToRerun) {
 		this.router = router;
 		this.settings = settings;
+		this.safeToRerun = safeToRerun;
+	}
+
+	/**
+	 * Tells the policy what committed inside the attempt that just failed; called before {@link #shouldRetry}.
+	 * @param committed the committed work, in order; empty if none
+	 */
+	void attemptCommitted(List<String> committed) {
+		this.committed = committed;
 	}
 
 	@Override
@@ -96,6 +117,13 @@ final class CallPolicy implements RetryPolicy {
 	}
 
 	private boolean decide(boolean retry) {
+		if (!this.committed.isEmpty() && !this.safeToRerun.getAsBoolean()) {
+			// Running the attempt again would repeat what it already committed; the caller has to decide.
+			log.debug("Attempt {} failed retryably after independent work committed inside it ({}); not running it "
+					+ "again", this.attempts, this.committed);
+			this.outcome = Outcome.UNSAFE_TO_RERUN;
+			return false;
+		}
 		this.outcome = retry ? Outcome.RETRYING : Outcome.EXHAUSTED;
 		if (retry) {
 			this.router.observer().retried();
@@ -127,6 +155,9 @@ final class CallPolicy implements RetryPolicy {
 		Throwable lastFailure = this.last != null ? this.last : ex.getLastException();
 		if (lastFailure == null) {
 			lastFailure = ex;
+		}
+		if (this.outcome == Outcome.UNSAFE_TO_RERUN) {
+			return unsafeToRerun(lastFailure);
 		}
 		if (this.outcome == Outcome.EXHAUSTED) {
 			RetriesExhaustedException exhausted;
@@ -161,6 +192,30 @@ final class CallPolicy implements RetryPolicy {
 					route != null ? route.version() : -1, lastFailure);
 		}
 		return lastFailure;
+	}
+
+	private UnsafeToRerunException unsafeToRerun(Throwable lastFailure) {
+		UnsafeToRerunException unsafe;
+		Optional<ShardUnavailableException> unreachable = find(lastFailure, ShardUnavailableException.class);
+		if (this.lastRejection != null) {
+			unsafe = new UnsafeToRerunException(this.lastRejection.tenantId(), this.lastRejection.shardId(),
+					this.lastRejection.seenVersion(), this.attempts, this.committed, this.lastRejection.sqlException());
+		}
+		else if (unreachable.isPresent()) {
+			unsafe = new UnsafeToRerunException(unreachable.get().tenantId(), unreachable.get().shardId(),
+					unreachable.get().directoryVersion(), this.attempts, this.committed, unreachable.get());
+		}
+		else {
+			String tenant = TenantContext.current();
+			DirectoryEntry route = tenant != null ? this.router.cached(tenant).orElse(null) : null;
+			unsafe = new UnsafeToRerunException(tenant, route != null ? route.shardId() : null,
+					route != null ? route.version() : -1, this.attempts, this.committed,
+					FenceRejection.findSerializationFailure(lastFailure).map(Throwable.class::cast).orElse(lastFailure));
+		}
+		if (unsafe.getCause() != lastFailure) {
+			unsafe.addSuppressed(lastFailure);
+		}
+		return unsafe;
 	}
 
 	private static <E extends Throwable> Optional<E> find(Throwable failure, Class<E> type) {

@@ -3,10 +3,13 @@ package io.github.shardtenancy.boot.retry;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.UnsafeToRerunException;
+import io.github.shardtenancy.internal.CommittedWork;
 import io.github.shardtenancy.routing.TenantRouter;
 import org.springframework.core.retry.RetryException;
 import org.springframework.core.retry.RetryListener;
@@ -45,7 +48,17 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Spring in a {@code CannotCreateTransactionException}), that exception itself is thrown, so typed errors reach the
  * caller; otherwise the failure is rethrown as it is.</li>
  * </ul>
- * When the budget runs out, {@link RetriesExhaustedException} is thrown; its cause is the last rejection's
+ * <p>An attempt is not run again, whatever the failure, once work independent of the attempt's own transaction
+ * committed inside it: a {@code REQUIRES_NEW} transaction (with {@code @Transactional} or a
+ * {@code TransactionTemplate}, on any transaction manager), a transaction that ended before the one that was
+ * rejected (a body that runs several in sequence), an auto-commit statement. Running it again would repeat that
+ * work, so {@link UnsafeToRerunException} (naming what committed) is thrown instead, unless the work was declared
+ * safe to re-run ({@link #safeToRerun()}, {@link SafeToRerun}). Read-only transactions do not count, nor does the
+ * commit of the attempt's own transaction (the last one to begin and commit when the failure is raised at or after
+ * its commit). Commits are seen through a transaction execution listener the auto-configuration adds to every
+ * transaction manager of the application.
+ *
+ * <p>When the budget runs out, {@link RetriesExhaustedException} is thrown; its cause is the last rejection's
  * {@link java.sql.SQLException} (whose message names the tenant, the shard and the directory versions), and the
  * exception the last attempt failed with (as Spring or Hibernate wrapped it) is attached as a suppressed exception.
  *
@@ -71,18 +84,62 @@ public class ShardTenancyRetry {
 
 	private final RetryListener listener;
 
+	private final boolean safeToRerun;
+
 	/**
+	 * Creates a retry that does not run an attempt again once independent work committed inside it.
 	 * @param router the router whose entry of a rejected tenant is invalidated before a retry; never {@code null}
 	 * @param settings the retry budget and backoff; never {@code null}
 	 * @param listeners listeners told about every retry, in order; never {@code null}, may be empty
 	 * @throws NullPointerException if an argument is {@code null}
 	 */
 	public ShardTenancyRetry(TenantRouter router, RetrySettings settings, List<? extends RetryListener> listeners) {
+		this(router, settings, listeners, false);
+	}
+
+	/**
+	 * @param router the router whose entry of a rejected tenant is invalidated before a retry; never {@code null}
+	 * @param settings the retry budget and backoff; never {@code null}
+	 * @param listeners listeners told about every retry, in order; never {@code null}, may be empty
+	 * @param safeToRerun whether every unit of work is taken to be safe to run again after independent work
+	 * committed inside a rejected attempt (the application-wide default; normally {@code false})
+	 * @throws NullPointerException if an argument is {@code null}
+	 */
+	public ShardTenancyRetry(TenantRouter router, RetrySettings settings, List<? extends RetryListener> listeners,
+			boolean safeToRerun) {
 		this.router = Objects.requireNonNull(router, "router");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		CompositeRetryListener composite = new CompositeRetryListener();
 		listeners.forEach(composite::addListener);
 		this.listener = composite;
+		this.safeToRerun = safeToRerun;
+	}
+
+	private ShardTenancyRetry(ShardTenancyRetry retry, boolean safeToRerun) {
+		this.router = retry.router;
+		this.settings = retry.settings;
+		this.listener = retry.listener;
+		this.safeToRerun = safeToRerun;
+	}
+
+	/**
+	 * The same retry, for work that is safe to run again even when work independent of its own transaction committed
+	 * inside a rejected attempt (the committed work is then repeated once per attempt):
+	 * <pre>{@code
+	 * retry.safeToRerun().run(() -> {
+	 *     transactionTemplate.executeWithoutResult(status -> counters.touch(key)); // idempotent
+	 *     transactionTemplate.executeWithoutResult(status -> orders.save(order));
+	 * });
+	 * }</pre>
+	 * @return a retry with the same router, settings and listeners that re-runs such work; never {@code null}
+	 */
+	public ShardTenancyRetry safeToRerun() {
+		return this.safeToRerun ? this : new ShardTenancyRetry(this, true);
+	}
+
+	/** @return whether this retry runs work again after independent work committed inside a rejected attempt */
+	public boolean isSafeToRerun() {
+		return this.safeToRerun;
 	}
 
 	/**
@@ -91,6 +148,8 @@ public class ShardTenancyRetry {
 	 * @param <T> the result type
 	 * @return what the successful attempt returned, possibly {@code null}
 	 * @throws RetriesExhaustedException if every attempt the budget allowed was rejected
+	 * @throws UnsafeToRerunException if an attempt failed with a retryable failure after work independent of its own
+	 * transaction had committed inside it, and this retry is not {@linkplain #safeToRerun() safe to re-run}
 	 * @throws ShardTenancyException the library's typed error found in the failure's cause chain, if the failure was
 	 * not retryable
 	 * @throws RuntimeException the failure itself if it was not retryable and holds no library error
@@ -113,6 +172,8 @@ public class ShardTenancyRetry {
 	 * Runs work, retrying it after a fence rejection; see {@link #execute(Supplier)}.
 	 * @param work the work; never {@code null}
 	 * @throws RetriesExhaustedException if every attempt the budget allowed was rejected
+	 * @throws UnsafeToRerunException if an attempt failed with a retryable failure after work independent of its own
+	 * transaction had committed inside it, and this retry is not {@linkplain #safeToRerun() safe to re-run}
 	 * @throws ShardTenancyException the library's typed error found in a non-retryable failure's cause chain
 	 * @throws RuntimeException the failure itself if it was not retryable and holds no library error
 	 */
@@ -142,10 +203,20 @@ public class ShardTenancyRetry {
 	 * that).
 	 */
 	<T> T proceed(String name, Retryable<T> work) throws Throwable {
+		return proceed(name, () -> false, work);
+	}
+
+	/**
+	 * Like {@link #proceed(String, Retryable)}, for work that may declare itself safe to re-run.
+	 * @param safeToRerun asked only when an attempt that committed independent work failed retryably: whether the
+	 * work declared itself safe to run again (this retry's own setting applies as well)
+	 */
+	<T> T proceed(String name, BooleanSupplier safeToRerun, Retryable<T> work) throws Throwable {
 		if (isNested()) {
 			return work.execute();
 		}
-		CallPolicy policy = new CallPolicy(this.router, this.settings);
+		CallPolicy policy = new CallPolicy(this.router, this.settings,
+				() -> this.safeToRerun || safeToRerun.getAsBoolean());
 		RetryTemplate template = new RetryTemplate(policy);
 		template.setRetryListener(this.listener);
 		RUNNING.set(Boolean.TRUE);
@@ -154,7 +225,15 @@ public class ShardTenancyRetry {
 
 				@Override
 				public T execute() throws Throwable {
-					return work.execute();
+					try (CommittedWork.Watch watch = CommittedWork.watch()) {
+						try {
+							return work.execute();
+						}
+						catch (Throwable ex) {
+							policy.attemptCommitted(watch.committed());
+							throw ex;
+						}
+					}
 				}
 
 				@Override

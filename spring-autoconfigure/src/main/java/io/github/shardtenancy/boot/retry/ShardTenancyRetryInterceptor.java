@@ -1,18 +1,22 @@
 package io.github.shardtenancy.boot.retry;
 
+import java.lang.reflect.Method;
 import java.util.Objects;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The advice of the automatic retry: runs the intercepted method through {@link ShardTenancyRetry}. Each attempt
  * proceeds down a fresh copy of the interceptor chain, so the transaction interceptor (ordered inside this one) opens
  * a new transaction, with a new persistence context and shard connection, for every attempt. Checked exceptions of
- * the method pass through unchanged.
+ * the method pass through unchanged. A method annotated {@link SafeToRerun} (or declared in a class so annotated) is
+ * run again even when independent work committed inside a rejected attempt.
  *
  * <p>Thread-safe.
  */
@@ -30,6 +34,8 @@ public final class ShardTenancyRetryInterceptor implements MethodInterceptor {
 
 	/**
 	 * @throws io.github.shardtenancy.RetriesExhaustedException if every attempt the budget allowed was rejected
+	 * @throws io.github.shardtenancy.UnsafeToRerunException if an attempt failed retryably after work independent of
+	 * its own transaction committed inside it, and the method is not {@link SafeToRerun}
 	 * @throws io.github.shardtenancy.ShardTenancyException the library's typed error found in a non-retryable
 	 * failure's cause chain
 	 * @throws Throwable whatever the method threw, if it was not retryable
@@ -45,7 +51,18 @@ public final class ShardTenancyRetryInterceptor implements MethodInterceptor {
 		}
 		String name = invocation.getMethod().getDeclaringClass().getSimpleName() + "."
 				+ invocation.getMethod().getName();
-		return this.retry.get().proceed(name, () -> proxyInvocation.invocableClone().proceed());
+		return this.retry.get().proceed(name, () -> isSafeToRerun(invocation),
+				() -> proxyInvocation.invocableClone().proceed());
+	}
+
+	private static boolean isSafeToRerun(MethodInvocation invocation) {
+		Object target = invocation.getThis();
+		Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : null;
+		Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+		return AnnotatedElementUtils.hasAnnotation(method, SafeToRerun.class)
+				|| AnnotatedElementUtils.hasAnnotation(invocation.getMethod(), SafeToRerun.class)
+				|| (targetClass != null && AnnotatedElementUtils.hasAnnotation(targetClass, SafeToRerun.class))
+				|| AnnotatedElementUtils.hasAnnotation(invocation.getMethod().getDeclaringClass(), SafeToRerun.class);
 	}
 
 }
