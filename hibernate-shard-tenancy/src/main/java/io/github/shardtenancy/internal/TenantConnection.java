@@ -220,7 +220,7 @@ public final class TenantConnection implements java.lang.reflect.InvocationHandl
 			case "commit" -> {
 				if (this.release != null) {
 					if (!this.autoCommit) {
-						commit();
+						commit(true);
 					}
 					return null; // nothing is pending in auto-commit mode
 				}
@@ -283,9 +283,10 @@ public final class TenantConnection implements java.lang.reflect.InvocationHandl
 			// JDBC: switching auto-commit on commits the transaction in progress.
 			if (this.connection.getAutoCommit()) {
 				this.connection.setAutoCommit(true);
+				recordWrite(true);
 			}
 			else {
-				commit();
+				commit(true);
 			}
 			this.autoCommit = true;
 			return;
@@ -296,20 +297,31 @@ public final class TenantConnection implements java.lang.reflect.InvocationHandl
 		this.autoCommit = false;
 	}
 
-	private void commit() throws SQLException {
+	/**
+	 * Commits the pooled connection's transaction. A commit the code asked for may be the attempt's own transaction,
+	 * so it is recorded as {@linkplain CommittedWork#recordPending pending}; a statement's auto-commit is recorded as
+	 * committed work outright.
+	 */
+	private void commit(boolean asked) throws SQLException {
 		try {
 			this.connection.commit();
 		}
 		finally {
 			transactionEnded();
 		}
-		recordWrite();
+		recordWrite(asked);
 	}
 
-	private void recordWrite() {
+	private void recordWrite(boolean pending) {
 		if (this.wrote != null) {
-			CommittedWork.record("a write of tenant '" + this.tenantId + "' on shard '" + this.shardId
-					+ "' through the tenant-routing DataSource: " + this.wrote);
+			String description = "a write of tenant '" + this.tenantId + "' on shard '" + this.shardId
+					+ "' through the tenant-routing DataSource: " + this.wrote;
+			if (pending) {
+				CommittedWork.recordPending(description);
+			}
+			else {
+				CommittedWork.record(description);
+			}
 			this.wrote = null;
 		}
 	}
@@ -327,6 +339,7 @@ public final class TenantConnection implements java.lang.reflect.InvocationHandl
 		if (this.release == null) {
 			return execution.run();
 		}
+		CommittedWork.workBegins();
 		if (sql == null || !isRead(sql)) {
 			this.wrote = sql != null ? quoted(sql) : "a statement batch";
 		}
@@ -351,7 +364,7 @@ public final class TenantConnection implements java.lang.reflect.InvocationHandl
 		}
 		if (manual) {
 			try {
-				commit();
+				commit(false);
 			}
 			catch (SQLException ex) {
 				this.wrote = null;
@@ -360,7 +373,7 @@ public final class TenantConnection implements java.lang.reflect.InvocationHandl
 			}
 		}
 		else {
-			recordWrite();
+			recordWrite(false);
 		}
 		return result;
 	}
