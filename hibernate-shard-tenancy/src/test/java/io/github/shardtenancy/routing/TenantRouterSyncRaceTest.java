@@ -277,7 +277,8 @@ class TenantRouterSyncRaceTest {
 		public long snapshot(Consumer<DirectoryEntry> consumer) {
 			return super.snapshot((entry) -> {
 				Gate gate = this.armed.get();
-				if (gate != null && entry.tenantId().equals(gate.snapshotTenant) && this.armed.compareAndSet(gate, null)) {
+				if (gate != null && entry.tenantId().equals(gate.snapshotTenant)
+						&& this.armed.compareAndSet(gate, null)) {
 					gate.hold(List.of(entry));
 				}
 				consumer.accept(entry);

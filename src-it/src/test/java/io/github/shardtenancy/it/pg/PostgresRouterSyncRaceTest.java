@@ -231,7 +231,8 @@ class PostgresRouterSyncRaceTest {
 		public long snapshot(Consumer<DirectoryEntry> consumer) {
 			return super.snapshot((entry) -> {
 				Gate gate = this.armed.get();
-				if (gate != null && entry.tenantId().equals(gate.snapshotTenant) && this.armed.compareAndSet(gate, null)) {
+				if (gate != null && entry.tenantId().equals(gate.snapshotTenant)
+						&& this.armed.compareAndSet(gate, null)) {
 					gate.hold(List.of(entry));
 				}
 				consumer.accept(entry);
