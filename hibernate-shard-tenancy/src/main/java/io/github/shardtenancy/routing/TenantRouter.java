@@ -3,6 +3,7 @@ package io.github.shardtenancy.routing;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * same path.</li>
  * <li>The cached version never goes backwards, and an entry is only replaced by one with an equal or higher
  * version, so a slow in-flight load never overwrites a newer entry.</li>
- * <li>{@link #invalidate(String)} drops exactly one entry: the reaction to a shard fence rejection.</li>
+ * <li>{@link #invalidate(String)} drops exactly one entry: the reaction to a shard fence rejection. It wins over a
+ * sync or snapshot load in flight: what that read for the tenant is not cached, since it may predate the change behind
+ * the invalidation.</li>
  * </ul>
  *
  * <p>Thread-safe. {@link #start()} loads a snapshot of the whole directory in one streamed query and starts the sync
@@ -51,6 +54,12 @@ import org.slf4j.LoggerFactory;
 public class TenantRouter implements AutoCloseable {
 
 	private static final Logger log = LoggerFactory.getLogger(TenantRouter.class);
+
+	/**
+	 * How many tenants invalidated during one sync or snapshot load are remembered; past it, that sync or load only
+	 * updates tenants that are still cached.
+	 */
+	static final int MAX_TRACKED_INVALIDATIONS = 4_096;
 
 	private final Directory directory;
 
@@ -65,6 +74,9 @@ public class TenantRouter implements AutoCloseable {
 	private final AtomicLong version = new AtomicLong();
 
 	private final Object syncLock = new Object();
+
+	/** The sync or snapshot load in flight (they hold {@link #syncLock}), or {@code null} while none runs. */
+	private volatile SyncPass syncInFlight;
 
 	private final LongAdder hits = new LongAdder();
 
@@ -240,8 +252,9 @@ public class TenantRouter implements AutoCloseable {
 	}
 
 	/**
-	 * Applies an entry read from the directory (by a load, a sync, a watcher or a local directory write), unless the
-	 * cache already holds a newer one. Drops the tenant from the negative cache.
+	 * Applies an entry read from the directory (by a load, a watcher or a local directory write), unless the cache
+	 * already holds a newer one. Drops the tenant from the negative cache. A sync applies its entries the same way,
+	 * except for a tenant invalidated while it ran.
 	 * @param entry the entry
 	 * @return the entry now cached: the given one, or a copy equal to it that shares the cached tenant id String, or the
 	 * newer (or equal) one already there
@@ -276,7 +289,8 @@ public class TenantRouter implements AutoCloseable {
 
 	/**
 	 * Drops one tenant's entry (and its negative entry), so that the next lookup reads the directory. Other entries are
-	 * untouched.
+	 * untouched. A lookup, sync or snapshot load in flight does not cache what it read for this tenant (it may predate
+	 * the change behind the invalidation); a lookup that starts after this call reads the directory again.
 	 * @param tenantId the tenant
 	 */
 	public void invalidate(String tenantId) {
@@ -284,6 +298,11 @@ public class TenantRouter implements AutoCloseable {
 		// A read in flight may have started before the change behind this invalidation: later lookups must not join
 		// it, and it must not cache what it reads (see applyLoaded).
 		this.loading.remove(tenantId);
+		// The same for a sync or snapshot load in flight; recorded before the entry is dropped (see applySynced).
+		SyncPass sync = this.syncInFlight;
+		if (sync != null) {
+			sync.invalidated(tenantId);
+		}
 		this.entries.invalidate(tenantId);
 		this.unknown.invalidate(tenantId);
 	}
@@ -296,23 +315,30 @@ public class TenantRouter implements AutoCloseable {
 	 */
 	public long refresh() {
 		synchronized (this.syncLock) {
-			DirectoryChanges changes;
+			SyncPass sync = new SyncPass();
+			this.syncInFlight = sync;
 			try {
-				changes = this.directory.changesSince(this.version.get());
+				DirectoryChanges changes;
+				try {
+					changes = this.directory.changesSince(this.version.get());
+				}
+				catch (DirectoryUnavailableException ex) {
+					markDirectoryDown(ex);
+					throw ex;
+				}
+				for (DirectoryEntry entry : changes.entries()) {
+					applySynced(entry, sync);
+				}
+				if (!changes.entries().isEmpty()) {
+					this.syncs.increment();
+				}
+				advanceVersion(changes.toVersion());
+				markDirectoryUp();
+				return this.version.get();
 			}
-			catch (DirectoryUnavailableException ex) {
-				markDirectoryDown(ex);
-				throw ex;
+			finally {
+				this.syncInFlight = null;
 			}
-			for (DirectoryEntry entry : changes.entries()) {
-				apply(entry);
-			}
-			if (!changes.entries().isEmpty()) {
-				this.syncs.increment();
-			}
-			advanceVersion(changes.toVersion());
-			markDirectoryUp();
-			return this.version.get();
 		}
 	}
 
@@ -324,19 +350,73 @@ public class TenantRouter implements AutoCloseable {
 	 */
 	public long loadSnapshot() {
 		synchronized (this.syncLock) {
-			long snapshotVersion;
+			SyncPass sync = new SyncPass();
+			this.syncInFlight = sync;
 			try {
-				snapshotVersion = this.directory.snapshot(this::apply);
+				long snapshotVersion;
+				try {
+					snapshotVersion = this.directory.snapshot((entry) -> applySynced(entry, sync));
+				}
+				catch (DirectoryUnavailableException ex) {
+					markDirectoryDown(ex);
+					throw ex;
+				}
+				advanceVersion(snapshotVersion);
+				this.loaded = true;
+				markDirectoryUp();
+				return this.version.get();
 			}
-			catch (DirectoryUnavailableException ex) {
-				markDirectoryDown(ex);
-				throw ex;
+			finally {
+				this.syncInFlight = null;
 			}
-			advanceVersion(snapshotVersion);
-			this.loaded = true;
-			markDirectoryUp();
-			return this.version.get();
 		}
+	}
+
+	/**
+	 * Applies an entry a sync or snapshot load read, like {@link #apply(DirectoryEntry)}, except for a tenant
+	 * {@link #invalidate(String) invalidated} since that sync began: its entry may predate the change behind the
+	 * invalidation, so it only updates an entry a lookup cached after the invalidation (and then only if newer), and is
+	 * otherwise dropped. The check runs inside the map's atomic compute, and {@code invalidate} records the tenant
+	 * before it removes the entry, so either the invalidation removes what the sync applied or the sync sees it.
+	 */
+	private void applySynced(DirectoryEntry entry, SyncPass sync) {
+		DirectoryEntry kept = this.entries.asMap().compute(entry.tenantId(), (tenantId, cached) -> {
+			if (cached != null) {
+				return newerOf(cached, entry);
+			}
+			return sync.mayHaveInvalidated(tenantId) ? null : entry;
+		});
+		if (kept != null && this.unknown.estimatedSize() > 0) {
+			this.unknown.invalidate(entry.tenantId());
+		}
+	}
+
+	/**
+	 * The tenants invalidated while one sync or snapshot load runs: at most {@link #MAX_TRACKED_INVALIDATIONS} (a few
+	 * more under concurrent invalidations), after which every tenant counts as invalidated. Thread-safe.
+	 */
+	private static final class SyncPass {
+
+		private final Set<String> invalidated = ConcurrentHashMap.newKeySet();
+
+		private volatile boolean overflowed;
+
+		void invalidated(String tenantId) {
+			if (this.overflowed) {
+				return;
+			}
+			if (this.invalidated.size() < MAX_TRACKED_INVALIDATIONS) {
+				this.invalidated.add(tenantId);
+			}
+			else {
+				this.overflowed = true; // never cleared, and the set never shrinks: a tenant once seen stays seen
+			}
+		}
+
+		boolean mayHaveInvalidated(String tenantId) {
+			return this.overflowed || this.invalidated.contains(tenantId);
+		}
+
 	}
 
 	private void advanceVersion(long candidate) {
