@@ -1,12 +1,14 @@
 package io.github.shardtenancy.routing;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +17,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.TenantDeletedException;
 import io.github.shardtenancy.TenantIds;
@@ -43,6 +46,8 @@ import org.slf4j.LoggerFactory;
  * <li>The cached version never goes backwards, and an entry is only replaced by one with an equal or higher
  * version, so a slow in-flight load never overwrites a newer entry.</li>
  * <li>{@link #invalidate(String)} drops exactly one entry: the reaction to a shard fence rejection.</li>
+ * <li>{@link RouteChangeListener}s ({@link #addChangeListener}) are told of every entry cached, replaced or dropped,
+ * before lookups see the new entry; never on a cached lookup.</li>
  * </ul>
  *
  * <p>Thread-safe. {@link #start()} loads a snapshot of the whole directory in one streamed query and starts the sync
@@ -65,6 +70,17 @@ public class TenantRouter implements AutoCloseable {
 	private final AtomicLong version = new AtomicLong();
 
 	private final Object syncLock = new Object();
+
+	private final List<RouteChangeListener> listeners = new CopyOnWriteArrayList<>();
+
+	/** Serialises the changes listeners are told of, so that each is told against the entry it replaces. */
+	private final Object changeLock = new Object();
+
+	/**
+	 * The last entry of each tenant evicted for size, kept only while listeners are registered, so that a listener
+	 * is told what the tenant was routed by when it is read again.
+	 */
+	private final ConcurrentMap<String, DirectoryEntry> evictedForSize = new ConcurrentHashMap<>();
 
 	private final LongAdder hits = new LongAdder();
 
@@ -95,7 +111,10 @@ public class TenantRouter implements AutoCloseable {
 	public TenantRouter(Directory directory, RouterSettings settings) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.settings = Objects.requireNonNull(settings, "settings");
-		this.entries = Caffeine.newBuilder().maximumSize(settings.maximumEntries()).build();
+		this.entries = Caffeine.newBuilder()
+			.maximumSize(settings.maximumEntries())
+			.<String, DirectoryEntry>evictionListener(this::evicted)
+			.build();
 		this.unknown = Caffeine.newBuilder().expireAfterWrite(settings.negativeTtl()).maximumSize(100_000).build();
 	}
 
@@ -250,7 +269,50 @@ public class TenantRouter implements AutoCloseable {
 		if (this.unknown.estimatedSize() > 0) { // usually empty: skip the removal on a cold-start load of every entry
 			this.unknown.invalidate(entry.tenantId());
 		}
+		if (!this.listeners.isEmpty()) {
+			return applyAndTell(entry);
+		}
 		return this.entries.asMap().merge(entry.tenantId(), entry, TenantRouter::newerOf);
+	}
+
+	/**
+	 * {@link #apply(DirectoryEntry)} with listeners: tells them of a new or different entry before caching it, outside
+	 * the cache's compute functions. Every change that listeners are told of runs under {@link #changeLock}, so the
+	 * entry read here is the one the merge replaces (a size eviction in between leaves the merge nothing to replace).
+	 */
+	private DirectoryEntry applyAndTell(DirectoryEntry entry) {
+		String tenantId = entry.tenantId();
+		synchronized (this.changeLock) {
+			DirectoryEntry cached = this.entries.getIfPresent(tenantId);
+			DirectoryEntry previous = (cached != null) ? cached : this.evictedForSize.get(tenantId);
+			if ((cached == null || entry.isNewerOrSameAs(cached)) && !entry.equals(previous)) {
+				tell(tenantId, previous, entry);
+			}
+			DirectoryEntry applied = this.entries.asMap().merge(tenantId, entry, TenantRouter::newerOf);
+			if (!this.evictedForSize.isEmpty()) {
+				this.evictedForSize.remove(tenantId);
+			}
+			return applied;
+		}
+	}
+
+	private void tell(String tenantId, DirectoryEntry previous, DirectoryEntry current) {
+		for (RouteChangeListener listener : this.listeners) {
+			try {
+				listener.routeChanged(tenantId, previous, current);
+			}
+			catch (RuntimeException ex) {
+				log.warn("Route change listener {} failed for tenant '{}' ({} -> {})", listener, tenantId, previous,
+						current, ex);
+			}
+		}
+	}
+
+	/** Caffeine's eviction listener: keeps an entry evicted for size while listeners are registered. */
+	private void evicted(String tenantId, DirectoryEntry entry, RemovalCause cause) {
+		if (cause == RemovalCause.SIZE && tenantId != null && entry != null && !this.listeners.isEmpty()) {
+			this.evictedForSize.put(tenantId, entry);
+		}
 	}
 
 	/**
@@ -284,8 +346,41 @@ public class TenantRouter implements AutoCloseable {
 		// A read in flight may have started before the change behind this invalidation: later lookups must not join
 		// it, and it must not cache what it reads (see applyLoaded).
 		this.loading.remove(tenantId);
-		this.entries.invalidate(tenantId);
+		if (this.listeners.isEmpty()) {
+			this.entries.invalidate(tenantId);
+		}
+		else {
+			synchronized (this.changeLock) {
+				DirectoryEntry previous = this.entries.asMap().remove(tenantId);
+				DirectoryEntry evicted = this.evictedForSize.remove(tenantId);
+				tell(tenantId, (previous != null) ? previous : evicted, null);
+			}
+		}
 		this.unknown.invalidate(tenantId);
+	}
+
+	/**
+	 * Registers a listener told of every entry this router caches, replaces or drops from now on, before the new
+	 * entry is routed by. While at least one listener is registered, the router also keeps the last entry of each
+	 * tenant it evicts for size (until the tenant is read again), so that the listener can be told what the tenant
+	 * was routed by. Changes applied while the listener is being registered may not be reported: register before the
+	 * tenants' data is cached.
+	 * @param listener the listener; never {@code null}
+	 */
+	public void addChangeListener(RouteChangeListener listener) {
+		this.listeners.add(Objects.requireNonNull(listener, "listener"));
+	}
+
+	/**
+	 * Unregisters a listener; nothing happens if it was not registered. When the last one goes, the entries kept for
+	 * it are dropped.
+	 * @param listener the listener
+	 */
+	public void removeChangeListener(RouteChangeListener listener) {
+		this.listeners.remove(listener);
+		if (this.listeners.isEmpty()) {
+			this.evictedForSize.clear();
+		}
 	}
 
 	/**
