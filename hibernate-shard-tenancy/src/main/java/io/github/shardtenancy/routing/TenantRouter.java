@@ -260,7 +260,8 @@ public class TenantRouter implements AutoCloseable {
 
 	/**
 	 * Applies an entry read from the directory (by a load, a sync, a watcher or a local directory write), unless the
-	 * cache already holds a newer one. Drops the tenant from the negative cache.
+	 * cache already holds a newer one. Drops the tenant from the negative cache. When change listeners are registered
+	 * and the entry differs from the one cached (or last evicted for size), they are told before it is cached.
 	 * @param entry the entry
 	 * @return the entry now cached: the given one, or a copy equal to it that shares the cached tenant id String, or the
 	 * newer (or equal) one already there
@@ -338,7 +339,7 @@ public class TenantRouter implements AutoCloseable {
 
 	/**
 	 * Drops one tenant's entry (and its negative entry), so that the next lookup reads the directory. Other entries are
-	 * untouched.
+	 * untouched. Change listeners are told (with a {@code null} new entry) before this method returns.
 	 * @param tenantId the tenant
 	 */
 	public void invalidate(String tenantId) {
