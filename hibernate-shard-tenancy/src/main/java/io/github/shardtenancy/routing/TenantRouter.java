@@ -367,6 +367,7 @@ public class TenantRouter implements AutoCloseable {
 	 * was routed by. Changes applied while the listener is being registered may not be reported: register before the
 	 * tenants' data is cached.
 	 * @param listener the listener; never {@code null}
+	 * @throws NullPointerException if {@code listener} is {@code null}
 	 */
 	public void addChangeListener(RouteChangeListener listener) {
 		this.listeners.add(Objects.requireNonNull(listener, "listener"));
