@@ -1,6 +1,7 @@
 package io.github.shardtenancy.routing;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -8,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.TenantDeletedException;
 import io.github.shardtenancy.TenantIds;
@@ -46,6 +49,8 @@ import org.slf4j.LoggerFactory;
  * <li>{@link #invalidate(String)} drops exactly one entry: the reaction to a shard fence rejection. It wins over a
  * sync or snapshot load in flight: what that read for the tenant is not cached, since it may predate the change behind
  * the invalidation.</li>
+ * <li>{@link RouteChangeListener}s ({@link #addChangeListener}) are told of every entry cached, replaced or dropped,
+ * before lookups see the new entry; never on a cached lookup.</li>
  * </ul>
  *
  * <p>Thread-safe. {@link #start()} loads a snapshot of the whole directory in one streamed query and starts the sync
@@ -78,6 +83,17 @@ public class TenantRouter implements AutoCloseable {
 	/** The sync or snapshot load in flight (they hold {@link #syncLock}), or {@code null} while none runs. */
 	private volatile SyncPass syncInFlight;
 
+	private final List<RouteChangeListener> listeners = new CopyOnWriteArrayList<>();
+
+	/** Serialises the changes listeners are told of, so that each is told against the entry it replaces. */
+	private final Object changeLock = new Object();
+
+	/**
+	 * The last entry of each tenant evicted for size, kept only while listeners are registered, so that a listener
+	 * is told what the tenant was routed by when it is read again.
+	 */
+	private final ConcurrentMap<String, DirectoryEntry> evictedForSize = new ConcurrentHashMap<>();
+
 	private final LongAdder hits = new LongAdder();
 
 	private final LongAdder misses = new LongAdder();
@@ -107,7 +123,10 @@ public class TenantRouter implements AutoCloseable {
 	public TenantRouter(Directory directory, RouterSettings settings) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.settings = Objects.requireNonNull(settings, "settings");
-		this.entries = Caffeine.newBuilder().maximumSize(settings.maximumEntries()).build();
+		this.entries = Caffeine.newBuilder()
+			.maximumSize(settings.maximumEntries())
+			.<String, DirectoryEntry>evictionListener(this::evicted)
+			.build();
 		this.unknown = Caffeine.newBuilder().expireAfterWrite(settings.negativeTtl()).maximumSize(100_000).build();
 	}
 
@@ -254,7 +273,8 @@ public class TenantRouter implements AutoCloseable {
 	/**
 	 * Applies an entry read from the directory (by a load, a watcher or a local directory write), unless the cache
 	 * already holds a newer one. Drops the tenant from the negative cache. A sync applies its entries the same way,
-	 * except for a tenant invalidated while it ran.
+	 * except for a tenant invalidated while it ran. When change listeners are registered and the entry differs from
+	 * the one cached (or last evicted for size), they are told before it is cached.
 	 * @param entry the entry
 	 * @return the entry now cached: the given one, or a copy equal to it that shares the cached tenant id String, or the
 	 * newer (or equal) one already there
@@ -263,7 +283,50 @@ public class TenantRouter implements AutoCloseable {
 		if (this.unknown.estimatedSize() > 0) { // usually empty: skip the removal on a cold-start load of every entry
 			this.unknown.invalidate(entry.tenantId());
 		}
+		if (!this.listeners.isEmpty()) {
+			return applyAndTell(entry);
+		}
 		return this.entries.asMap().merge(entry.tenantId(), entry, TenantRouter::newerOf);
+	}
+
+	/**
+	 * {@link #apply(DirectoryEntry)} with listeners: tells them of a new or different entry before caching it, outside
+	 * the cache's compute functions. Every change that listeners are told of runs under {@link #changeLock}, so the
+	 * entry read here is the one the merge replaces (a size eviction in between leaves the merge nothing to replace).
+	 */
+	private DirectoryEntry applyAndTell(DirectoryEntry entry) {
+		String tenantId = entry.tenantId();
+		synchronized (this.changeLock) {
+			DirectoryEntry cached = this.entries.getIfPresent(tenantId);
+			DirectoryEntry previous = (cached != null) ? cached : this.evictedForSize.get(tenantId);
+			if ((cached == null || entry.isNewerOrSameAs(cached)) && !entry.equals(previous)) {
+				tell(tenantId, previous, entry);
+			}
+			DirectoryEntry applied = this.entries.asMap().merge(tenantId, entry, TenantRouter::newerOf);
+			if (!this.evictedForSize.isEmpty()) {
+				this.evictedForSize.remove(tenantId);
+			}
+			return applied;
+		}
+	}
+
+	private void tell(String tenantId, DirectoryEntry previous, DirectoryEntry current) {
+		for (RouteChangeListener listener : this.listeners) {
+			try {
+				listener.routeChanged(tenantId, previous, current);
+			}
+			catch (RuntimeException ex) {
+				log.warn("Route change listener {} failed for tenant '{}' ({} -> {})", listener, tenantId, previous,
+						current, ex);
+			}
+		}
+	}
+
+	/** Caffeine's eviction listener: keeps an entry evicted for size while listeners are registered. */
+	private void evicted(String tenantId, DirectoryEntry entry, RemovalCause cause) {
+		if (cause == RemovalCause.SIZE && tenantId != null && entry != null && !this.listeners.isEmpty()) {
+			this.evictedForSize.put(tenantId, entry);
+		}
 	}
 
 	/**
@@ -290,7 +353,8 @@ public class TenantRouter implements AutoCloseable {
 	/**
 	 * Drops one tenant's entry (and its negative entry), so that the next lookup reads the directory. Other entries are
 	 * untouched. A lookup, sync or snapshot load in flight does not cache what it read for this tenant (it may predate
-	 * the change behind the invalidation); a lookup that starts after this call reads the directory again.
+	 * the change behind the invalidation); a lookup that starts after this call reads the directory again. Change
+	 * listeners are told (with a {@code null} new entry) before this method returns.
 	 * @param tenantId the tenant
 	 */
 	public void invalidate(String tenantId) {
@@ -303,8 +367,42 @@ public class TenantRouter implements AutoCloseable {
 		if (sync != null) {
 			sync.invalidated(tenantId);
 		}
-		this.entries.invalidate(tenantId);
+		if (this.listeners.isEmpty()) {
+			this.entries.invalidate(tenantId);
+		}
+		else {
+			synchronized (this.changeLock) {
+				DirectoryEntry previous = this.entries.asMap().remove(tenantId);
+				DirectoryEntry evicted = this.evictedForSize.remove(tenantId);
+				tell(tenantId, (previous != null) ? previous : evicted, null);
+			}
+		}
 		this.unknown.invalidate(tenantId);
+	}
+
+	/**
+	 * Registers a listener told of every entry this router caches, replaces or drops from now on, before the new
+	 * entry is routed by. While at least one listener is registered, the router also keeps the last entry of each
+	 * tenant it evicts for size (until the tenant is read again), so that the listener can be told what the tenant
+	 * was routed by. Changes applied while the listener is being registered may not be reported: register before the
+	 * tenants' data is cached.
+	 * @param listener the listener; never {@code null}
+	 * @throws NullPointerException if {@code listener} is {@code null}
+	 */
+	public void addChangeListener(RouteChangeListener listener) {
+		this.listeners.add(Objects.requireNonNull(listener, "listener"));
+	}
+
+	/**
+	 * Unregisters a listener; nothing happens if it was not registered. When the last one goes, the entries kept for
+	 * it are dropped.
+	 * @param listener the listener
+	 */
+	public void removeChangeListener(RouteChangeListener listener) {
+		this.listeners.remove(listener);
+		if (this.listeners.isEmpty()) {
+			this.evictedForSize.clear();
+		}
 	}
 
 	/**
@@ -380,6 +478,26 @@ public class TenantRouter implements AutoCloseable {
 	 * before it removes the entry, so either the invalidation removes what the sync applied or the sync sees it.
 	 */
 	private void applySynced(DirectoryEntry entry, SyncPass sync) {
+		if (this.listeners.isEmpty()) {
+			cacheSynced(entry, sync);
+			return;
+		}
+		// As applyAndTell: listeners are told of what will be cached, before it is, under the change lock.
+		String tenantId = entry.tenantId();
+		synchronized (this.changeLock) {
+			DirectoryEntry cached = this.entries.getIfPresent(tenantId);
+			boolean caches = (cached != null) ? entry.isNewerOrSameAs(cached) : !sync.mayHaveInvalidated(tenantId);
+			DirectoryEntry previous = (cached != null) ? cached : this.evictedForSize.get(tenantId);
+			if (caches && !entry.equals(previous)) {
+				tell(tenantId, previous, entry);
+			}
+			if (cacheSynced(entry, sync) != null && !this.evictedForSize.isEmpty()) {
+				this.evictedForSize.remove(tenantId);
+			}
+		}
+	}
+
+	private DirectoryEntry cacheSynced(DirectoryEntry entry, SyncPass sync) {
 		DirectoryEntry kept = this.entries.asMap().compute(entry.tenantId(), (tenantId, cached) -> {
 			if (cached != null) {
 				return newerOf(cached, entry);
@@ -389,6 +507,7 @@ public class TenantRouter implements AutoCloseable {
 		if (kept != null && this.unknown.estimatedSize() > 0) {
 			this.unknown.invalidate(entry.tenantId());
 		}
+		return kept;
 	}
 
 	/**
