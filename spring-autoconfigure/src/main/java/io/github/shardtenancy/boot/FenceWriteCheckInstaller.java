@@ -77,7 +77,7 @@ class FenceWriteCheckInstaller implements SmartInitializingSingleton {
 		}
 		catch (SQLException ex) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.fence.row-level-security",
-					"Cannot read the role of shard '" + shard.id() + "': " + ex.getMessage());
+					"Cannot read the role of shard '" + shard.id() + "': " + ex.getMessage(), shard.id());
 		}
 		if (bypass == null) {
 			return;
@@ -87,7 +87,8 @@ class FenceWriteCheckInstaller implements SmartInitializingSingleton {
 				+ "tenant's native SQL can read other tenants' rows; connect the shard (shard-tenancy.shards."
 				+ shard.id() + ".username) as a role without SUPERUSER and BYPASSRLS";
 		if (this.requireRowLevelSecurity) {
-			throw new ShardTenancyConfigurationException("shard-tenancy.fence.require-row-level-security", message);
+			throw new ShardTenancyConfigurationException("shard-tenancy.fence.require-row-level-security", message,
+					shard.id());
 		}
 		log.warn("{} (or set shard-tenancy.fence.require-row-level-security=true to refuse to start)", message);
 	}

@@ -319,7 +319,7 @@ class PostgresRowSecurityTest {
 
 	@Test
 	@DisplayName("started as the superuser with require-row-level-security, the application refuses to start")
-	void superuserIsRefusedWhenRequired() {
+	void superuserIsRefusedWhenRequired(CapturedOutput output) {
 		String user = cluster.shard("shard-1").user();
 
 		Throwable failure = catchThrowable(() -> start(user, cluster.shard("shard-1").password(),
@@ -329,8 +329,11 @@ class PostgresRowSecurityTest {
 			assertThat(t).isInstanceOf(ShardTenancyConfigurationException.class);
 			assertThat(((ShardTenancyConfigurationException) t).setting())
 				.isEqualTo("shard-tenancy.fence.require-row-level-security");
+			assertThat(((ShardTenancyConfigurationException) t).shardId()).isEqualTo("shard-1");
 			assertThat(t.getMessage()).contains("shard 'shard-1'").contains("role '" + user + "' is a superuser");
 		});
+		assertThat(output.getAll()).contains("APPLICATION FAILED TO START")
+			.contains("Connect the shard as a role without SUPERUSER and BYPASSRLS");
 	}
 
 	@Test
