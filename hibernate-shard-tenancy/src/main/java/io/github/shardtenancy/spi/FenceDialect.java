@@ -22,6 +22,10 @@ import java.sql.SQLException;
  * another tenant, a tenant the shard does not own, a stale version, or a FROZEN tenant is rejected with 40001.
  * The check takes a lock on the tenant's fence row that a freeze must wait for, so a write racing a freeze either
  * commits before the freeze takes effect or is rejected.</li>
+ * <li>Where the database can (the PostgreSQL dialect): a tenant-bound transaction's {@code TRUNCATE} of a tenant
+ * table and its DDL are refused with SQLSTATE {@code 42501} and the fence's message format (not retried), and
+ * row-level security limits its reads to its tenant's rows; the library's own reads across tenants run under
+ * {@link #beginMaintenance} or {@link #beginMover}.</li>
  * </ul>
  *
  * <p>Implementations must be stateless and thread-safe.
