@@ -18,6 +18,9 @@ final class BenchApps {
 
 	static final String APP_CHANGELOG = "db/bench/app.xml";
 
+	/** Whether the library's shards get row-level security ({@code --no-row-level-security} switches it off). */
+	static volatile boolean rowLevelSecurity = true;
+
 	private BenchApps() {
 	}
 
@@ -49,6 +52,7 @@ final class BenchApps {
 		});
 		p.put("shard-tenancy.liquibase.shard-changelogs", APP_CHANGELOG);
 		p.put("shard-tenancy.actor", "benchmarks");
+		p.put("shard-tenancy.fence.row-level-security", String.valueOf(rowLevelSecurity));
 		p.putAll(extra);
 		return new SpringApplicationBuilder(LibraryApplication.class).web(WebApplicationType.NONE)
 			.bannerMode(Banner.Mode.OFF)

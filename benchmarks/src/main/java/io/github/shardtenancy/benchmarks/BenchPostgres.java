@@ -71,6 +71,29 @@ final class BenchPostgres implements AutoCloseable {
 		return url(name);
 	}
 
+	/** The role the library's PostgreSQL shard connects as: no superuser, no BYPASSRLS; its password is its name. */
+	static final String APP_ROLE = "bench_app";
+
+	/**
+	 * Creates a database owned by {@link #APP_ROLE} (created on first use), so that the application's migrations
+	 * create its tables as that role, the way an application owns its schema.
+	 * @param name a plain identifier
+	 * @return its JDBC URL
+	 */
+	String createAppDatabase(String name) {
+		try (Connection c = DriverManager.getConnection(url("postgres"), user(), password());
+				Statement st = c.createStatement()) {
+			st.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '" + APP_ROLE + "') THEN "
+					+ "CREATE ROLE " + APP_ROLE + " LOGIN PASSWORD '" + APP_ROLE + "' NOSUPERUSER NOBYPASSRLS; "
+					+ "END IF; END $$");
+			st.execute("CREATE DATABASE " + name + " OWNER " + APP_ROLE);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Cannot create database " + name + ": " + ex.getMessage(), ex);
+		}
+		return url(name);
+	}
+
 	HikariDataSource pool(String database, int size) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(url(database));

@@ -22,10 +22,13 @@ import liquibase.ui.LoggerUIService;
  * Runs every figure of issue 7 side by side with its baseline in one run and prints one table (figure, baseline,
  * ours, ratio, goal, met?).
  *
- * <p>Usage: {@code BenchmarkHarness [--full|--smoke] [--out FILE]}. {@code --full} (the default) takes a few
+ * <p>Usage: {@code BenchmarkHarness [--full|--smoke] [--out FILE] [--only FIGURES] [--no-row-level-security]}. {@code --full} (the default) takes a few
  * minutes; {@code --smoke} takes seconds with tiny sizes and exists only to keep the harness compiling and running
  * (its numbers mean nothing). The table is also written to {@code FILE} (default
  * {@code target/bench-results.md}).
+ *
+ * {@code --no-row-level-security} starts the library with {@code shard-tenancy.fence.row-level-security=false} (the
+ * PostgreSQL shard's tenant tables then have no row-level security), to measure what it costs.
  *
  * <p>A figure that fails is reported as "not measured" with the error, and the others still run.
  */
@@ -50,8 +53,10 @@ public final class BenchmarkHarness {
 				case "--smoke" -> sizes = Sizes.smoke();
 				case "--out" -> out = Path.of(args[++i]);
 				case "--only" -> only = Set.of(args[++i].split(","));
+				case "--no-row-level-security" -> BenchApps.rowLevelSecurity = false;
 				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
-						+ "; usage: BenchmarkHarness [--full|--smoke] [--out FILE] [--only " + String.join(",", FIGURES) + "]");
+						+ "; usage: BenchmarkHarness [--full|--smoke] [--out FILE] [--only " + String.join(",", FIGURES)
+						+ "] [--no-row-level-security]");
 			}
 		}
 		List<Figure> figures = run(sizes, only);
@@ -112,7 +117,7 @@ public final class BenchmarkHarness {
 			if (only.contains("pg") && server != null) {
 				figures.add(guard("routing overhead, PostgreSQL", ">= 0.97",
 						() -> RoutingOverheadFigure.run("PostgreSQL", 0.97, pgDb(server, "bench_directory"),
-								pgDb(server, "bench_shard_1"), pgDb(server, "bench_plain"), sizes,
+								appDb(server, "bench_shard_1"), pgDb(server, "bench_plain"), sizes,
 								RoundTrips.POSTGRES, server.backendCpu("bench_plain"),
 								server.backendCpu("bench_shard_1"),
 								() -> server.functionCallsPerTransaction("bench_shard_1"))));
@@ -163,6 +168,14 @@ public final class BenchmarkHarness {
 
 	private static Db pgDb(BenchPostgres pg, String name) {
 		return new Db(pg.createDatabase(name), pg.user(), pg.password());
+	}
+
+	/**
+	 * A database owned by the application role, which the library's shard connects as: row-level security applies to
+	 * it (not to the superuser), so the figure includes its cost unless {@code --no-row-level-security}.
+	 */
+	private static Db appDb(BenchPostgres pg, String name) {
+		return new Db(pg.createAppDatabase(name), BenchPostgres.APP_ROLE, BenchPostgres.APP_ROLE);
 	}
 
 	interface FigureRun {

@@ -253,6 +253,8 @@ public class TenantMover {
 		try (Connection source = from.dataSource().getConnection();
 				Connection target = to.dataSource().getConnection()) {
 			to.dialect().beginMover(target, tenantId);
+			// The source is read under the maintenance mark, which row-level security lets read the tenant's rows.
+			from.dialect().beginMaintenance(source);
 			try {
 				target.setAutoCommit(false);
 				for (TablePlan table : reversed(ordered)) {
@@ -270,6 +272,8 @@ public class TenantMover {
 			finally {
 				to.dialect().end(target);
 				target.setAutoCommit(true);
+				source.rollback();
+				source.setAutoCommit(true);
 			}
 		}
 		catch (SQLException ex) {

@@ -75,12 +75,67 @@ public final class PostgresFenceDialect implements FenceDialect {
 		}
 	}
 
+	/** Installs the checks and the row-level security policy ({@code shard_fence_install(?, ?)}, shard.xml). */
 	@Override
 	public void installWriteCheck(Connection connection, String table, String tenantColumn) throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement("SELECT shard_fence_install(?, ?)")) {
+		installWriteCheck(connection, table, tenantColumn, true);
+	}
+
+	/**
+	 * Calls {@code shard_fence_install(table, column, rowLevelSecurity)}: the write checks, the TRUNCATE refusal and,
+	 * if asked, the policy {@code shard_fence_tenant} with {@code ENABLE} and {@code FORCE ROW LEVEL SECURITY}
+	 * (else the policy is dropped and row-level security disabled). Changing row-level security needs the table's
+	 * owner; leaving it as it is does not.
+	 */
+	@Override
+	public void installWriteCheck(Connection connection, String table, String tenantColumn, boolean rowLevelSecurity)
+			throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement("SELECT shard_fence_install(?, ?, ?)")) {
 			ps.setString(1, Identifiers.require(table));
 			ps.setString(2, Identifiers.require(tenantColumn));
+			ps.setBoolean(3, rowLevelSecurity);
 			ps.execute();
+		}
+	}
+
+	/** {@code SELECT shard_fence_maintenance()} in a transaction of its own (auto-commit off). */
+	@Override
+	public void beginMaintenance(Connection connection) throws SQLException {
+		connection.setAutoCommit(false);
+		try (PreparedStatement ps = connection.prepareStatement("SELECT shard_fence_maintenance()")) {
+			ps.execute();
+		}
+	}
+
+	/**
+	 * The mover's and the maintenance snapshot: a repeatable-read transaction marked as maintenance (its first
+	 * statement, so the snapshot is taken by it), since every such snapshot reads rows the session's tenant would not
+	 * see under row-level security.
+	 */
+	@Override
+	public void beginSnapshotRead(Connection connection) throws SQLException {
+		connection.setAutoCommit(false);
+		connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+		beginMaintenance(connection);
+	}
+
+	/** Reads {@code rolsuper} and {@code rolbypassrls} of {@code current_user} from {@code pg_roles}. */
+	@Override
+	public String rowLevelSecurityBypass(Connection connection) throws SQLException {
+		try (PreparedStatement ps = connection
+			.prepareStatement("SELECT rolname, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user");
+				java.sql.ResultSet rs = ps.executeQuery()) {
+			if (!rs.next()) {
+				return null;
+			}
+			String role = rs.getString(1);
+			if (rs.getBoolean(2)) {
+				return "role '" + role + "' is a superuser";
+			}
+			if (rs.getBoolean(3)) {
+				return "role '" + role + "' has BYPASSRLS";
+			}
+			return null;
 		}
 	}
 

@@ -22,6 +22,10 @@ import java.sql.SQLException;
  * another tenant, a tenant the shard does not own, a stale version, or a FROZEN tenant is rejected with 40001.
  * The check takes a lock on the tenant's fence row that a freeze must wait for, so a write racing a freeze either
  * commits before the freeze takes effect or is rejected.</li>
+ * <li>Where the database can (the PostgreSQL dialect): a tenant-bound transaction's {@code TRUNCATE} of a tenant
+ * table and its DDL are refused with SQLSTATE {@code 42501} and the fence's message format (not retried), and
+ * row-level security limits its reads to its tenant's rows; the library's own reads across tenants run under
+ * {@link #beginMaintenance} or {@link #beginMover}.</li>
  * </ul>
  *
  * <p>Implementations must be stateless and thread-safe.
@@ -85,6 +89,48 @@ public interface FenceDialect {
 	 * @throws SQLException on a database error
 	 */
 	void installWriteCheck(Connection connection, String table, String tenantColumn) throws SQLException;
+
+	/**
+	 * As {@link #installWriteCheck(Connection, String, String)}, and switches the table's row-level security on or
+	 * off where the database has it: with it on, a session bound to a tenant reads (and writes) only that tenant's
+	 * rows, and work under {@link #beginMover} or {@link #beginMaintenance} reads every row.
+	 * <p>The default ignores {@code rowLevelSecurity} (the H2 dialect: H2 has no row-level security); the PostgreSQL
+	 * dialect implements it.
+	 * @param connection a connection to the shard
+	 * @param table the table name, a plain SQL identifier
+	 * @param tenantColumn the column holding the tenant id
+	 * @param rowLevelSecurity whether the table's rows are filtered by the session's tenant
+	 * @throws SQLException on a database error
+	 */
+	default void installWriteCheck(Connection connection, String table, String tenantColumn, boolean rowLevelSecurity)
+			throws SQLException {
+		installWriteCheck(connection, table, tenantColumn);
+	}
+
+	/**
+	 * Marks the connection's transaction (only it) as library maintenance that reads across tenants (verification,
+	 * reconciliation, a move's snapshot reads and checksums): row-level security lets it read every tenant's rows,
+	 * while the fence's write checks still apply to it. Switches auto-commit off; the caller commits or rolls back.
+	 * <p>The default does nothing but switch auto-commit off (a database without row-level security).
+	 * @param connection a connection to the shard
+	 * @throws SQLException on a database error
+	 */
+	default void beginMaintenance(Connection connection) throws SQLException {
+		connection.setAutoCommit(false);
+	}
+
+	/**
+	 * Tells why row-level security cannot hold for the connection's role: on PostgreSQL, superusers and roles with
+	 * {@code BYPASSRLS} are never subject to it.
+	 * <p>The default answers {@code null}.
+	 * @param connection a connection to the shard, as the application borrows it
+	 * @return a sentence naming the role and its attribute, or {@code null} if row-level security applies to it (or
+	 * the database has none)
+	 * @throws SQLException on a database error
+	 */
+	default String rowLevelSecurityBypass(Connection connection) throws SQLException {
+		return null;
+	}
 
 	/**
 	 * Installs, idempotently, the online mover's change capture on one tenant table: a row trigger that, while the

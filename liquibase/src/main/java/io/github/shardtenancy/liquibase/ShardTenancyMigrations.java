@@ -84,9 +84,28 @@ public final class ShardTenancyMigrations {
 					ps.executeUpdate();
 				}
 			}
+			if ("PostgreSQL".equalsIgnoreCase(c.getMetaData().getDatabaseProductName())) {
+				warnIfNoDdlRefusal(c, shardId);
+			}
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Cannot record the id of shard '" + shardId + "': " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * The shard changelog installs the event trigger that refuses DDL on a tenant-bound connection only when it runs
+	 * as a superuser (only a superuser can create an event trigger); says so when it is missing.
+	 */
+	private static void warnIfNoDdlRefusal(Connection c, String shardId) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("SELECT current_user, EXISTS (SELECT 1 FROM pg_event_trigger "
+				+ "WHERE evtname = 'shard_fence_ddl_check')"); ResultSet rs = ps.executeQuery()) {
+			if (rs.next() && !rs.getBoolean(2)) {
+				log.warn("Shard '{}': the fence's DDL refusal (event trigger shard_fence_ddl_check) is not installed: "
+						+ "creating an event trigger needs a superuser and role '{}' is not one; DDL on tenant tables "
+						+ "from a tenant-bound connection is not refused until the shard changelog runs once as a "
+						+ "superuser", shardId, rs.getString(1));
+			}
 		}
 	}
 

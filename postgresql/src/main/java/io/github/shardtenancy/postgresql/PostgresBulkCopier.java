@@ -1,6 +1,8 @@
 package io.github.shardtenancy.postgresql;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 
 import io.github.shardtenancy.spi.BulkCopier;
@@ -19,9 +21,22 @@ import org.postgresql.copy.CopyOut;
  */
 public final class PostgresBulkCopier implements BulkCopier {
 
+	/**
+	 * Whether both are PostgreSQL connections and row-level security is not active on the target's tenant tables for
+	 * its role: PostgreSQL refuses {@code COPY FROM} into a table whose row-level security applies to the role
+	 * (https://www.postgresql.org/docs/current/sql-copy.html), so the mover then writes with multi-row INSERTs.
+	 */
 	@Override
 	public boolean supports(Connection source, Connection target) throws SQLException {
-		return source.isWrapperFor(PGConnection.class) && target.isWrapperFor(PGConnection.class);
+		return source.isWrapperFor(PGConnection.class) && target.isWrapperFor(PGConnection.class)
+				&& !rowSecurityActive(target);
+	}
+
+	private static boolean rowSecurityActive(Connection target) throws SQLException {
+		try (PreparedStatement ps = target.prepareStatement("SELECT EXISTS (SELECT 1 FROM shard_fence_table "
+				+ "WHERE row_security_active(to_regclass(table_name)))"); ResultSet rs = ps.executeQuery()) {
+			return rs.next() && rs.getBoolean(1);
+		}
 	}
 
 	@Override

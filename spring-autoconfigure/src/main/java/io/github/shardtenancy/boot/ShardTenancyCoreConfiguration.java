@@ -145,8 +145,9 @@ class ShardTenancyCoreConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	FenceWriteCheckInstaller shardTenancyFenceWriteCheckInstaller(ShardTopology topology,
-			TenantTableResolver tables) {
-		return new FenceWriteCheckInstaller(topology, tables);
+			TenantTableResolver tables, ShardTenancyProperties properties) {
+		return new FenceWriteCheckInstaller(topology, tables, properties.getFence().isRowLevelSecurity(),
+				properties.getFence().isRequireRowLevelSecurity());
 	}
 
 	/** Makes the pool-owning directory closeable by the container. */

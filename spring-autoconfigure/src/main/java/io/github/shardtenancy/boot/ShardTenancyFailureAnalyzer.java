@@ -15,6 +15,11 @@ class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyCo
 	protected FailureAnalysis analyze(Throwable rootFailure, ShardTenancyConfigurationException cause) {
 		String description = "Shard tenancy is not configured correctly (" + cause.setting() + "):\n\n    "
 				+ cause.getMessage();
+		if ("shard-tenancy.fence.require-row-level-security".equals(cause.setting())) {
+			return new FailureAnalysis(description, "Connect the shard as a role without SUPERUSER and BYPASSRLS "
+					+ "(for example the role that owns the application's tables), or set "
+					+ "shard-tenancy.fence.require-row-level-security=false to start with a warning instead.", cause);
+		}
 		String action = "Fix the '" + cause.setting() + "' configuration. A minimal setup needs "
 				+ "shard-tenancy.directory.url and at least one shard-tenancy.shards.<shard-id>.url (shard ids: 1 to 64 "
 				+ "letters, digits, '.', '_' or '-', starting with a letter or digit).";

@@ -56,7 +56,7 @@ class ShardTenancyLifecycleConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ShardMigrator shardTenancyShardMigrator(ObjectProvider<ShardTenancyMigrator> migrator,
-			TenantTableResolver tables,
+			TenantTableResolver tables, ShardTenancyProperties properties,
 			ObjectProvider<ShardTenancyMoveConfiguration.ChangeCaptureInstaller> captureInstaller) {
 		return shard -> {
 			migrator.ifAvailable(m -> m.migrateShard(shard));
@@ -64,7 +64,8 @@ class ShardTenancyLifecycleConfiguration {
 			for (TenantTable table : tables.resolve()) {
 				try (Connection c = shard.dataSource().getConnection()) {
 					c.setAutoCommit(true);
-					shard.dialect().installWriteCheck(c, table.table(), table.tenantColumn());
+					shard.dialect().installWriteCheck(c, table.table(), table.tenantColumn(),
+							properties.getFence().isRowLevelSecurity());
 				}
 				catch (SQLException ex) {
 					throw new ShardTenancyConfigurationException("shard-tenancy.tenant-tables",

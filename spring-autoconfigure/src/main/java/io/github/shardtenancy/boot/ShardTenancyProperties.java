@@ -81,6 +81,9 @@ public class ShardTenancyProperties implements InitializingBean {
 	/** Settings of every shard pool the starter builds. */
 	private final Pool pool = new Pool();
 
+	/** What the shard fence enforces beyond its write checks (PostgreSQL shards). */
+	private final Fence fence = new Fence();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -157,6 +160,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public Pool getPool() {
 		return this.pool;
+	}
+
+	public Fence getFence() {
+		return this.fence;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
@@ -752,6 +759,44 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		public void setRegistrySyncInterval(Duration registrySyncInterval) {
 			this.registrySyncInterval = registrySyncInterval;
+		}
+
+	}
+
+	/** Shard fence settings. */
+	public static class Fence {
+
+		/**
+		 * Whether every tenant table of a PostgreSQL shard gets row-level security (its policy
+		 * {@code shard_fence_tenant}, with {@code ENABLE} and {@code FORCE ROW LEVEL SECURITY}) when the fence is
+		 * installed at start-up, so that a tenant's transaction reads only its tenant's rows, also with native SQL
+		 * that has no tenant predicate. {@code false} drops the policy and disables row-level security on those
+		 * tables. Changing it needs the tables' owner. Ignored on H2. Default {@code true}.
+		 */
+		private boolean rowLevelSecurity = true;
+
+		/**
+		 * Whether start-up fails (a {@code ShardTenancyConfigurationException}) when row-level security is on but
+		 * cannot hold on a shard because the shard's role is a superuser or has {@code BYPASSRLS} (PostgreSQL skips
+		 * row-level security for both). {@code false} logs a warning naming the shard, the role and the remedy.
+		 * Default {@code false}.
+		 */
+		private boolean requireRowLevelSecurity = false;
+
+		public boolean isRowLevelSecurity() {
+			return this.rowLevelSecurity;
+		}
+
+		public void setRowLevelSecurity(boolean rowLevelSecurity) {
+			this.rowLevelSecurity = rowLevelSecurity;
+		}
+
+		public boolean isRequireRowLevelSecurity() {
+			return this.requireRowLevelSecurity;
+		}
+
+		public void setRequireRowLevelSecurity(boolean requireRowLevelSecurity) {
+			this.requireRowLevelSecurity = requireRowLevelSecurity;
 		}
 
 	}

@@ -213,9 +213,17 @@ public final class TenantRows {
 		}
 	}
 
-	/** Work run inside {@link #inTransaction}. */
-	private interface SqlWork<T> {
+	/**
+	 * Work run inside {@link #inTransaction} or {@link #acrossTenants}.
+	 * @param <T> its result
+	 */
+	@FunctionalInterface
+	public interface SqlWork<T> {
 
+		/**
+		 * @return the result
+		 * @throws SQLException on a database error
+		 */
 		T run() throws SQLException;
 
 	}
@@ -847,7 +855,7 @@ public final class TenantRows {
 	public static long[] countAndChecksum(ShardTopology.Shard shard, TablePlan table, String tenantId,
 			boolean inDatabase) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
-			return countAndChecksum(c, inDatabase && isPostgres(shard), table, tenantId);
+			return acrossTenants(shard, c, () -> countAndChecksum(c, inDatabase && isPostgres(shard), table, tenantId));
 		}
 	}
 
@@ -895,13 +903,41 @@ public final class TenantRows {
 	 * @throws SQLException on a database error
 	 */
 	public static long count(ShardTopology.Shard shard, TablePlan table, String tenantId) throws SQLException {
-		try (Connection c = shard.dataSource().getConnection();
-				PreparedStatement ps = c.prepareStatement(
+		try (Connection c = shard.dataSource().getConnection()) {
+			return acrossTenants(shard, c, () -> {
+				try (PreparedStatement ps = c.prepareStatement(
 						"SELECT COUNT(*) FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
-			ps.setString(1, tenantId);
-			try (ResultSet rs = ps.executeQuery()) {
-				rs.next();
-				return rs.getLong(1);
+					ps.setString(1, tenantId);
+					try (ResultSet rs = ps.executeQuery()) {
+						rs.next();
+						return rs.getLong(1);
+					}
+				}
+			});
+		}
+	}
+
+	/**
+	 * Runs read-only work that reads a tenant's rows without being bound to it, in a transaction under the
+	 * maintenance mark ({@link io.github.shardtenancy.spi.FenceDialect#beginMaintenance}), which row-level security
+	 * lets read every row; rolls the transaction back and restores auto-commit afterwards.
+	 * @param shard the shard of the connection
+	 * @param c a connection of the shard, in auto-commit mode
+	 * @param work the reads
+	 * @return what the work returned
+	 * @throws SQLException on a database error
+	 */
+	public static <T> T acrossTenants(ShardTopology.Shard shard, Connection c, SqlWork<T> work) throws SQLException {
+		shard.dialect().beginMaintenance(c);
+		try {
+			return work.run();
+		}
+		finally {
+			try {
+				c.rollback();
+			}
+			finally {
+				c.setAutoCommit(true);
 			}
 		}
 	}
@@ -915,18 +951,20 @@ public final class TenantRows {
 			Set<String> keys, String tenantId) throws SQLException {
 		try (Connection source = from.dataSource().getConnection();
 				Connection target = to.dataSource().getConnection()) {
-			for (List<String> chunk : chunks(new ArrayList<>(keys), 500)) {
-				Map<String, Object[]> onSource = read(source, table, chunk, tenantId);
-				Map<String, Object[]> onTarget = read(target, table, chunk, tenantId);
-				for (String key : chunk) {
-					String a = text(onSource.get(key));
-					String b = text(onTarget.get(key));
-					if (!java.util.Objects.equals(a, b)) {
-						return "key " + key.replace(KEY_SEPARATOR, ",") + ": source " + a + ", target " + b;
+			return acrossTenants(from, source, () -> acrossTenants(to, target, () -> {
+				for (List<String> chunk : chunks(new ArrayList<>(keys), 500)) {
+					Map<String, Object[]> onSource = read(source, table, chunk, tenantId);
+					Map<String, Object[]> onTarget = read(target, table, chunk, tenantId);
+					for (String key : chunk) {
+						String a = text(onSource.get(key));
+						String b = text(onTarget.get(key));
+						if (!java.util.Objects.equals(a, b)) {
+							return "key " + key.replace(KEY_SEPARATOR, ",") + ": source " + a + ", target " + b;
+						}
 					}
 				}
-			}
-			return null;
+				return null;
+			}));
 		}
 	}
 
