@@ -121,6 +121,16 @@ public final class H2Fence {
 		}
 	}
 
+	/**
+	 * The refusal of a write in a transaction declared read-only (session variable {@code @SHARD_READ_ONLY}): SQLSTATE
+	 * {@code 25006}, as PostgreSQL refuses a write in a {@code READ ONLY} transaction, and without the fence's marker,
+	 * so that it is not taken for a fence rejection and retried.
+	 */
+	static SQLException readOnly(String tenant, String table) {
+		return new SQLException("cannot write table " + table + " in a read-only transaction (tenant "
+				+ (tenant != null ? "'" + tenant + "'" : "none") + ")", "25006");
+	}
+
 	/** Builds a rejection; the shard's id is read only here, off the accepting path. */
 	static SQLException reject(Connection conn, String tenant, String reason, long seen, long required)
 			throws SQLException {
