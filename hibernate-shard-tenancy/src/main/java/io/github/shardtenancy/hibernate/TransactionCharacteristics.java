@@ -22,7 +22,9 @@ import io.github.shardtenancy.spi.FenceDialect;
  * innermost transaction's characteristics. Each {@link Declaration} must be {@linkplain Declaration#close() closed} on
  * the thread that declared it when its transaction ends (closing removes exactly that declaration, also out of order).
  * Code that borrows a connection outside any declared transaction (no declaration on the thread) gets the pool's
- * defaults.
+ * defaults; a connection borrowed while a declaration is open but for work outside its transaction (such as a
+ * non-transactional {@code NOT_SUPPORTED} method called from a read-only transaction before that transaction's first
+ * statement) gets the open declaration too.
  *
  * <p>Costs: none when nothing is declared. Read-only costs no round trip of its own on PostgreSQL (pgjdbc sends
  * {@code BEGIN READ ONLY} instead of {@code BEGIN}); an isolation level costs one round trip on PostgreSQL (pgjdbc
