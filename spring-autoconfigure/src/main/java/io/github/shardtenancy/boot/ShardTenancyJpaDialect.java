@@ -44,7 +44,10 @@ public class ShardTenancyJpaDialect extends HibernateJpaDialect {
 	/**
 	 * @throws TenantSwitchedException if a tenant is bound on this thread and the session was opened for another one
 	 * (or with none bound)
-	 * @throws PersistenceException, SQLException, TransactionException as {@link HibernateJpaDialect#beginTransaction}
+	 * @throws PersistenceException if Hibernate cannot begin the transaction
+	 * @throws SQLException if preparing a held connection fails (only with release mode {@code ON_CLOSE})
+	 * @throws TransactionException as {@link HibernateJpaDialect#beginTransaction} (an isolation level it cannot
+	 * apply, only with a prepare-connection flag switched off)
 	 */
 	@Override
 	public Object beginTransaction(EntityManager entityManager, TransactionDefinition definition)
