@@ -36,6 +36,10 @@ public final class H2FenceDialect implements FenceDialect {
 	private static final String CLEAR = "SELECT SET(@SHARD_TENANT, NULL), SET(@SHARD_VERSION, NULL), "
 			+ "SET(@SHARD_ROLE, NULL), SET(@SHARD_READ_ONLY, NULL)";
 
+	/** Unbinds the route only, keeping a read-only mark set for the transaction before the begin. */
+	private static final String UNBIND = "SELECT SET(@SHARD_TENANT, NULL), SET(@SHARD_VERSION, NULL), "
+			+ "SET(@SHARD_ROLE, NULL)";
+
 	/** Marks the session's transaction read-only for the fence trigger (see {@link #beginReadOnly}). */
 	private static final String READ_ONLY = "SELECT SET(@SHARD_READ_ONLY, TRUE)";
 
@@ -62,7 +66,9 @@ public final class H2FenceDialect implements FenceDialect {
 			return;
 		}
 		// Refused: unbind, and let the fence function raise the rejection in the fence's own words.
-		end(connection);
+		try (PreparedStatement ps = connection.prepareStatement(UNBIND); ResultSet rs = ps.executeQuery()) {
+			// executed for its side effect
+		}
 		try (PreparedStatement ps = connection.prepareStatement("CALL SHARD_FENCE_BEGIN(?, ?)")) {
 			ps.setString(1, tenantId);
 			ps.setLong(2, directoryVersion);

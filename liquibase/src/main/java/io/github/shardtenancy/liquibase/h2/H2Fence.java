@@ -49,12 +49,15 @@ public final class H2Fence {
 	}
 
 	/**
-	 * {@code SHARD_FENCE_END()}: clears the variables.
+	 * {@code SHARD_FENCE_END()}: clears the variables, the read-only mark included.
 	 * @param conn the calling session
 	 * @throws SQLException on a database error
 	 */
 	public static void end(Connection conn) throws SQLException {
 		setVariables(conn, null, null, null);
+		try (PreparedStatement ps = conn.prepareStatement("SELECT SET(@SHARD_READ_ONLY, NULL)")) {
+			ps.executeQuery().close();
+		}
 	}
 
 	/**
