@@ -51,6 +51,9 @@ import org.slf4j.LoggerFactory;
  * and propagates as the {@link SQLException}, which Hibernate and Spring wrap; the retry layer finds it in the cause
  * chain.</li>
  * </ol>
+ * Before the fence begin, the isolation level and read-only flag that the transaction declared through
+ * {@link TransactionCharacteristics} (the Spring Boot module declares those of {@code @Transactional}) are set on the
+ * borrowed connection.
  * {@link #releaseConnection(String, Connection)} clears the variables before the connection goes back to its pool, or
  * evicts the connection from the pool if that fails, so no later borrower ever sees them.
  *
@@ -131,6 +134,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			shard = this.topology.find(entry.shardId()).orElse(null);
 		}
 		try {
+			TransactionCharacteristics.apply(connection, shard.dialect());
 			if (shard.dialect().beginStatement() == null) {
 				shard.dialect().begin(connection, tenantIdentifier, entry.version());
 			}

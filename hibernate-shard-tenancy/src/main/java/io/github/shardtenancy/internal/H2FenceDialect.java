@@ -34,7 +34,14 @@ public final class H2FenceDialect implements FenceDialect {
 			+ "SET(@SHARD_ROLE, NULL) FROM (VALUES 0) AS one LEFT JOIN shard_fence f ON f.tenant_id = ?";
 
 	private static final String CLEAR = "SELECT SET(@SHARD_TENANT, NULL), SET(@SHARD_VERSION, NULL), "
+			+ "SET(@SHARD_ROLE, NULL), SET(@SHARD_READ_ONLY, NULL)";
+
+	/** Unbinds the route only, keeping a read-only mark set for the transaction before the begin. */
+	private static final String UNBIND = "SELECT SET(@SHARD_TENANT, NULL), SET(@SHARD_VERSION, NULL), "
 			+ "SET(@SHARD_ROLE, NULL)";
+
+	/** Marks the session's transaction read-only for the fence trigger (see {@link #beginReadOnly}). */
+	private static final String READ_ONLY = "SELECT SET(@SHARD_READ_ONLY, TRUE)";
 
 	@Override
 	public boolean supports(String databaseProductName) {
@@ -59,11 +66,28 @@ public final class H2FenceDialect implements FenceDialect {
 			return;
 		}
 		// Refused: unbind, and let the fence function raise the rejection in the fence's own words.
-		end(connection);
+		try (PreparedStatement ps = connection.prepareStatement(UNBIND); ResultSet rs = ps.executeQuery()) {
+			// executed for its side effect
+		}
 		try (PreparedStatement ps = connection.prepareStatement("CALL SHARD_FENCE_BEGIN(?, ?)")) {
 			ps.setString(1, tenantId);
 			ps.setLong(2, directoryVersion);
 			ps.execute();
+		}
+	}
+
+	/**
+	 * H2 has no read-only transaction: its {@link Connection#setReadOnly(boolean)} is only a hint and does not refuse
+	 * writes. The flag is set anyway (the pool resets it), and the session variable {@code @SHARD_READ_ONLY} is set
+	 * for the fence's write check, which then refuses every write to a tenant table with SQLSTATE {@code 25006}.
+	 * Writes to tables that are not tenant tables (which have no fence trigger) are not refused. {@link #end} clears
+	 * the variable. One statement, in process.
+	 */
+	@Override
+	public void beginReadOnly(Connection connection) throws SQLException {
+		connection.setReadOnly(true);
+		try (PreparedStatement ps = connection.prepareStatement(READ_ONLY); ResultSet rs = ps.executeQuery()) {
+			// executed for its side effect
 		}
 	}
 

@@ -64,6 +64,20 @@ public interface FenceDialect {
 	}
 
 	/**
+	 * Makes the transaction about to run on a freshly borrowed connection read-only, before {@link #begin}: a write
+	 * inside it is refused by the database with SQLSTATE {@code 25006} (read-only SQL transaction), which the retry
+	 * does not retry. Whatever this sets must be undone by {@link #end} or by the pool's reset of the connection.
+	 * <p>The default is {@link Connection#setReadOnly(boolean) setReadOnly(true)}, which PostgreSQL's driver turns
+	 * into {@code BEGIN READ ONLY} at no round trip of its own (HikariCP resets the flag on return).
+	 * @param connection a connection just borrowed from the shard's pool, in auto-commit mode or with no transaction
+	 * begun yet
+	 * @throws SQLException on a database error
+	 */
+	default void beginReadOnly(Connection connection) throws SQLException {
+		connection.setReadOnly(true);
+	}
+
+	/**
 	 * Clears whatever {@link #begin} or {@link #beginMover} left on the connection, before it returns to the pool.
 	 * @param connection the connection
 	 * @throws SQLException on a database error; the caller then evicts the connection

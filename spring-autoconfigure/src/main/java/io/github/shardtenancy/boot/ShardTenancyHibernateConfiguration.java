@@ -20,4 +20,10 @@ class ShardTenancyHibernateConfiguration {
 		return new ShardTenancyHibernatePropertiesCustomizer(provider, resolver);
 	}
 
+	/** Isolation levels and read-only of {@code @Transactional} applied to the shard transaction. */
+	@Bean
+	static ShardTenancyJpaDialectInstaller shardTenancyJpaDialectInstaller() {
+		return new ShardTenancyJpaDialectInstaller();
+	}
+
 }

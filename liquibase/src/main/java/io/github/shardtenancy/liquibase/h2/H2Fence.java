@@ -49,12 +49,15 @@ public final class H2Fence {
 	}
 
 	/**
-	 * {@code SHARD_FENCE_END()}: clears the variables.
+	 * {@code SHARD_FENCE_END()}: clears the variables, the read-only mark included.
 	 * @param conn the calling session
 	 * @throws SQLException on a database error
 	 */
 	public static void end(Connection conn) throws SQLException {
 		setVariables(conn, null, null, null);
+		try (PreparedStatement ps = conn.prepareStatement("SELECT SET(@SHARD_READ_ONLY, NULL)")) {
+			ps.executeQuery().close();
+		}
 	}
 
 	/**
@@ -119,6 +122,16 @@ public final class H2Fence {
 			}
 			return rs.getInt("ORDINAL_POSITION") - 1;
 		}
+	}
+
+	/**
+	 * The refusal of a write in a transaction declared read-only (session variable {@code @SHARD_READ_ONLY}): SQLSTATE
+	 * {@code 25006}, as PostgreSQL refuses a write in a {@code READ ONLY} transaction, and without the fence's marker,
+	 * so that it is not taken for a fence rejection and retried.
+	 */
+	static SQLException readOnly(String tenant, String table) {
+		return new SQLException("cannot write table " + table + " in a read-only transaction (tenant "
+				+ (tenant != null ? "'" + tenant + "'" : "none") + ")", "25006");
 	}
 
 	/** Builds a rejection; the shard's id is read only here, off the accepting path. */

@@ -36,8 +36,11 @@ import org.h2.value.ValueNull;
  */
 final class H2FenceSession {
 
-	/** The variables of one session: tenant and role ({@code null} if unset) and version (-1 if unset). */
-	record Variables(String tenant, long version, String role) {
+	/**
+	 * The variables of one session: tenant and role ({@code null} if unset), version (-1 if unset) and whether the
+	 * transaction was declared read-only.
+	 */
+	record Variables(String tenant, long version, String role, boolean readOnly) {
 	}
 
 	/** A fence row lock taken by a transaction, and what was learnt under it. */
@@ -88,8 +91,10 @@ final class H2FenceSession {
 		}
 		try {
 			Value version = session.getVariable("SHARD_VERSION");
+			Value readOnly = session.getVariable("SHARD_READ_ONLY");
 			return new Variables(string(session.getVariable("SHARD_TENANT")),
-					version == ValueNull.INSTANCE ? -1 : version.getLong(), string(session.getVariable("SHARD_ROLE")));
+					version == ValueNull.INSTANCE ? -1 : version.getLong(), string(session.getVariable("SHARD_ROLE")),
+					readOnly != ValueNull.INSTANCE && readOnly.getBoolean());
 		}
 		catch (LinkageError | RuntimeException ex) {
 			usable = false;

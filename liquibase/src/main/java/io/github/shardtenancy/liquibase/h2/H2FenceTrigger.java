@@ -30,6 +30,10 @@ import org.h2.api.Trigger;
  * before a freeze keeps the freeze (an update of the fence row), and so the copy, flip and clean, waiting until its
  * transaction ends; one checked after the freeze reads FROZEN or MOVED and is rejected. A session without a tenant is
  * left to the row check (rejected only if a row is matched); a mover's session is not checked.
+ *
+ * <p>A session whose transaction was declared read-only ({@code @SHARD_READ_ONLY}, set by the connection provider for
+ * {@code @Transactional(readOnly = true)}, since H2 has no read-only transactions) has every write refused, before
+ * any lock is taken, with SQLSTATE {@code 25006} as PostgreSQL would.
  */
 public class H2FenceTrigger implements Trigger {
 
@@ -51,11 +55,16 @@ public class H2FenceTrigger implements Trigger {
 	 */
 	private static final String CHECK = "SELECT @SHARD_TENANT, @SHARD_VERSION, @SHARD_ROLE, "
 			+ "(SELECT state || ' ' || min_version || ' ' || _ROWID_ FROM shard_fence WHERE tenant_id = @SHARD_TENANT "
-			+ "AND @SHARD_ROLE IS NULL FOR UPDATE)";
+			+ "AND @SHARD_ROLE IS NULL AND @SHARD_READ_ONLY IS NULL FOR UPDATE), @SHARD_READ_ONLY";
 
 	@Override
 	public void fire(Connection conn, Object[] oldRow, Object[] newRow) throws SQLException {
-		if (acceptedWithoutStatement(conn, oldRow, newRow)) {
+		H2FenceSession.Variables vars = H2FenceSession.variables(conn);
+		if (vars != null && vars.readOnly()) {
+			// A transaction declared read-only (H2 has no read-only transactions of its own): refused before any lock.
+			throw H2Fence.readOnly(vars.tenant(), this.table);
+		}
+		if (acceptedWithoutStatement(conn, vars, oldRow, newRow)) {
 			return;
 		}
 		String sessionTenant;
@@ -68,6 +77,9 @@ public class H2FenceTrigger implements Trigger {
 			version = rs.getObject(2) != null ? rs.getLong(2) : -1;
 			role = rs.getString(3);
 			fence = rs.getString(4);
+			if (Boolean.TRUE.equals(rs.getObject(5, Boolean.class))) {
+				throw H2Fence.readOnly(sessionTenant, this.table);
+			}
 		}
 		if (oldRow == null && newRow == null) {
 			// The statement check: no row to compare, only the session tenant's fence row.
@@ -97,8 +109,8 @@ public class H2FenceTrigger implements Trigger {
 	 * since it was checked: a freeze or a flip is an update of that row and waits for this transaction). Anything
 	 * else, including every rejection, takes the statement path.
 	 */
-	private boolean acceptedWithoutStatement(Connection conn, Object[] oldRow, Object[] newRow) {
-		H2FenceSession.Variables vars = H2FenceSession.variables(conn);
+	private boolean acceptedWithoutStatement(Connection conn, H2FenceSession.Variables vars, Object[] oldRow,
+			Object[] newRow) {
 		if (vars == null || vars.tenant() == null || vars.role() != null) {
 			return false;
 		}
