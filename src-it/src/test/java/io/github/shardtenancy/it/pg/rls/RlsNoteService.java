@@ -44,18 +44,21 @@ public class RlsNoteService {
 		}
 	}
 
-	/** A native TRUNCATE through the EntityManager. */
+	/**
+	 * A native TRUNCATE through the EntityManager, as dynamic SQL in a {@code DO} block: the connection layer refuses
+	 * a plain {@code TRUNCATE} before it is sent, so this reaches the shard's own check.
+	 */
 	@Transactional
 	public int truncateNative() {
 		this.runs.incrementAndGet();
-		return this.entityManager.createNativeQuery("TRUNCATE TABLE pg_rls_note").executeUpdate();
+		return this.entityManager.createNativeQuery("DO $$ BEGIN EXECUTE 'TRUNCATE TABLE pg_rls_note'; END $$").executeUpdate();
 	}
 
 	/** A native DDL statement through the EntityManager. */
 	@Transactional
 	public int alterNative() {
 		this.runs.incrementAndGet();
-		return this.entityManager.createNativeQuery("ALTER TABLE pg_rls_note ADD COLUMN extra INT").executeUpdate();
+		return this.entityManager.createNativeQuery("DO $$ BEGIN EXECUTE 'ALTER TABLE pg_rls_note ADD COLUMN extra INT'; END $$").executeUpdate();
 	}
 
 	/** A DDL statement through JdbcTemplate, after a read of the tenant's notes. */
@@ -63,7 +66,7 @@ public class RlsNoteService {
 	public void createIndexWithJdbc() {
 		this.runs.incrementAndGet();
 		this.notes.findAllNative();
-		this.jdbc.execute("CREATE INDEX pg_rls_note_body ON pg_rls_note (body)");
+		this.jdbc.execute("DO $$ BEGIN EXECUTE 'CREATE INDEX pg_rls_note_body ON pg_rls_note (body)'; END $$");
 	}
 
 	/** @return the bodies of every note a native query without tenant predicate returns */
