@@ -18,9 +18,9 @@ import io.github.shardtenancy.spi.FenceDialect;
  * when the transaction it ran in rolls back.
  *
  * <p>Consequences for callers: the work must run in that transaction and commit it (Hibernate and Spring's
- * transaction managers do; plain JDBC code on {@link io.github.shardtenancy.jdbc.TenantRoutingDataSource} must
- * commit, since auto-commit is off); a second transaction on the same borrowed connection runs without tenant and
- * its writes are rejected ({@code NO_TENANT}), which is why each transaction borrows its own connection. The mover
+ * transaction managers do; on {@link io.github.shardtenancy.jdbc.TenantRoutingDataSource} the connection itself
+ * commits after each statement in auto-commit mode, see {@link TenantConnection}); the connection handed out runs the
+ * begin again in each transaction ({@link TenantConnection}), so no transaction on it runs without tenant. The mover
  * mark is transaction-scoped for the same reason: a mover connection that was not cleaned up cannot leak its right
  * to bypass the fence to a later borrower.
  *
