@@ -120,6 +120,7 @@ final class AppInstance implements AutoCloseable {
 	 */
 	<T> T inTransaction(String tenant, SqlWork<T> work) throws SQLException {
 		try (TenantContext.Scope scope = TenantContext.bind(tenant); Connection c = this.dataSource.getConnection()) {
+			c.setAutoCommit(false); // one transaction, committed below
 			try {
 				T result = work.apply(c);
 				c.commit();

@@ -53,6 +53,7 @@ class PostgresChangeCaptureTest {
 		app.admin.create(neighbour, "shard-1");
 		ShardTopology.Shard shard = app.topology.shard("shard-1");
 		try (TenantContext.Scope scope = TenantContext.bind(tenant); Connection writer = app.dataSource.getConnection()) {
+			writer.setAutoCommit(false); // one transaction, committed below
 			assertThat(countNotes(writer, tenant)).isZero(); // the transaction began (and read) before capture
 			TenantRows.captureOn(shard, tenant, "move-cap-late", plan(tenant));
 			insertNote(writer, tenant, "written after capture was switched on");
@@ -77,6 +78,7 @@ class PostgresChangeCaptureTest {
 		List<TablePlan> tables = plan(tenant);
 		CompletableFuture<Void> captureOn;
 		try (TenantContext.Scope scope = TenantContext.bind(tenant); Connection writer = app.dataSource.getConnection()) {
+			writer.setAutoCommit(false); // one transaction, committed below
 			insertNote(writer, tenant, "first write, before capture: holds the fence row");
 			captureOn = CompletableFuture.runAsync(() -> {
 				try {

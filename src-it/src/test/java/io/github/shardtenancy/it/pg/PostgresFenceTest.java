@@ -104,6 +104,7 @@ class PostgresFenceTest {
 			CompletableFuture<Void> freeze;
 			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
 					Connection writer = app.dataSource.getConnection()) {
+				writer.setAutoCommit(false); // one transaction, committed below
 				PostgresSessionVariablesTest.insertNote(writer, tenant, "in flight");
 				freeze = CompletableFuture.runAsync(
 						() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));
@@ -212,6 +213,7 @@ class PostgresFenceTest {
 			CompletableFuture<Void> freeze;
 			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
 					Connection writer = app.dataSource.getConnection()) {
+				writer.setAutoCommit(false); // one transaction, committed below
 				PostgresSessionVariablesTest.insertNote(writer, tenant, "first");
 				freeze = CompletableFuture.runAsync(
 						() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));
@@ -346,6 +348,7 @@ class PostgresFenceTest {
 			CompletableFuture<Void> freeze;
 			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
 					Connection writer = app.dataSource.getConnection()) {
+				writer.setAutoCommit(false); // one transaction, committed below
 				assertThat(execute(writer, update, UUID.randomUUID())).isZero();
 				assertThat(execute(writer, update, UUID.randomUUID())).as("the fast path").isZero();
 				freeze = CompletableFuture.runAsync(

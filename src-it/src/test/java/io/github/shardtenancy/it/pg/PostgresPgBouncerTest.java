@@ -106,6 +106,7 @@ class PostgresPgBouncerTest {
 						go.await();
 						try (TenantContext.Scope scope = TenantContext.bind(tenant);
 								Connection c = routed.getConnection()) {
+							c.setAutoCommit(false); // one transaction, committed below
 							List<String> observed = new ArrayList<>();
 							observed.add(variables(c, serverPids));
 							try (Statement st = c.createStatement()) {
