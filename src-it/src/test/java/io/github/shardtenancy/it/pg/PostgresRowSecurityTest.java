@@ -111,6 +111,7 @@ class PostgresRowSecurityTest {
 				"shard-tenancy.retry.max-delay=20ms",
 				"shard-tenancy.move.clean-delay=0s",
 				"shard-tenancy.actor=rls-it",
+				"shard-tenancy.fence.row-level-security=true",
 				"spring.liquibase.enabled=false",
 				"spring.jmx.enabled=false"));
 		for (String shard : PostgresCluster.SHARD_IDS) {
