@@ -15,7 +15,7 @@ import io.github.shardtenancy.boot.rerunapp.Entry;
 import io.github.shardtenancy.boot.rerunapp.EntryRepository;
 import io.github.shardtenancy.boot.rerunapp.EntryService;
 import io.github.shardtenancy.boot.rerunapp.RerunApplication;
-import io.github.shardtenancy.boot.rerunapp.RerunRetryListener;
+import io.github.shardtenancy.boot.testapp.RecordingRetryListener;
 import io.github.shardtenancy.boot.retry.CommittedTransactionListener;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.directory.DirectoryEntry;
@@ -70,7 +70,7 @@ class RerunSafetyTests {
 	private AuditRecordRepository audits;
 
 	@Autowired
-	private RerunRetryListener listener;
+	private RecordingRetryListener listener;
 
 	@Autowired
 	private ShardTenancyRetry retry;

@@ -1,7 +1,9 @@
 package io.github.shardtenancy.boot.rerunapp;
 
 import jakarta.persistence.EntityManagerFactory;
+import io.github.shardtenancy.boot.testapp.RecordingRetryListener;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Bean;
 import org.springframework.orm.jpa.JpaTransactionManager;
 
@@ -11,6 +13,7 @@ import org.springframework.orm.jpa.JpaTransactionManager;
  * see it).
  */
 @SpringBootApplication
+@Import(RecordingRetryListener.class)
 public class RerunApplication {
 
 	@Bean
