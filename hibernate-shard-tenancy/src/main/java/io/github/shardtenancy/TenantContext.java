@@ -2,11 +2,11 @@ package io.github.shardtenancy;
 
 import java.util.concurrent.Callable;
 
-import io.github.shardtenancy.internal.ConnectionGuard;
+import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 
 /**
  * Binds the current tenant to the current thread for a scope. Hibernate asks for it when it opens a session (through
- * {@link io.github.shardtenancy.hibernate.TenantIdentifierResolver}), and the connection provider routes by it.
+ * {@link io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver}), and the connection provider routes by it.
  *
  * <p>Two forms:
  * <pre>{@code

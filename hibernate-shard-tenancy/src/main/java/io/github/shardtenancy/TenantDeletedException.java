@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-import io.github.shardtenancy.directory.TenantState;
 
 /**
  * The tenant was deleted (its directory entry is {@link TenantState#DELETED}): routers refuse it before any shard

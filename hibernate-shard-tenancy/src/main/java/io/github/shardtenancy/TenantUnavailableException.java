@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-import io.github.shardtenancy.directory.TenantState;
 
 /**
  * The tenant exists but cannot take this work: it is {@link TenantState#DELETED}, or the directory is unreachable and

@@ -21,13 +21,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
-import io.github.shardtenancy.routing.RouterSettings;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.springframework.jdbc.datasource.DelegatingDataSource;

@@ -4,11 +4,11 @@ import java.util.concurrent.TimeUnit;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
-import io.github.shardtenancy.routing.RouterSettings;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import org.h2.jdbcx.JdbcDataSource;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

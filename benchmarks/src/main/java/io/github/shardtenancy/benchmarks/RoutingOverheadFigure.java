@@ -5,10 +5,10 @@ import static io.github.shardtenancy.benchmarks.ResultsTable.fmt;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
-import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**

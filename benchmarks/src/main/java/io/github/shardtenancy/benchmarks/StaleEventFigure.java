@@ -10,17 +10,17 @@ import java.util.UUID;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.admin.TenantMover;
-import io.github.shardtenancy.admin.TenantTable;
+import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
 import io.github.shardtenancy.benchmarks.app.library.RetryCounter;
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.routing.RouterSettings;
-import io.github.shardtenancy.routing.RouterStats;
-import io.github.shardtenancy.routing.TenantRouter;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.RouterStats;
+import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**

@@ -1,5 +1,6 @@
 package io.github.shardtenancy.admin;
 
+import io.github.shardtenancy.TenantTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,18 +25,18 @@ import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.UnknownTenantException;
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
-import io.github.shardtenancy.fence.FenceState;
-import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.internal.fence.FenceState;
+import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.move.MoveInProgressException;
 import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.internal.move.ActiveMoves;
 import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.move.TenantRows;
-import io.github.shardtenancy.routing.TenantRouter;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,6 @@
 package io.github.shardtenancy.internal;
 
+import io.github.shardtenancy.internal.jdbc.TenantConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -18,7 +19,7 @@ import io.github.shardtenancy.spi.FenceDialect;
  * when the transaction it ran in rolls back.
  *
  * <p>Consequences for callers: the work must run in that transaction and commit it (Hibernate and Spring's
- * transaction managers do; on {@link io.github.shardtenancy.jdbc.TenantRoutingDataSource} the connection itself
+ * transaction managers do; on {@link io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource} the connection itself
  * commits after each statement in auto-commit mode, see {@link TenantConnection}); the connection handed out runs the
  * begin again in each transaction ({@link TenantConnection}), so no transaction on it runs without tenant. The mover
  * mark is transaction-scoped for the same reason: a mover connection that was not cleaned up cannot leak its right

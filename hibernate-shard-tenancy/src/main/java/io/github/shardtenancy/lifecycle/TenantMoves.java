@@ -1,5 +1,7 @@
 package io.github.shardtenancy.lifecycle;
 
+import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
+
 /**
  * How {@link TenantLifecycle} moves one tenant (slot moves, overrides, drains): the basic
  * {@link io.github.shardtenancy.admin.TenantMover} ({@code mover::move}) or the online mover

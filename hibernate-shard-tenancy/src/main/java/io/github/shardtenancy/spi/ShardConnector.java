@@ -1,7 +1,7 @@
 package io.github.shardtenancy.spi;
 
 import com.zaxxer.hikari.HikariConfig;
-import io.github.shardtenancy.registry.ShardRecord;
+import io.github.shardtenancy.ShardRecord;
 
 /**
  * Turns a registered shard's connection settings (a JDBC URL and a user name; the registry never stores passwords)

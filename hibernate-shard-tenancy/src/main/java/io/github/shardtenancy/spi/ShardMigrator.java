@@ -1,6 +1,6 @@
 package io.github.shardtenancy.spi;
 
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 
 /**
  * Brings a shard's schema up to date before the shard is registered: the fence changelog, the application's

@@ -3,9 +3,9 @@ package io.github.shardtenancy.spi;
 /**
  * Told about the protocol's events as they happen: what a metrics binder (such as the one in
  * {@code hibernate-shard-tenancy-micrometer}) or other operations tooling needs and cannot read from a counter
- * snapshot ({@link io.github.shardtenancy.routing.RouterStats}).
+ * snapshot ({@link io.github.shardtenancy.RouterStats}).
  *
- * <p>One observer is installed per router ({@link io.github.shardtenancy.routing.TenantRouter#setObserver}); the
+ * <p>One observer is installed per router ({@link io.github.shardtenancy.internal.routing.TenantRouter#setObserver}); the
  * router, the retry that invalidates its entries and the movers that update it report through it. Every method has a
  * no-op default, and {@link #NONE} is the observer a router starts with.
  *

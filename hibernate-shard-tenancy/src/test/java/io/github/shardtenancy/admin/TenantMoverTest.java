@@ -1,5 +1,7 @@
 package io.github.shardtenancy.admin;
 
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -10,14 +12,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnknownTenantException;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.DirectoryHistoryRecord;
-import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.DirectoryHistoryRecord;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.fence.FenceState;
-import io.github.shardtenancy.fence.ShardFence;
-import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.internal.fence.FenceState;
+import io.github.shardtenancy.internal.fence.ShardFence;
+import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -186,7 +188,7 @@ class TenantMoverTest {
 		String t = newTenant();
 		admin.create(t, "shard-1");
 		writeNotes(t, 1);
-		TenantRouter otherInstance = fixture.newRouter(io.github.shardtenancy.routing.RouterSettings.defaults());
+		TenantRouter otherInstance = fixture.newRouter(io.github.shardtenancy.RouterSettings.defaults());
 
 		fixture.admin(otherInstance).move(t, "shard-2");
 

@@ -9,7 +9,7 @@ import io.github.shardtenancy.InvalidTenantIdException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantIds;
-import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import net.jqwik.api.Arbitraries;

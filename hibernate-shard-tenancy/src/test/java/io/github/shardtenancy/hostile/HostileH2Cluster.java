@@ -11,19 +11,19 @@ import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.admin.TenantMover;
-import io.github.shardtenancy.admin.TenantTable;
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.routing.RouterSettings;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.RecordingDataSource;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
 

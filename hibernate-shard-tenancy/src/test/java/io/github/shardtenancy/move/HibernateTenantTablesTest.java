@@ -2,8 +2,8 @@ package io.github.shardtenancy.move;
 
 import java.util.List;
 
-import io.github.shardtenancy.admin.TenantTable;
-import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
 import org.junit.jupiter.api.DisplayName;

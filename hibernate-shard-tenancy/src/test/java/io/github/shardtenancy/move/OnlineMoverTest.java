@@ -15,12 +15,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.shardtenancy.MoveException;
-import io.github.shardtenancy.admin.TenantTable;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
-import io.github.shardtenancy.fence.FenceState;
-import io.github.shardtenancy.fence.ShardFence;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.internal.fence.FenceState;
+import io.github.shardtenancy.internal.fence.ShardFence;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;

@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 
 /**
  * One application writer of one tenant: inserts orders with lines, updates and deletes its own orders, each in one

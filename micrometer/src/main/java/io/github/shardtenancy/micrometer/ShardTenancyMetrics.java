@@ -3,8 +3,8 @@ package io.github.shardtenancy.micrometer;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
-import io.github.shardtenancy.routing.RouterStats;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.RouterStats;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;

@@ -3,10 +3,10 @@ package io.github.shardtenancy.micrometer;
 import java.util.UUID;
 
 import io.github.shardtenancy.UnknownTenantException;
-import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.routing.RouterSettings;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;

@@ -3,8 +3,8 @@ package io.github.shardtenancy.postgresql;
 import java.util.Optional;
 
 import io.github.shardtenancy.TenantIds;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
 
 /**
  * One notification on the directory's channel ({@value DirectoryWatcher#CHANNEL}), as the directory changelog's

@@ -15,8 +15,8 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * refreshes anyway, the safety net for a lost notification.</li>
  * <li>When the connection is lost (server restart, backend terminated, network) the state becomes
  * {@link State#RECONNECTING}; each attempt also refreshes the router, so that the router notices an unreachable
- * directory and applies its {@link io.github.shardtenancy.routing.DirectoryDownPolicy}. Attempts back off
+ * directory and applies its {@link io.github.shardtenancy.DirectoryDownPolicy}. Attempts back off
  * exponentially. Notifications sent while disconnected are lost, so after a reconnect the watcher re-issues
  * {@code LISTEN} and then does a full resync ({@link TenantRouter#loadSnapshot()}) before it reports
  * {@link State#LISTENING} again.</li>

@@ -1,7 +1,7 @@
 package io.github.shardtenancy.postgresql;
 
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

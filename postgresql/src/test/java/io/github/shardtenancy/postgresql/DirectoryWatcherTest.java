@@ -3,9 +3,9 @@ package io.github.shardtenancy.postgresql;
 import java.net.ServerSocket;
 import java.time.Duration;
 
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.routing.RouterSettings;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -5,8 +5,8 @@ import java.sql.SQLException;
 import java.util.List;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.admin.TenantTable;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;

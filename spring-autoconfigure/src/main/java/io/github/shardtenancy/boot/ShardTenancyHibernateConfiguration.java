@@ -1,7 +1,7 @@
 package io.github.shardtenancy.boot;
 
-import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;

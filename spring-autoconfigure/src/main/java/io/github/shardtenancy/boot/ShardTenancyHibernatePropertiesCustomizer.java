@@ -3,8 +3,8 @@ package io.github.shardtenancy.boot;
 import java.util.Map;
 import java.util.Objects;
 
-import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
 
 /**

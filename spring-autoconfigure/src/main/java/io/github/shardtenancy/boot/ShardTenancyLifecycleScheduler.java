@@ -4,10 +4,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import io.github.shardtenancy.placement.SlotMap;
-import io.github.shardtenancy.reconcile.Reconciler;
-import io.github.shardtenancy.registry.ShardRegistry;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.placement.SlotMap;
+import io.github.shardtenancy.internal.reconcile.Reconciler;
+import io.github.shardtenancy.internal.topology.ShardRegistry;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;

@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.Objects;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.liquibase.ShardIdentityConflictException;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.springframework.beans.factory.InitializingBean;
 
 /**

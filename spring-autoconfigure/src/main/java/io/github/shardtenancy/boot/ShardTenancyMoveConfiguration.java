@@ -5,12 +5,12 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.admin.TenantTable;
-import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.routing.TenantRouter;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;

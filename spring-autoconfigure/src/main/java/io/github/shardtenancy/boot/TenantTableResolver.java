@@ -13,8 +13,8 @@ import java.util.Locale;
 import java.util.Map;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.admin.TenantTable;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.annotations.TenantId;
 import org.hibernate.engine.spi.SessionFactoryImplementor;

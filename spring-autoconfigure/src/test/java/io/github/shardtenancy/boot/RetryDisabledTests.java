@@ -1,18 +1,18 @@
 package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetryAdvisor;
 import io.github.shardtenancy.boot.testapp.Note;
 import io.github.shardtenancy.boot.testapp.NoteRepository;
 import io.github.shardtenancy.boot.testapp.NoteService;
 import io.github.shardtenancy.boot.testapp.RecordingRetryListener;
 import io.github.shardtenancy.boot.testapp.TestApplication;
-import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.fence.FenceState;
-import io.github.shardtenancy.fence.ShardFence;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.fence.FenceState;
+import io.github.shardtenancy.internal.fence.ShardFence;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import jakarta.persistence.PessimisticLockException;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -2,10 +2,10 @@ package io.github.shardtenancy.boot;
 
 import java.util.UUID;
 
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
-import io.github.shardtenancy.hibernate.SecondLevelCacheEviction;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.DisplayName;

@@ -6,20 +6,20 @@ import java.time.Duration;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.lifecycle.DirectoryHistory;
-import io.github.shardtenancy.routing.TenantRouter;
-import io.github.shardtenancy.lifecycle.TenantLifecycle;
-import io.github.shardtenancy.placement.LeastLoadedPlacement;
-import io.github.shardtenancy.placement.PlacementRequest;
-import io.github.shardtenancy.placement.RegionAwarePlacement;
-import io.github.shardtenancy.placement.SlotMap;
-import io.github.shardtenancy.reconcile.Reconciler;
-import io.github.shardtenancy.registry.ShardRecord;
-import io.github.shardtenancy.registry.ShardRegistry;
-import io.github.shardtenancy.registry.ShardState;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.lifecycle.DirectoryHistory;
+import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
+import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
+import io.github.shardtenancy.PlacementRequest;
+import io.github.shardtenancy.internal.placement.RegionAwarePlacement;
+import io.github.shardtenancy.internal.placement.SlotMap;
+import io.github.shardtenancy.internal.reconcile.Reconciler;
+import io.github.shardtenancy.ShardRecord;
+import io.github.shardtenancy.internal.topology.ShardRegistry;
+import io.github.shardtenancy.ShardState;
 import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -118,7 +118,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 				}
 				assertThat(reconciler.lastReport()).isPresent();
 				assertThat(reconciler.lastReport().orElseThrow().missing())
-					.extracting(io.github.shardtenancy.reconcile.ReconciliationReport.MissingRows::tenantId)
+					.extracting(io.github.shardtenancy.ReconciliationReport.MissingRows::tenantId)
 					.containsExactly("without-rows");
 			});
 	}
@@ -141,7 +141,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 			int slot = SlotMap.slotOf("t-0", 2);
 			java.util.List<String> inSlot = tenants.stream().filter(t -> SlotMap.slotOf(t, 2) == slot).toList();
 
-			io.github.shardtenancy.lifecycle.SlotMoveResult result = lifecycle.moveSlot(slot, "shard-2");
+			io.github.shardtenancy.SlotMoveResult result = lifecycle.moveSlot(slot, "shard-2");
 
 			assertThat(result.moved()).containsExactlyInAnyOrderElementsOf(inSlot);
 			Directory directory = context.getBean(Directory.class);
@@ -215,7 +215,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	@DisplayName("TenantAdmin.create goes through the shard registry: a shard that is not ACTIVE there is refused")
 	void tenantAdminCreateGoesThroughTheRegistry() {
 		this.runner.withPropertyValues("shard-tenancy.lifecycle.register-shards=false").run(context -> {
-			io.github.shardtenancy.admin.TenantAdmin admin = context.getBean(io.github.shardtenancy.admin.TenantAdmin.class);
+			io.github.shardtenancy.internal.lifecycle.TenantAdmin admin = context.getBean(io.github.shardtenancy.internal.lifecycle.TenantAdmin.class);
 			context.getBean(ShardRegistry.class).adopt("shard-2", "us", null, null);
 			assertThatThrownBy(() -> admin.create("early", "shard-1"))
 				.isInstanceOf(io.github.shardtenancy.PlacementException.class)
@@ -232,7 +232,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	@DisplayName("TenantAdmin.create places on the shard asked for when it is registered")
 	void tenantAdminCreatesOnARegisteredShard() {
 		this.runner.run(context -> {
-			io.github.shardtenancy.admin.TenantAdmin admin = context.getBean(io.github.shardtenancy.admin.TenantAdmin.class);
+			io.github.shardtenancy.internal.lifecycle.TenantAdmin admin = context.getBean(io.github.shardtenancy.internal.lifecycle.TenantAdmin.class);
 			assertThat(admin.create("second", "shard-2").shardId()).isEqualTo("shard-2");
 			assertThat(context.getBean(Directory.class).find("second").orElseThrow().shardId()).isEqualTo("shard-2");
 		});

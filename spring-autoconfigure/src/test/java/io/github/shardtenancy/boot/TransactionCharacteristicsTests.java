@@ -10,13 +10,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
-import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.boot.isoapp.IsoApplication;
 import io.github.shardtenancy.boot.isoapp.Memo;
 import io.github.shardtenancy.boot.isoapp.MemoService;
 import io.github.shardtenancy.boot.isoapp.Seen;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.junit.jupiter.api.AfterEach;

@@ -15,7 +15,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 
 import io.github.shardtenancy.MoveException;
-import io.github.shardtenancy.admin.TenantTable;
+import io.github.shardtenancy.TenantTable;
 
 /**
  * One tenant table as the online mover sees it on a shard: its columns in order, its primary key (with the types

@@ -16,7 +16,7 @@ import java.util.Set;
 
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.spi.BulkCopier;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 
 /**
  * The row work of the online mover on the shards: change capture on and off, bulk copy from a snapshot (through a

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
-import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
 
 /**

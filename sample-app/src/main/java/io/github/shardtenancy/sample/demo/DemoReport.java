@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.SortedMap;
 
 import io.github.shardtenancy.admin.MoveResult;
-import io.github.shardtenancy.routing.RouterStats;
+import io.github.shardtenancy.RouterStats;
 
 /**
  * What one demo run did and found, and whether it passed. Immutable.

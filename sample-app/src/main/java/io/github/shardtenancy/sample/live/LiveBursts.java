@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.UnknownTenantException;
-import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.sample.orders.OrderService;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.shardtenancy.move.MoveStatus;
-import io.github.shardtenancy.routing.RouterStats;
+import io.github.shardtenancy.RouterStats;
 
 /**
  * What the live page shows, as one JSON document ({@code GET /live/api/state}). Immutable.

@@ -13,12 +13,12 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import io.github.shardtenancy.sample.demo.RetryObserver;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.stereotype.Component;
 

@@ -3,10 +3,10 @@ package io.github.shardtenancy.sample.seed;
 import java.util.List;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.sample.orders.OrderService;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;

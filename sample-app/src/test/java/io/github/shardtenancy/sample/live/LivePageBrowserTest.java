@@ -12,10 +12,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

@@ -2,11 +2,11 @@ package io.github.shardtenancy.boot.opsapp;
 
 import java.util.List;
 
-import io.github.shardtenancy.admin.TenantTable;
-import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.routing.TenantRouter;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableAsync;

@@ -14,14 +14,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.IMetricsTracker;
-import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.it.h2.domain.AttemptRecorder;
 import io.github.shardtenancy.it.h2.domain.OrderService;
 import io.github.shardtenancy.it.h2.domain.OrdersApplication;
 import io.github.shardtenancy.it.h2.domain.PurchaseOrderRepository;
-import io.github.shardtenancy.routing.TenantRouter;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;

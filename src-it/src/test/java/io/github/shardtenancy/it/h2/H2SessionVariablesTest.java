@@ -8,8 +8,8 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.it.h2.domain.OrderService.SessionView;
 import org.junit.jupiter.api.AfterAll;

@@ -3,7 +3,7 @@ package io.github.shardtenancy.it.h2;
 import java.util.UUID;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -5,7 +5,7 @@ import io.github.shardtenancy.NoTenantBoundException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.UnknownTenantException;
-import io.github.shardtenancy.internal.ConnectionGuard;
+import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
-import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.DirectoryEntry;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

@@ -6,10 +6,10 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.hibernate.SecondLevelCacheEviction;
-import io.github.shardtenancy.routing.TenantRouter;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
+import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;

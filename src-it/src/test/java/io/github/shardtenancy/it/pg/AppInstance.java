@@ -8,16 +8,16 @@ import java.util.Properties;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.admin.TenantMover;
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
-import io.github.shardtenancy.routing.RouterSettings;
-import io.github.shardtenancy.routing.TenantRouter;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 
 /**
  * One "application instance" on the PostgreSQL cluster, wired by hand like the Boot module would: its own directory

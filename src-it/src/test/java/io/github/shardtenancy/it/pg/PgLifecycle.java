@@ -16,20 +16,20 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.TenantMover;
-import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.lifecycle.TenantLifecycle;
+import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.placement.ShardPlacement;
-import io.github.shardtenancy.placement.SlotMap;
-import io.github.shardtenancy.registry.ShardRegistry;
-import io.github.shardtenancy.routing.RouterSettings;
-import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.internal.placement.ShardPlacement;
+import io.github.shardtenancy.internal.placement.SlotMap;
+import io.github.shardtenancy.internal.topology.ShardRegistry;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.routing.TenantRouter;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardConnector;
 import io.github.shardtenancy.spi.ShardMigrator;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 
 /**
  * A lifecycle deployment of its own on the shared PostgreSQL servers: fresh databases (a directory on the directory

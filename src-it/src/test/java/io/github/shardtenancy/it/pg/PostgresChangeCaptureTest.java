@@ -9,11 +9,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.TenantTable;
+import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.move.TenantRows;
-import io.github.shardtenancy.routing.RouterSettings;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

@@ -15,13 +15,13 @@ import java.util.function.Predicate;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.DirectoryUnavailableException;
-import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.postgresql.DirectoryNotification;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
-import io.github.shardtenancy.routing.RouterSettings;
+import io.github.shardtenancy.RouterSettings;
 import org.junit.jupiter.api.BeforeAll;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;

@@ -10,12 +10,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.move.MoveStatus;
 import io.github.shardtenancy.move.MoveStep;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.routing.RouterSettings;
+import io.github.shardtenancy.RouterSettings;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -6,12 +6,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.UUID;
 
-import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.fence.FenceState;
-import io.github.shardtenancy.fence.ShardFence;
-import io.github.shardtenancy.routing.RouterSettings;
+import io.github.shardtenancy.internal.fence.FenceState;
+import io.github.shardtenancy.internal.fence.ShardFence;
+import io.github.shardtenancy.RouterSettings;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

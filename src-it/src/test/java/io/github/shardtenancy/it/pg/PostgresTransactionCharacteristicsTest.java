@@ -16,13 +16,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
 import io.github.shardtenancy.it.pg.iso.IsoPgApplication;
 import io.github.shardtenancy.it.pg.iso.PgMemoService;
 import io.github.shardtenancy.it.pg.iso.PgSeen;
-import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
-import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.topology.ShardTopology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

@@ -5,7 +5,7 @@ import java.time.Duration;
 import io.github.shardtenancy.micrometer.DirectoryWatcherMetrics;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
 import io.github.shardtenancy.postgresql.WatcherSettings;
-import io.github.shardtenancy.routing.RouterSettings;
+import io.github.shardtenancy.RouterSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

@@ -1,0 +1,98 @@
+package io.github.shardtenancy.internal.fence;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import io.github.shardtenancy.ShardTenancyException;
+
+/**
+ * Reads and writes one shard's fence table ({@code shard_fence}): which tenants the shard owns, in which
+ * {@link FenceState}, and the minimum directory version it accepts for each. Only the library's placement and move
+ * code writes it; the shard's own checks read it (design reference 000, "Two rules keep this safe": the source must
+ * refuse writes from the moment of the freeze).
+ *
+ * <p>Writing a tenant's fence row takes the row lock that every fenced write holds until its transaction ends, so
+ * {@link #set} waits for the tenant's in-flight writes on that shard: after it returns, no write that the new state
+ * forbids can commit.
+ *
+ * <p>Thread-safe; each call uses its own connection in auto-commit mode.
+ */
+public final class ShardFence {
+
+	private ShardFence() {
+	}
+
+	/**
+	 * A tenant's row in a shard's fence.
+	 * @param state the state
+	 * @param minVersion the minimum directory version accepted
+	 */
+	public record Row(FenceState state, long minVersion) {
+	}
+
+	/**
+	 * Sets a tenant's fence row on a shard, creating it if missing.
+	 * @param shard a pool on the shard
+	 * @param shardId the shard's id, for error messages
+	 * @param tenantId the tenant
+	 * @param state the new state
+	 * @param minVersion the minimum directory version to accept from now on
+	 * @throws ShardTenancyException if the shard cannot be written
+	 */
+	public static void set(DataSource shard, String shardId, String tenantId, FenceState state, long minVersion) {
+		try (Connection c = shard.getConnection()) {
+			c.setAutoCommit(true);
+			try (PreparedStatement update = c.prepareStatement(
+					"UPDATE shard_fence SET state = ?, min_version = ?, updated_at = CURRENT_TIMESTAMP WHERE tenant_id = ?")) {
+				update.setString(1, state.name());
+				update.setLong(2, minVersion);
+				update.setString(3, tenantId);
+				if (update.executeUpdate() == 1) {
+					return;
+				}
+			}
+			try (PreparedStatement insert = c.prepareStatement("INSERT INTO shard_fence (tenant_id, state, "
+					+ "min_version, updated_at) VALUES (?, ?, ?, CURRENT_TIMESTAMP)")) {
+				insert.setString(1, tenantId);
+				insert.setString(2, state.name());
+				insert.setLong(3, minVersion);
+				insert.executeUpdate();
+			}
+		}
+		catch (SQLException ex) {
+			throw new ShardTenancyException("Cannot set the fence of tenant '" + tenantId + "' on shard '" + shardId
+					+ "' to " + state + " at directory version " + minVersion + ": " + ex.getMessage(), tenantId,
+					shardId, minVersion, ex);
+		}
+	}
+
+	/**
+	 * Reads a tenant's fence row on a shard.
+	 * @param shard a pool on the shard
+	 * @param shardId the shard's id, for error messages
+	 * @param tenantId the tenant
+	 * @return the row, or empty if the shard has never known the tenant
+	 * @throws ShardTenancyException if the shard cannot be read
+	 */
+	public static Optional<Row> get(DataSource shard, String shardId, String tenantId) {
+		try (Connection c = shard.getConnection();
+				PreparedStatement ps = c
+					.prepareStatement("SELECT state, min_version FROM shard_fence WHERE tenant_id = ?")) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? Optional.of(new Row(FenceState.valueOf(rs.getString(1)), rs.getLong(2)))
+						: Optional.empty();
+			}
+		}
+		catch (SQLException ex) {
+			throw new ShardTenancyException("Cannot read the fence of tenant '" + tenantId + "' on shard '" + shardId
+					+ "': " + ex.getMessage(), tenantId, shardId, -1, ex);
+		}
+	}
+
+}

@@ -1,0 +1,218 @@
+package io.github.shardtenancy.internal.hibernate;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.NoTenantBoundException;
+import io.github.shardtenancy.ShardConnectionLostException;
+import io.github.shardtenancy.ShardUnavailableException;
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.TenantSwitchedException;
+import io.github.shardtenancy.UnknownShardException;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
+import io.github.shardtenancy.internal.jdbc.TenantConnection;
+import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.topology.ShardTopology;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hibernate's {@link MultiTenantConnectionProvider}: hands Hibernate a connection of the tenant's shard, with the
+ * tenant id and directory version set as session variables and the fence checked, in no round trip of its own where
+ * the dialect allows it (see below).
+ *
+ * <p>For each {@link #getConnection(String)}:
+ * <ol>
+ * <li>a session opened with no tenant raises {@link NoTenantBoundException} if no tenant is bound now either; a session
+ * whose tenant (or lack of one) differs from the tenant now bound on the thread (open session in view), or a second
+ * tenant while another's connection is held on this thread, raises {@link TenantSwitchedException}: all before any
+ * connection is borrowed;</li>
+ * <li>the {@link TenantRouter} resolves the tenant (cache hit on the hot path; unknown, deleted or unroutable tenants
+ * raise their typed errors here, also before any connection is borrowed);</li>
+ * <li>a connection is borrowed from the owner shard's pool (a failure to borrow one, such as a shard server that is
+ * down, raises {@link ShardUnavailableException}: nothing ran, and the retry may run the work again) and the shard's
+ * {@link io.github.shardtenancy.spi.FenceDialect} checks the fence and binds the variables: right away, or, when the
+ * dialect has a {@link io.github.shardtenancy.spi.FenceDialect#beginStatement() beginStatement} (PostgreSQL), sent
+ * together with the transaction's first query, before any other statement of the transaction runs (a fence rejection
+ * or a broken pooled connection then surfaces from that first statement, with the same SQLState and, for the broken
+ * connection, a {@link ShardUnavailableException} as its cause). A route to a shard that is
+ * no longer in the topology, or whose pool was closed (a retired shard), is a stale entry: the entry is invalidated
+ * and read again, up to three routes, so that "pool closed" never reaches the caller ({@link UnknownShardException},
+ * naming the tenant, the shard and the entry's directory version, if the directory itself still names a shard this
+ * instance cannot reach). A fence rejection (SQLSTATE 40001) returns the connection to the pool
+ * and propagates as the {@link SQLException}, which Hibernate and Spring wrap; the retry layer finds it in the cause
+ * chain.</li>
+ * </ol>
+ * Before the fence begin, the isolation level and read-only flag that the transaction declared through
+ * {@link TransactionCharacteristics} (the Spring Boot module declares those of {@code @Transactional}) are set on the
+ * borrowed connection.
+ * {@link #releaseConnection(String, Connection)} clears the variables before the connection goes back to its pool, or
+ * evicts the connection from the pool if that fails, so no later borrower ever sees them.
+ *
+ * <p>{@link #getAnyConnection()} serves Hibernate's bootstrap (dialect and metadata) from the shard with the smallest
+ * id, without session variables. Thread-safe.
+ */
+public class ShardMultiTenantConnectionProvider implements MultiTenantConnectionProvider<String> {
+
+	private static final Logger log = LoggerFactory.getLogger(ShardMultiTenantConnectionProvider.class);
+
+	/** Routes tried when the route names a retired shard (closed or dropped pool) before giving up. */
+	private static final int STALE_SHARD_ATTEMPTS = 3;
+
+	private final TenantRouter router;
+
+	private final ShardTopology topology;
+
+	private final Map<Connection, ShardTopology.Shard> checkedOut = new ConcurrentHashMap<>();
+
+	/**
+	 * @param router resolves tenants to directory entries
+	 * @param topology resolves shard ids to pools
+	 */
+	public ShardMultiTenantConnectionProvider(TenantRouter router, ShardTopology topology) {
+		this.router = Objects.requireNonNull(router, "router");
+		this.topology = Objects.requireNonNull(topology, "topology");
+	}
+
+	@Override
+	public Connection getAnyConnection() throws SQLException {
+		return this.topology.anyShard().dataSource().getConnection();
+	}
+
+	@Override
+	public void releaseAnyConnection(Connection connection) throws SQLException {
+		connection.close();
+	}
+
+	@Override
+	public Connection getConnection(String tenantIdentifier) throws SQLException {
+		String bound = TenantContext.current();
+		if (TenantIdentifierResolver.NO_TENANT.equals(tenantIdentifier)) {
+			if (bound != null) {
+				throw TenantSwitchedException.sessionOpenedFor(null, bound);
+			}
+			throw new NoTenantBoundException("a shard connection (the Hibernate session was opened without a tenant)");
+		}
+		if (bound != null && !bound.equals(tenantIdentifier)) {
+			throw TenantSwitchedException.sessionOpenedFor(tenantIdentifier, bound);
+		}
+		DirectoryEntry entry = this.router.route(tenantIdentifier);
+		ShardTopology.Shard shard = this.topology.find(entry.shardId()).orElse(null);
+		ConnectionGuard.checkSwitch(tenantIdentifier);
+		Connection connection = null;
+		for (int attempt = 1; connection == null; attempt++) {
+			if (shard != null) {
+				try {
+					connection = shard.dataSource().getConnection();
+					break;
+				}
+				catch (SQLException ex) {
+					if (!isClosed(shard) || attempt >= STALE_SHARD_ATTEMPTS) {
+						// Nothing ran: a shard that is down is retryable, and the entry is not stale.
+						throw new ShardUnavailableException(tenantIdentifier, shard.id(), entry.version(), ex);
+					}
+				}
+			}
+			else if (attempt >= STALE_SHARD_ATTEMPTS) {
+				// Name the directory row that points at the unknown shard: tenant and version.
+				throw new UnknownShardException(entry.shardId(), tenantIdentifier, entry.version());
+			}
+			// The route names a shard whose pool is gone (retired): a stale entry. Read it again, like after a fence
+			// rejection, instead of letting "pool closed" reach the caller.
+			log.debug("Tenant '{}' routed to shard '{}' at directory version {}, which is no longer in the topology; "
+					+ "refreshing the entry", tenantIdentifier, entry.shardId(), entry.version());
+			this.router.invalidate(tenantIdentifier);
+			entry = this.router.route(tenantIdentifier);
+			shard = this.topology.find(entry.shardId()).orElse(null);
+		}
+		try {
+			TransactionCharacteristics.apply(connection, shard.dialect());
+			if (shard.dialect().beginStatement() == null) {
+				shard.dialect().begin(connection, tenantIdentifier, entry.version());
+			}
+			// Else the begin travels with the transaction's first query (or runs on its own before any other statement).
+			connection = TenantConnection.wrap(connection, shard.dialect(), shard.id(), tenantIdentifier,
+					entry.version());
+		}
+		catch (SQLException ex) {
+			discard(shard, connection);
+			if (ShardConnectionLostException.isConnectionFailure(ex)) {
+				// A pooled connection the shard's restart cut: the begin was the first statement, nothing ran.
+				throw new ShardUnavailableException(tenantIdentifier, shard.id(), entry.version(), ex);
+			}
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			discard(shard, connection);
+			throw ex;
+		}
+		ConnectionGuard.acquired(tenantIdentifier, shard.id(), connection);
+		this.checkedOut.put(connection, shard);
+		return connection;
+	}
+
+	@Override
+	public void releaseConnection(String tenantIdentifier, Connection connection) throws SQLException {
+		ShardTopology.Shard shard = this.checkedOut.remove(connection);
+		ConnectionGuard.released(connection);
+		if (shard == null) {
+			connection.close();
+			return;
+		}
+		discard(shard, connection);
+	}
+
+	private static boolean isClosed(ShardTopology.Shard shard) {
+		return shard.dataSource() instanceof HikariDataSource pool && pool.isClosed();
+	}
+
+	private static void discard(ShardTopology.Shard shard, Connection handedOut) throws SQLException {
+		Connection connection = TenantConnection.unwrapPooled(handedOut);
+		try {
+			shard.dialect().end(connection);
+		}
+		catch (SQLException | RuntimeException ex) {
+			log.warn("Could not clear session variables on a connection of shard '{}'; evicting it: {}", shard.id(),
+					ex.getMessage());
+			evict(shard.dataSource(), connection);
+			return;
+		}
+		connection.close();
+	}
+
+	private static void evict(DataSource dataSource, Connection connection) throws SQLException {
+		if (dataSource instanceof HikariDataSource pool) {
+			pool.evictConnection(connection);
+		}
+		else {
+			connection.close();
+		}
+	}
+
+	@Override
+	public boolean supportsAggressiveRelease() {
+		return false;
+	}
+
+	@Override
+	public boolean isUnwrappableAs(Class<?> unwrapType) {
+		return unwrapType.isInstance(this);
+	}
+
+	@Override
+	public <T> T unwrap(Class<T> unwrapType) {
+		if (unwrapType.isInstance(this)) {
+			return unwrapType.cast(this);
+		}
+		throw new IllegalArgumentException("Cannot unwrap " + getClass().getName() + " as " + unwrapType.getName());
+	}
+
+}

@@ -1,0 +1,109 @@
+package io.github.shardtenancy.internal.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.shardtenancy.TenantSwitchedException;
+
+/**
+ * Remembers, per thread, which tenant's shard connections are currently checked out, so that working as another
+ * tenant on the same thread is refused before a statement runs. The connection provider calls {@link #checkSwitch}
+ * before it borrows, {@link #acquired} after, and {@link #released} when Hibernate gives the connection back;
+ * {@link io.github.shardtenancy.TenantContext#bind(String)} calls {@link #checkSwitch}.
+ *
+ * <p>A connection that was closed without being released (a leak cut short by the pool, a test that forgot to
+ * release) no longer counts: the guard drops it when it next looks, so a thread is never pinned to a tenant by a
+ * connection that is gone.
+ */
+public final class ConnectionGuard {
+
+	private static final ThreadLocal<Held> HELD = new ThreadLocal<>();
+
+	private ConnectionGuard() {
+	}
+
+	/**
+	 * @param requestedTenant the tenant the code wants to work as
+	 * @throws TenantSwitchedException if an open connection of another tenant is checked out on this thread
+	 */
+	public static void checkSwitch(String requestedTenant) {
+		Held held = live();
+		if (held != null && !held.tenantId.equals(requestedTenant)) {
+			throw new TenantSwitchedException(held.tenantId, requestedTenant, held.shardId);
+		}
+	}
+
+	/**
+	 * Registers a connection handed out for a tenant.
+	 * @param tenantId the tenant
+	 * @param shardId its shard
+	 * @param connection the connection
+	 * @throws TenantSwitchedException if an open connection of another tenant is checked out on this thread
+	 */
+	public static void acquired(String tenantId, String shardId, Connection connection) {
+		checkSwitch(tenantId);
+		Held held = HELD.get();
+		if (held == null) {
+			held = new Held(tenantId, shardId);
+			HELD.set(held);
+		}
+		held.connections.add(connection);
+	}
+
+	/** @param connection a connection registered with {@link #acquired}, now released */
+	public static void released(Connection connection) {
+		Held held = HELD.get();
+		if (held != null) {
+			held.connections.removeIf(c -> c == connection);
+			if (held.connections.isEmpty()) {
+				HELD.remove();
+			}
+		}
+	}
+
+	/** @return the tenant whose open connection is checked out on this thread, or {@code null} */
+	public static String heldTenant() {
+		Held held = live();
+		return held != null ? held.tenantId : null;
+	}
+
+	private static Held live() {
+		Held held = HELD.get();
+		if (held == null) {
+			return null;
+		}
+		held.connections.removeIf(ConnectionGuard::isClosed);
+		if (held.connections.isEmpty()) {
+			HELD.remove();
+			return null;
+		}
+		return held;
+	}
+
+	private static boolean isClosed(Connection connection) {
+		try {
+			return connection.isClosed();
+		}
+		catch (SQLException ex) {
+			return true;
+		}
+	}
+
+	private static final class Held {
+
+		final String tenantId;
+
+		final String shardId;
+
+		final List<Connection> connections = new ArrayList<>(2);
+
+		Held(String tenantId, String shardId) {
+			this.tenantId = tenantId;
+			this.shardId = shardId;
+		}
+
+	}
+
+}

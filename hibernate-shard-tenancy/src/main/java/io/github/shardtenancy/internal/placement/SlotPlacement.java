@@ -1,0 +1,26 @@
+package io.github.shardtenancy.internal.placement;
+
+import io.github.shardtenancy.spi.PlacementContext;
+import io.github.shardtenancy.spi.PlacementPolicy;
+
+/**
+ * Fixed-slot placement (design reference 003, "the slot-plus-directory-override hybrid"): the tenant goes to the
+ * shard the slot table assigns its slot to ({@link SlotMap#slotOf(String, int)}). A tenant's override, when it has
+ * one, is applied before any policy is asked. Fails if slot mode is not initialised or the slot's shard is not an
+ * ACTIVE registered shard. Stateless and thread-safe.
+ */
+public final class SlotPlacement implements PlacementPolicy {
+
+	@Override
+	public String choose(PlacementContext context) {
+		if (context.slot() < 0 || context.slotShard() == null) {
+			throw context.fail("fixed-slot mode is not initialised (SlotMap.initialize)");
+		}
+		if (context.candidate(context.slotShard()).isEmpty()) {
+			throw context.fail("slot " + context.slot() + " belongs to shard '" + context.slotShard()
+					+ "', which is not an ACTIVE registered shard");
+		}
+		return context.slotShard();
+	}
+
+}

@@ -1,0 +1,389 @@
+package io.github.shardtenancy.internal.topology;
+
+import io.github.shardtenancy.ShardRecord;
+import io.github.shardtenancy.ShardState;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+import com.zaxxer.hikari.HikariConfig;
+import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.ShardStateException;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.directory.DirectoryEvents;
+import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardMigrator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shard registry ({@code shard_registry} in the directory database): the shards placement and moves may use,
+ * with their region, state and connection settings. Shards come and go while the application runs:
+ *
+ * <ul>
+ * <li>{@link #register}: the shard is added to this instance's topology, migrated by the {@link ShardMigrator}, and
+ * only then recorded ACTIVE, so no tenant can be placed on (or moved to) a shard whose schema is not there yet;</li>
+ * <li>{@link #retire}: refused while any entry names the shard as owner or move target, a DELETED tenant on it is
+ * not purged yet, or a slot or an override points at it; otherwise it is recorded RETIRED and its pool on this instance is closed and
+ * dropped. Other instances drop theirs at their next {@link #sync()}; until then a route of theirs that still names
+ * the shard is rejected by its fence and retried (the shard moved every tenant away before it could be retired), and
+ * once the pool is gone the connection provider treats the route as stale and reads the directory again.</li>
+ * </ul>
+ *
+ * <p>The registry is the topology's {@link ShardTopology.MissingShardSource}: an instance that meets a shard another
+ * instance registered adds it on first use, with the {@link ShardConnector}'s settings.
+ *
+ * <p>Every change runs in one directory transaction that bumps the directory version and is recorded in
+ * {@code shard_directory_event}. Thread-safe.
+ */
+public class ShardRegistry {
+
+	private static final Logger log = LoggerFactory.getLogger(ShardRegistry.class);
+
+	private static final String COLUMNS = "shard_id, region, state, jdbc_url, username, version";
+
+	private final Directory directory;
+
+	private final ShardTopology topology;
+
+	private final ShardMigrator migrator;
+
+	private final ShardConnector connector;
+
+	private final String actor;
+
+	/**
+	 * Creates the registry and makes it the topology's source for missing shards.
+	 * @param directory the directory (its database holds the registry)
+	 * @param topology this instance's shards
+	 * @param migrator migrates a shard before it is registered
+	 * @param connector pool settings for shards registered by other instances
+	 * @param actor who acts, recorded in the history
+	 */
+	public ShardRegistry(Directory directory, ShardTopology topology, ShardMigrator migrator, ShardConnector connector,
+			String actor) {
+		this.directory = Objects.requireNonNull(directory, "directory");
+		this.topology = Objects.requireNonNull(topology, "topology");
+		this.migrator = Objects.requireNonNull(migrator, "migrator");
+		this.connector = Objects.requireNonNull(connector, "connector");
+		this.actor = Objects.requireNonNull(actor, "actor");
+		topology.setMissingShardSource(this::settingsFor);
+	}
+
+	/**
+	 * Registers a new shard at runtime: adds a pool for it to this instance's topology, migrates it, then records it
+	 * ACTIVE (eligible for placement and moves). Registering an ACTIVE shard again migrates it again and updates its
+	 * region and settings.
+	 * @param shardId the shard id
+	 * @param region its region, or {@code null}
+	 * @param config its pool settings; the JDBC URL and user name are recorded for other instances, the password is not
+	 * @return the registry row
+	 * @throws ShardStateException if the shard was retired (a retired id is never reused)
+	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException if the id is malformed or the database cannot
+	 * be reached
+	 * @throws RuntimeException whatever the migrator throws; the shard is then not registered and the pool is closed
+	 */
+	public ShardRecord register(String shardId, String region, HikariConfig config) {
+		requireNotRetired(shardId);
+		boolean added = false;
+		ShardTopology.Shard shard = this.topology.find(shardId).orElse(null);
+		if (shard == null) {
+			shard = this.topology.addShard(shardId, config);
+			added = true;
+		}
+		return migrateAndRecord(shard, region, config.getJdbcUrl(), config.getUsername(), added);
+	}
+
+	/**
+	 * Registers a shard that is already in this instance's topology (configured at start-up): migrates it (again) and
+	 * records it ACTIVE.
+	 * @param shardId a shard of the topology
+	 * @param region its region, or {@code null}
+	 * @param jdbcUrl the JDBC URL other instances connect with, or {@code null}
+	 * @param username the database user, or {@code null}
+	 * @return the registry row
+	 * @throws io.github.shardtenancy.UnknownShardException if the topology does not have it
+	 * @throws ShardStateException if the shard was retired
+	 */
+	public ShardRecord register(String shardId, String region, String jdbcUrl, String username) {
+		requireNotRetired(shardId);
+		return migrateAndRecord(this.topology.shard(shardId), region, jdbcUrl, username, false);
+	}
+
+	private ShardRecord migrateAndRecord(ShardTopology.Shard shard, String region, String jdbcUrl, String username,
+			boolean added) {
+		try {
+			this.migrator.migrate(shard);
+		}
+		catch (RuntimeException ex) {
+			if (added) {
+				this.topology.removeShard(shard.id());
+			}
+			throw ex;
+		}
+		return record(shard.id(), region, jdbcUrl, username);
+	}
+
+	/**
+	 * Records a shard of this instance's topology ACTIVE without migrating it: for shards the caller has just migrated
+	 * itself (the Spring Boot module migrates the configured shards at start-up, then adopts them).
+	 * @param shardId a shard of the topology, already migrated
+	 * @param region its region, or {@code null}
+	 * @param jdbcUrl the JDBC URL other instances connect with, or {@code null}
+	 * @param username the database user, or {@code null}
+	 * @return the registry row
+	 * @throws io.github.shardtenancy.UnknownShardException if the topology does not have it
+	 * @throws ShardStateException if the shard was retired
+	 */
+	public ShardRecord adopt(String shardId, String region, String jdbcUrl, String username) {
+		this.topology.shard(shardId);
+		return record(shardId, region, jdbcUrl, username);
+	}
+
+	private ShardRecord record(String shardId, String region, String jdbcUrl, String username) {
+		ShardRecord existing = find(shardId).orElse(null);
+		if (existing != null && existing.state() == ShardState.ACTIVE && Objects.equals(existing.region(), region)
+				&& Objects.equals(existing.jdbcUrl(), jdbcUrl) && Objects.equals(existing.username(), username)) {
+			return existing; // unchanged: no directory write, no new version
+		}
+		ShardRecord record = this.directory.transaction((c, version) -> {
+			ShardRecord before = read(c, shardId, true);
+			if (before != null && before.state() == ShardState.RETIRED) {
+				throw retired(shardId, version);
+			}
+			String sql = before == null
+					? "INSERT INTO shard_registry (region, state, jdbc_url, username, version, updated_at, updated_by, "
+							+ "shard_id) VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, ?, ?)"
+					: "UPDATE shard_registry SET region = ?, state = ?, jdbc_url = ?, username = ?, version = ?, "
+							+ "updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE shard_id = ?";
+			try (PreparedStatement ps = c.prepareStatement(sql)) {
+				ps.setString(1, region);
+				ps.setString(2, ShardState.ACTIVE.name());
+				ps.setString(3, jdbcUrl);
+				ps.setString(4, username);
+				ps.setLong(5, version);
+				ps.setString(6, this.actor);
+				ps.setString(7, shardId);
+				ps.executeUpdate();
+			}
+			DirectoryEvents.record(c, version, "SHARD_REGISTERED", shardId,
+					before != null ? describe(before) : null, "ACTIVE region=" + region + " url=" + jdbcUrl,
+					this.actor);
+			return new ShardRecord(shardId, region, ShardState.ACTIVE, jdbcUrl, username, version);
+		});
+		log.info("Shard '{}' registered ACTIVE (region {}, directory version {})", shardId, region,
+				record.version());
+		return record;
+	}
+
+	/**
+	 * Retires a shard: refused while it owns anything; otherwise recorded RETIRED, and its pool on this instance is
+	 * closed and dropped.
+	 * @param shardId the shard
+	 * @return the registry row as written
+	 * @throws ShardStateException if the shard is not registered, is already retired, or still owns tenants (as owner
+	 * or move target), slots or overrides (the message says how many), or holds DELETED tenants not purged yet (the
+	 * message names them: purge them first, since a retired shard can no longer be purged)
+	 * @throws DirectoryUnavailableException if the directory cannot be written
+	 */
+	public ShardRecord retire(String shardId) {
+		ShardRecord record = this.directory.transaction((c, version) -> {
+			ShardRecord before = read(c, shardId, true);
+			if (before == null) {
+				throw new ShardStateException("Cannot retire shard '" + shardId + "': it is not registered "
+						+ "(directory version " + version + ")", shardId, version);
+			}
+			if (before.state() == ShardState.RETIRED) {
+				throw retired(shardId, version);
+			}
+			long tenants = count(c, "SELECT COUNT(*) FROM shard_directory_entry WHERE (shard_id = ? OR "
+					+ "target_shard_id = ?) AND state <> 'DELETED'", shardId, shardId);
+			long slots = count(c, "SELECT COUNT(*) FROM shard_slot WHERE shard_id = ?", shardId);
+			long overrides = count(c, "SELECT COUNT(*) FROM shard_tenant_override WHERE shard_id = ?", shardId);
+			if (tenants + slots + overrides > 0) {
+				throw new ShardStateException("Cannot retire shard '" + shardId + "': it still owns " + tenants
+						+ " tenant(s), " + slots + " slot(s) and " + overrides + " override(s) (directory version "
+						+ version + "); move them away first", shardId, version);
+			}
+			List<String> unpurged = unpurgedTenants(c, shardId);
+			if (!unpurged.isEmpty()) {
+				throw new ShardStateException("Cannot retire shard '" + shardId + "': it still holds the rows of "
+						+ unpurged.size() + " DELETED tenant(s) not purged yet " + unpurged + " (directory version "
+						+ version + "); purge them first (TenantLifecycle.purge), a retired shard cannot be purged",
+						shardId, version);
+			}
+			try (PreparedStatement ps = c.prepareStatement("UPDATE shard_registry SET state = ?, version = ?, "
+					+ "updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE shard_id = ?")) {
+				ps.setString(1, ShardState.RETIRED.name());
+				ps.setLong(2, version);
+				ps.setString(3, this.actor);
+				ps.setString(4, shardId);
+				ps.executeUpdate();
+			}
+			DirectoryEvents.record(c, version, "SHARD_RETIRED", shardId, describe(before), "RETIRED", this.actor);
+			return new ShardRecord(shardId, before.region(), ShardState.RETIRED, before.jdbcUrl(), before.username(),
+					version);
+		});
+		this.topology.removeShard(shardId);
+		log.info("Shard '{}' retired at directory version {}; its pool is closed", shardId, record.version());
+		return record;
+	}
+
+	/**
+	 * Aligns this instance's topology with the registry: drops the pools of RETIRED shards and adds ACTIVE shards
+	 * registered by other instances (with the {@link ShardConnector}'s settings; no migration, the registering
+	 * instance did it).
+	 * @return the registry rows read
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public List<ShardRecord> sync() {
+		List<ShardRecord> records = list();
+		for (ShardRecord record : records) {
+			if (record.state() == ShardState.RETIRED && this.topology.removeShard(record.shardId())) {
+				log.info("Dropped the pool of retired shard '{}'", record.shardId());
+			}
+			else if (record.state() == ShardState.ACTIVE && !this.topology.contains(record.shardId())
+					&& record.jdbcUrl() != null) {
+				try {
+					this.topology.find(record.shardId());
+				}
+				catch (RuntimeException ex) {
+					log.warn("Cannot connect to registered shard '{}': {}", record.shardId(), ex.getMessage());
+				}
+			}
+		}
+		return records;
+	}
+
+	/**
+	 * @return every registry row, sorted by shard id
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public List<ShardRecord> list() {
+		try (Connection c = this.directory.dataSource().getConnection();
+				PreparedStatement ps = c
+					.prepareStatement("SELECT " + COLUMNS + " FROM shard_registry ORDER BY shard_id");
+				ResultSet rs = ps.executeQuery()) {
+			List<ShardRecord> records = new ArrayList<>();
+			while (rs.next()) {
+				records.add(map(rs));
+			}
+			return records;
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, -1, ex);
+		}
+	}
+
+	/**
+	 * @param shardId a shard
+	 * @return its registry row, or empty if it was never registered
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public Optional<ShardRecord> find(String shardId) {
+		try (Connection c = this.directory.dataSource().getConnection()) {
+			return Optional.ofNullable(read(c, shardId, false));
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, -1, ex);
+		}
+	}
+
+	/**
+	 * Reads the ACTIVE shards in a directory transaction (placement's candidates).
+	 * @param c the directory transaction
+	 * @return the ACTIVE rows, sorted by shard id
+	 * @throws SQLException on a directory error
+	 */
+	public static List<ShardRecord> active(Connection c) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement(
+				"SELECT " + COLUMNS + " FROM shard_registry WHERE state = 'ACTIVE' ORDER BY shard_id");
+				ResultSet rs = ps.executeQuery()) {
+			List<ShardRecord> records = new ArrayList<>();
+			while (rs.next()) {
+				records.add(map(rs));
+			}
+			return records;
+		}
+	}
+
+	private Optional<HikariConfig> settingsFor(String shardId) {
+		Optional<ShardRecord> record;
+		try {
+			record = find(shardId);
+		}
+		catch (DirectoryUnavailableException ex) {
+			return Optional.empty();
+		}
+		return record.filter(r -> r.state() == ShardState.ACTIVE && r.jdbcUrl() != null)
+			.map(this.connector::settings);
+	}
+
+	private void requireNotRetired(String shardId) {
+		find(shardId).filter(r -> r.state() == ShardState.RETIRED).ifPresent(r -> {
+			throw retired(shardId, r.version());
+		});
+	}
+
+	private static ShardStateException retired(String shardId, long version) {
+		return new ShardStateException("Shard '" + shardId + "' is RETIRED (directory version " + version
+				+ "); a retired shard id is never used again", shardId, version);
+	}
+
+	private static String describe(ShardRecord r) {
+		return r.state() + " region=" + r.region() + " url=" + r.jdbcUrl();
+	}
+
+	/**
+	 * DELETED tenants of a shard whose purge is not recorded ({@code TENANT_PURGED} in {@code shard_directory_event},
+	 * written by {@code TenantLifecycle.purge} after their deletion).
+	 */
+	private static List<String> unpurgedTenants(Connection c, String shardId) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("SELECT e.tenant_id FROM shard_directory_entry e WHERE "
+				+ "e.shard_id = ? AND e.state = 'DELETED' AND NOT EXISTS (SELECT 1 FROM shard_directory_event v WHERE "
+				+ "v.kind = 'TENANT_PURGED' AND v.subject = e.tenant_id AND v.from_value = e.shard_id AND "
+				+ "v.version > e.version) ORDER BY e.tenant_id")) {
+			ps.setString(1, shardId);
+			try (ResultSet rs = ps.executeQuery()) {
+				List<String> tenants = new ArrayList<>();
+				while (rs.next()) {
+					tenants.add(rs.getString(1));
+				}
+				return tenants;
+			}
+		}
+	}
+
+	private static long count(Connection c, String sql, String... parameters) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement(sql)) {
+			for (int i = 0; i < parameters.length; i++) {
+				ps.setString(i + 1, parameters[i]);
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+	private static ShardRecord read(Connection c, String shardId, boolean forUpdate) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM shard_registry WHERE shard_id = ?"
+				+ (forUpdate ? " FOR UPDATE" : ""))) {
+			ps.setString(1, shardId);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? map(rs) : null;
+			}
+		}
+	}
+
+	private static ShardRecord map(ResultSet rs) throws SQLException {
+		return new ShardRecord(rs.getString(1), rs.getString(2), ShardState.valueOf(rs.getString(3)),
+				rs.getString(4), rs.getString(5), rs.getLong(6));
+	}
+
+}

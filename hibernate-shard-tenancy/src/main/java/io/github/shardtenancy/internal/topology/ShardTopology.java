@@ -1,0 +1,224 @@
+package io.github.shardtenancy.internal.topology;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.UnknownShardException;
+import io.github.shardtenancy.internal.H2FenceDialect;
+import io.github.shardtenancy.internal.PostgresFenceDialect;
+import io.github.shardtenancy.spi.FenceDialect;
+
+/**
+ * The topology: logical shard id to a connection pool (HikariCP) on that shard's database. The directory names only
+ * logical ids, so a failover or a new host changes the topology, never the directory (design reference 000).
+ *
+ * <p>Shards can be added while the application runs. Each shard's {@link FenceDialect} is chosen once, when the shard
+ * is added, from the database product name: the built-in H2 and PostgreSQL dialects, or any found through
+ * {@link ServiceLoader}.
+ *
+ * <p>Thread-safe. Closing the topology closes every pool it created (pools passed in by the caller are left open).
+ */
+public class ShardTopology implements AutoCloseable {
+
+	private static final Pattern SHARD_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+	private final Map<String, Shard> shards = new ConcurrentHashMap<>();
+
+	private final Object attachLock = new Object();
+
+	private volatile MissingShardSource missingShardSource;
+
+	/**
+	 * Supplies the connection settings of a shard that is not in this topology yet but may be used, for example one
+	 * another application instance registered at runtime (see {@code io.github.shardtenancy.internal.topology.ShardRegistry}).
+	 */
+	@FunctionalInterface
+	public interface MissingShardSource {
+
+		/**
+		 * @param shardId the shard asked for
+		 * @return pool settings for it, or empty if it is unknown or retired
+		 */
+		Optional<HikariConfig> settingsFor(String shardId);
+
+	}
+
+	/**
+	 * Sets where pools for missing shards come from: {@link #find(String)} and {@link #shard(String)} then add a
+	 * missing shard on first use, if the source knows it.
+	 * @param source the source, or {@code null} for none
+	 */
+	public void setMissingShardSource(MissingShardSource source) {
+		this.missingShardSource = source;
+	}
+
+	/**
+	 * One shard of the topology.
+	 * @param id the logical shard id
+	 * @param dataSource its pool
+	 * @param dialect its fence dialect
+	 * @param owned whether the topology created the pool and closes it
+	 */
+	public record Shard(String id, DataSource dataSource, FenceDialect dialect, boolean owned) {
+	}
+
+	/**
+	 * Adds a shard with a pool the topology creates and owns.
+	 * @param shardId logical id: 1 to 64 letters, digits, {@code . _ -}, starting with a letter or digit
+	 * @param config the HikariCP settings (JDBC URL, credentials, pool size); the pool name defaults to the shard id
+	 * @return the shard
+	 * @throws ShardTenancyConfigurationException if the id is malformed or already present, or the database cannot
+	 * be reached to choose its dialect
+	 */
+	public Shard addShard(String shardId, HikariConfig config) {
+		requireValidId(shardId);
+		if (config.getPoolName() == null) {
+			config.setPoolName("shard-" + shardId);
+		}
+		HikariDataSource pool = new HikariDataSource(config);
+		try {
+			return register(shardId, pool, true);
+		}
+		catch (RuntimeException ex) {
+			pool.close();
+			throw ex;
+		}
+	}
+
+	/**
+	 * Adds a shard with a pool the caller owns (and closes).
+	 * @param shardId logical id, as for {@link #addShard(String, HikariConfig)}
+	 * @param dataSource the pool
+	 * @return the shard
+	 * @throws ShardTenancyConfigurationException if the id is malformed or already present, or no dialect fits
+	 */
+	public Shard addShard(String shardId, DataSource dataSource) {
+		requireValidId(shardId);
+		return register(shardId, dataSource, false);
+	}
+
+	private Shard register(String shardId, DataSource dataSource, boolean owned) {
+		Shard shard = new Shard(shardId, dataSource, dialectOf(shardId, dataSource), owned);
+		if (this.shards.putIfAbsent(shardId, shard) != null) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId,
+					"Shard '" + shardId + "' is already in the topology");
+		}
+		return shard;
+	}
+
+	/**
+	 * Removes a shard and closes its pool if the topology owns it. Work still routed to it fails with
+	 * {@link UnknownShardException}.
+	 * @param shardId the shard
+	 * @return whether it was present
+	 */
+	public boolean removeShard(String shardId) {
+		Shard shard = this.shards.remove(shardId);
+		if (shard != null && shard.owned() && shard.dataSource() instanceof HikariDataSource pool) {
+			pool.close();
+		}
+		return shard != null;
+	}
+
+	/**
+	 * @param shardId the shard
+	 * @return the shard
+	 * @throws UnknownShardException if it is not in the topology
+	 */
+	public Shard shard(String shardId) {
+		return find(shardId).orElseThrow(() -> new UnknownShardException(shardId, null, -1));
+	}
+
+	/**
+	 * Looks a shard up; a missing one is added first if the {@link MissingShardSource} knows it.
+	 * @param shardId the shard
+	 * @return the shard, or empty if it is neither in the topology nor known to the source
+	 * @throws ShardTenancyConfigurationException if the source knows the shard but its database cannot be reached
+	 */
+	public Optional<Shard> find(String shardId) {
+		Shard shard = this.shards.get(shardId);
+		MissingShardSource source = this.missingShardSource;
+		if (shard != null || source == null || shardId == null) {
+			return Optional.ofNullable(shard);
+		}
+		synchronized (this.attachLock) {
+			shard = this.shards.get(shardId);
+			if (shard != null) {
+				return Optional.of(shard);
+			}
+			Optional<HikariConfig> settings = source.settingsFor(shardId);
+			return settings.map(config -> addShard(shardId, config));
+		}
+	}
+
+	/**
+	 * @param shardId the shard
+	 * @return whether the topology has it
+	 */
+	public boolean contains(String shardId) {
+		return this.shards.containsKey(shardId);
+	}
+
+	/** @return the shard ids, sorted; a snapshot */
+	public Set<String> shardIds() {
+		return new TreeSet<>(this.shards.keySet());
+	}
+
+	/** @return the shard with the smallest id, for work that needs any shard (Hibernate bootstrap) */
+	public Shard anyShard() {
+		return this.shardIds().stream().findFirst().map(this::shard)
+			.orElseThrow(() -> new ShardTenancyConfigurationException("shard-tenancy.shards",
+					"The topology has no shards: configure at least one"));
+	}
+
+	@Override
+	public void close() {
+		for (String id : List.copyOf(this.shards.keySet())) {
+			removeShard(id);
+		}
+	}
+
+	private static void requireValidId(String shardId) {
+		if (shardId == null || !SHARD_ID.matcher(shardId).matches()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.shards", "Invalid shard id '" + shardId
+					+ "': use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+		}
+	}
+
+	private static FenceDialect dialectOf(String shardId, DataSource dataSource) {
+		String product;
+		try (Connection c = dataSource.getConnection()) {
+			product = c.getMetaData().getDatabaseProductName();
+		}
+		catch (SQLException ex) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId,
+					"Cannot reach shard '" + shardId + "' to identify its database: " + ex.getMessage());
+		}
+		for (FenceDialect dialect : ServiceLoader.load(FenceDialect.class)) {
+			if (dialect.supports(product)) {
+				return dialect;
+			}
+		}
+		for (FenceDialect dialect : List.of(new H2FenceDialect(), new PostgresFenceDialect())) {
+			if (dialect.supports(product)) {
+				return dialect;
+			}
+		}
+		throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId, "Shard '" + shardId
+				+ "' runs " + product + ", which has no fence dialect; H2 and PostgreSQL are supported");
+	}
+
+}
