@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-import io.github.shardtenancy.internal.directory.Directory;
 import java.util.Objects;
 
 /**

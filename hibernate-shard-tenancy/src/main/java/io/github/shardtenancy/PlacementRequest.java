@@ -1,12 +1,11 @@
 package io.github.shardtenancy;
 
-import io.github.shardtenancy.internal.placement.RegionAwarePlacement;
 
 /**
  * What the caller asks of the placement of a new tenant.
  *
  * @param shardId an explicit owner, or {@code null} to let the policy choose; it must be an ACTIVE registered shard
- * @param region the region the tenant must live in, or {@code null} for any; used by {@link RegionAwarePlacement}
+ * @param region the region the tenant must live in, or {@code null} for any; used by the region-aware placement
  */
 public record PlacementRequest(String shardId, String region) {
 

@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-import io.github.shardtenancy.internal.routing.TenantRouter;
 import java.time.Duration;
 import java.util.Objects;
 

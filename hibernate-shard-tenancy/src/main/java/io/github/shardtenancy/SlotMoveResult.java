@@ -1,10 +1,9 @@
 package io.github.shardtenancy;
 
-import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
 import java.util.List;
 
 /**
- * What {@link TenantLifecycle#moveSlot} did.
+ * What a slot move did.
  *
  * @param slot the slot
  * @param fromShardId the shard the slot was assigned to before

@@ -6,7 +6,7 @@ import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 
 /**
  * Binds the current tenant to the current thread for a scope. Hibernate asks for it when it opens a session (through
- * {@link io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver}), and the connection provider routes by it.
+ * {@link ShardTenancy#tenantResolver()}), and the connection provider routes by it.
  *
  * <p>Two forms:
  * <pre>{@code

@@ -1,6 +1,6 @@
 package io.github.shardtenancy;
 
-import io.github.shardtenancy.internal.Identifiers;
+import java.util.regex.Pattern;
 
 /**
  * A table that holds tenant rows, and the column naming their tenant. Moves copy, verify and clean exactly these
@@ -11,10 +11,18 @@ import io.github.shardtenancy.internal.Identifiers;
  */
 public record TenantTable(String table, String tenantColumn) {
 
+	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
 	/** @throws IllegalArgumentException if either name is not a plain SQL identifier */
 	public TenantTable {
-		Identifiers.require(table);
-		Identifiers.require(tenantColumn);
+		requireIdentifier(table);
+		requireIdentifier(tenantColumn);
+	}
+
+	private static void requireIdentifier(String identifier) {
+		if (identifier == null || !IDENTIFIER.matcher(identifier).matches()) {
+			throw new IllegalArgumentException("Not a plain SQL identifier: '" + identifier + "'");
+		}
 	}
 
 }

@@ -27,7 +27,7 @@ import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.springframework.jdbc.datasource.DelegatingDataSource;

@@ -8,7 +8,7 @@ import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import org.h2.jdbcx.JdbcDataSource;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
 import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**

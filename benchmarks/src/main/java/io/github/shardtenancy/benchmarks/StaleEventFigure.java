@@ -19,8 +19,8 @@ import io.github.shardtenancy.benchmarks.app.library.RetryCounter;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.RouterStats;
-import io.github.shardtenancy.internal.routing.TenantRouter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.ShardTopology;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**

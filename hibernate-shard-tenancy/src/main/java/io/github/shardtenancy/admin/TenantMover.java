@@ -35,8 +35,8 @@ import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.internal.move.ActiveMoves;
 import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.move.TenantRows;
-import io.github.shardtenancy.internal.routing.TenantRouter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,9 +69,9 @@ public class TenantMover {
 
 	private final Directory directory;
 
-	private final TenantRouter router;
+	private final Router router;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final List<TenantTable> tables;
 
@@ -88,7 +88,7 @@ public class TenantMover {
 	 * @param tables the tenant tables to move, in any order (they are sorted by foreign keys)
 	 * @param actor who moves, recorded in the directory history (e.g. {@code mover@host})
 	 */
-	public TenantMover(Directory directory, TenantRouter router, ShardTopology topology, List<TenantTable> tables,
+	public TenantMover(Directory directory, Router router, Topology topology, List<TenantTable> tables,
 			String actor) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
@@ -108,7 +108,7 @@ public class TenantMover {
 	 * that lets transactions which began on the source before the flip finish reading (design reference 000, step 5
 	 * "Drain and clean"); {@link Duration#ZERO} deletes them before {@link #move} returns
 	 */
-	public TenantMover(Directory directory, TenantRouter router, ShardTopology topology, List<TenantTable> tables,
+	public TenantMover(Directory directory, Router router, Topology topology, List<TenantTable> tables,
 			String actor, Duration cleanDelay) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
@@ -177,8 +177,8 @@ public class TenantMover {
 			throw new MoveException("Tenant '" + tenantId + "' already lives on shard '" + targetShardId + "'",
 					tenantId, source, entry.version(), null);
 		}
-		ShardTopology.Shard from = this.topology.shard(source);
-		ShardTopology.Shard to = this.topology.shard(targetShardId);
+		Topology.Shard from = this.topology.shard(source);
+		Topology.Shard to = this.topology.shard(targetShardId);
 		List<TablePlan> ordered = plan(from, tenantId);
 
 		DirectoryEntry frozen = this.directory.update(tenantId, entry.epoch(), source, TenantState.FROZEN,
@@ -213,7 +213,7 @@ public class TenantMover {
 		return result;
 	}
 
-	private void clean(String tenantId, ShardTopology.Shard from, List<TablePlan> ordered, long flipVersion) {
+	private void clean(String tenantId, Topology.Shard from, List<TablePlan> ordered, long flipVersion) {
 		if (this.cleanDelay.isZero()) {
 			deleteRows(tenantId, from, ordered, flipVersion);
 			return;
@@ -232,7 +232,7 @@ public class TenantMover {
 		});
 	}
 
-	private void undoFreeze(String tenantId, DirectoryEntry frozen, ShardTopology.Shard from, ShardTopology.Shard to,
+	private void undoFreeze(String tenantId, DirectoryEntry frozen, Topology.Shard from, Topology.Shard to,
 			List<TablePlan> ordered, RuntimeException cause) {
 		try {
 			deleteRows(tenantId, to, ordered, null);
@@ -248,7 +248,7 @@ public class TenantMover {
 		}
 	}
 
-	private Map<String, Long> copy(String tenantId, ShardTopology.Shard from, ShardTopology.Shard to,
+	private Map<String, Long> copy(String tenantId, Topology.Shard from, Topology.Shard to,
 			List<TablePlan> ordered) {
 		Map<String, Long> copied = new LinkedHashMap<>();
 		try (Connection source = from.dataSource().getConnection();
@@ -318,7 +318,7 @@ public class TenantMover {
 		return rows;
 	}
 
-	private void verify(String tenantId, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> ordered) {
+	private void verify(String tenantId, Topology.Shard from, Topology.Shard to, List<TablePlan> ordered) {
 		for (TablePlan table : ordered) {
 			long[] source = countAndChecksum(from, table, tenantId);
 			long[] target = countAndChecksum(to, table, tenantId);
@@ -336,7 +336,7 @@ public class TenantMover {
 	 * verifies with): equal on both sides means the same multiset of rows, whatever order the databases return them in.
 	 * @return {count, checksum}
 	 */
-	static long[] countAndChecksum(ShardTopology.Shard shard, TenantTable table, String tenantId) {
+	static long[] countAndChecksum(Topology.Shard shard, TenantTable table, String tenantId) {
 		try (Connection c = shard.dataSource().getConnection()) {
 			return countAndChecksum(shard, TablePlan.plan(c, shard.id(), tenantId, List.of(table)).get(0), tenantId);
 		}
@@ -346,7 +346,7 @@ public class TenantMover {
 		}
 	}
 
-	private static long[] countAndChecksum(ShardTopology.Shard shard, TablePlan table, String tenantId) {
+	private static long[] countAndChecksum(Topology.Shard shard, TablePlan table, String tenantId) {
 		try {
 			return TenantRows.countAndChecksum(shard, table, tenantId);
 		}
@@ -362,7 +362,7 @@ public class TenantMover {
 	 * tenant back to this shard (which sets the fence to INCOMING, then OWNED) can neither be missed nor raced by a
 	 * delayed clean-up of an earlier move.
 	 */
-	private void deleteRows(String tenantId, ShardTopology.Shard shard, List<TablePlan> ordered,
+	private void deleteRows(String tenantId, Topology.Shard shard, List<TablePlan> ordered,
 			Long movedAtVersion) {
 		try (Connection c = shard.dataSource().getConnection()) {
 			shard.dialect().beginMover(c, tenantId);
@@ -423,7 +423,7 @@ public class TenantMover {
 	 * start naming the first that does not) and orders them so that a table comes after the tables its foreign keys
 	 * point to.
 	 */
-	private List<TablePlan> plan(ShardTopology.Shard shard, String tenantId) {
+	private List<TablePlan> plan(Topology.Shard shard, String tenantId) {
 		try (Connection c = shard.dataSource().getConnection()) {
 			return TablePlan.plan(c, shard.id(), tenantId, this.tables);
 		}

@@ -31,8 +31,8 @@ import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.move.TenantRows;
-import io.github.shardtenancy.internal.routing.TenantRouter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,9 +127,9 @@ public class OnlineMover {
 
 	private final Directory directory;
 
-	private final TenantRouter router;
+	private final Router router;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final List<TenantTable> tables;
 
@@ -152,12 +152,12 @@ public class OnlineMover {
 	 * @param actor who moves, recorded in the directory history (e.g. {@code mover@host})
 	 * @throws NullPointerException if an argument is {@code null}
 	 */
-	public OnlineMover(Directory directory, TenantRouter router, ShardTopology topology, List<TenantTable> tables,
+	public OnlineMover(Directory directory, Router router, Topology topology, List<TenantTable> tables,
 			String actor) {
 		this(directory, router, topology, tables, actor, DEFAULT_LEASE, MoveHook.NONE);
 	}
 
-	private OnlineMover(Directory directory, TenantRouter router, ShardTopology topology, List<TenantTable> tables,
+	private OnlineMover(Directory directory, Router router, Topology topology, List<TenantTable> tables,
 			String actor, Duration lease, MoveHook hook) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
@@ -186,7 +186,7 @@ public class OnlineMover {
 	 * example the router of a mover acting as a separate application instance); not {@code null}
 	 * @return a new mover instance (a new owner identity) with that router
 	 */
-	public OnlineMover withRouter(TenantRouter value) {
+	public OnlineMover withRouter(Router value) {
 		return new OnlineMover(this.directory, value, this.topology, this.tables, this.actor, this.lease, this.hook);
 	}
 
@@ -239,8 +239,8 @@ public class OnlineMover {
 			throw new MoveException("Tenant '" + tenantId + "' already lives on shard '" + targetShardId
 					+ "' (directory version " + entry.version() + ")", tenantId, source, entry.version(), null);
 		}
-		ShardTopology.Shard from = this.topology.shard(source);
-		ShardTopology.Shard to = this.topology.shard(targetShardId);
+		Topology.Shard from = this.topology.shard(source);
+		Topology.Shard to = this.topology.shard(targetShardId);
 		List<TablePlan> plans = plan(from, tenantId);
 		plan(to, tenantId);
 		String moveId = UUID.randomUUID().toString();
@@ -350,8 +350,8 @@ public class OnlineMover {
 	}
 
 	private MoveStatus run(MoveStatus move, List<TablePlan> plans, boolean cleanNow) {
-		ShardTopology.Shard from = this.topology.shard(move.sourceShardId());
-		ShardTopology.Shard to = this.topology.shard(move.targetShardId());
+		Topology.Shard from = this.topology.shard(move.sourceShardId());
+		Topology.Shard to = this.topology.shard(move.targetShardId());
 		MoveStep step = move.step();
 		FreezeDelta delta = new FreezeDelta();
 		try {
@@ -430,7 +430,7 @@ public class OnlineMover {
 						move.sourceShardId(), -1, ex);
 	}
 
-	private void mark(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to) {
+	private void mark(MoveStatus move, Topology.Shard from, Topology.Shard to) {
 		DirectoryEntry entry = entry(move);
 		DirectoryEntry marked;
 		if (isMoving(entry, move, TenantState.MIGRATING)) {
@@ -450,7 +450,7 @@ public class OnlineMover {
 		this.moveLog.step(move, this.owner, MoveStep.MARKED, "directory version " + marked.version());
 	}
 
-	private void copy(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans) {
+	private void copy(MoveStatus move, Topology.Shard from, Topology.Shard to, List<TablePlan> plans) {
 		MoveOptions options = move.options();
 		long started = System.nanoTime();
 		Map<String, Long> copied = sql(move, to, () -> {
@@ -465,7 +465,7 @@ public class OnlineMover {
 				+ " rowsPerSecond=" + (rows * 1000 / ms) + " via " + method);
 	}
 
-	private void catchUp(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans) {
+	private void catchUp(MoveStatus move, Topology.Shard from, Topology.Shard to, List<TablePlan> plans) {
 		MoveOptions options = move.options();
 		long lag = -1;
 		int round = 0;
@@ -504,7 +504,7 @@ public class OnlineMover {
 		};
 	}
 
-	private void freeze(MoveStatus move, ShardTopology.Shard from) {
+	private void freeze(MoveStatus move, Topology.Shard from) {
 		DirectoryEntry entry = entry(move);
 		DirectoryEntry frozen;
 		if (isMoving(entry, move, TenantState.FROZEN)) {
@@ -523,7 +523,7 @@ public class OnlineMover {
 		this.moveLog.step(move, this.owner, MoveStep.FROZEN, "directory version " + frozen.version());
 	}
 
-	private void finalCatchUp(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to,
+	private void finalCatchUp(MoveStatus move, Topology.Shard from, Topology.Shard to,
 			List<TablePlan> plans, FreezeDelta delta) {
 		MoveOptions options = move.options();
 		long lag = -1;
@@ -562,7 +562,7 @@ public class OnlineMover {
 	 * @return rows verified
 	 * @throws MoveException on a mismatch, naming the table
 	 */
-	private long verifySnapshot(MoveStatus move, Connection source, ShardTopology.Shard from, ShardTopology.Shard to,
+	private long verifySnapshot(MoveStatus move, Connection source, Topology.Shard from, Topology.Shard to,
 			List<TablePlan> plans) throws SQLException {
 		boolean inDatabase = TenantRows.isPostgres(from) && TenantRows.isPostgres(to);
 		long rows = 0;
@@ -586,7 +586,7 @@ public class OnlineMover {
 		}
 	}
 
-	private static void requireEqual(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to,
+	private static void requireEqual(MoveStatus move, Topology.Shard from, Topology.Shard to,
 			TablePlan table, long[] source, long[] target, String when) {
 		if (source[0] != target[0] || source[1] != target[1]) {
 			throw new MoveException("Verification of tenant '" + move.tenantId() + "' failed for table "
@@ -603,7 +603,7 @@ public class OnlineMover {
 	 * catch-up applied are compared, value by value, which costs in proportion to the final lag, not to the tenant's
 	 * size. Otherwise (a resumed move) every row is checked, as count and checksum per table.
 	 */
-	private void verify(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans,
+	private void verify(MoveStatus move, Topology.Shard from, Topology.Shard to, List<TablePlan> plans,
 			FreezeDelta delta) {
 		if (delta.finalCaughtUpHere) {
 			long rows = 0;
@@ -636,7 +636,7 @@ public class OnlineMover {
 		verifyAll(move, from, to, plans);
 	}
 
-	private void verifyAll(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to, List<TablePlan> plans) {
+	private void verifyAll(MoveStatus move, Topology.Shard from, Topology.Shard to, List<TablePlan> plans) {
 		long rows = 0;
 		// Inside the freeze: the source and the target are checked at the same time, and on PostgreSQL each database
 		// computes its count and checksum itself instead of sending every row.
@@ -663,7 +663,7 @@ public class OnlineMover {
 		this.moveLog.step(move, this.owner, MoveStep.VERIFIED, "rows=" + rows);
 	}
 
-	private void flip(MoveStatus move, ShardTopology.Shard from, ShardTopology.Shard to) {
+	private void flip(MoveStatus move, Topology.Shard from, Topology.Shard to) {
 		DirectoryEntry entry = entry(move);
 		DirectoryEntry flipped;
 		if (entry.state() == TenantState.ACTIVE && entry.shardId().equals(move.targetShardId())
@@ -689,7 +689,7 @@ public class OnlineMover {
 		this.moveLog.step(move, this.owner, MoveStep.FLIPPED, "directory version " + flipped.version());
 	}
 
-	private void clean(MoveStatus move, ShardTopology.Shard from, List<TablePlan> plans) {
+	private void clean(MoveStatus move, Topology.Shard from, List<TablePlan> plans) {
 		Optional<ShardFence.Row> fence = ShardFence.get(from.dataSource(), from.id(), move.tenantId());
 		if (fence.isPresent() && fence.get().state() != FenceState.MOVED) {
 			throw new MoveException("Refusing to clean tenant '" + move.tenantId() + "' from shard '" + from.id()
@@ -708,8 +708,8 @@ public class OnlineMover {
 	}
 
 	private void doAbort(MoveStatus move, List<TablePlan> plans, String reason) {
-		ShardTopology.Shard from = this.topology.shard(move.sourceShardId());
-		ShardTopology.Shard to = this.topology.shard(move.targetShardId());
+		Topology.Shard from = this.topology.shard(move.sourceShardId());
+		Topology.Shard to = this.topology.shard(move.targetShardId());
 		DirectoryEntry entry = entry(move);
 		if (entry.shardId().equals(move.targetShardId())) {
 			throw new MoveException("Move " + move.moveId() + " of tenant '" + move.tenantId()
@@ -799,7 +799,7 @@ public class OnlineMover {
 				entry.tenantId(), entry.shardId(), entry.version(), active.moveId());
 	}
 
-	private List<TablePlan> plan(ShardTopology.Shard shard, String tenantId) {
+	private List<TablePlan> plan(Topology.Shard shard, String tenantId) {
 		if (this.tables.isEmpty()) {
 			throw new MoveException("The online mover has no tenant tables, so it cannot move tenant '" + tenantId
 					+ "' from or to shard '" + shard.id() + "': configure them (shard-tenancy.tenant-tables) or map "
@@ -821,7 +821,7 @@ public class OnlineMover {
 
 	}
 
-	private static <T> T sql(MoveStatus move, ShardTopology.Shard shard, SqlWork<T> work) {
+	private static <T> T sql(MoveStatus move, Topology.Shard shard, SqlWork<T> work) {
 		try {
 			return work.run();
 		}
@@ -831,7 +831,7 @@ public class OnlineMover {
 		}
 	}
 
-	private static void sql(MoveStatus move, ShardTopology.Shard shard, VoidSqlWork work) {
+	private static void sql(MoveStatus move, Topology.Shard shard, VoidSqlWork work) {
 		sql(move, shard, () -> {
 			work.run();
 			return null;

@@ -1,11 +1,14 @@
 package io.github.shardtenancy.spi;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardRecord;
 
 /**
  * Turns a registered shard's connection settings (a JDBC URL and a user name; the registry never stores passwords)
- * into pool settings on an instance that did not register the shard itself. Supply the credentials here, for
+ * into a pool on an instance that did not register the shard itself. Supply the credentials here, for
  * example from a secret store.
  *
  * <p>The default, {@link #urlAndUser()}, uses the URL and user name as they are, without a password.
@@ -14,10 +17,11 @@ import io.github.shardtenancy.ShardRecord;
 public interface ShardConnector {
 
 	/**
-	 * @param shard the registered shard
-	 * @return pool settings; the pool name defaults to {@code shard-<id>}
+	 * @param shard the registered shard; never {@code null}
+	 * @return a pool on the shard's database; the library closes it (if it is {@link AutoCloseable}) when the shard is
+	 * retired or the tenancy closed; never {@code null}
 	 */
-	HikariConfig settings(ShardRecord shard);
+	DataSource connect(ShardRecord shard);
 
 	/** @return a connector using the registry's URL and user name, without a password */
 	static ShardConnector urlAndUser() {
@@ -25,7 +29,8 @@ public interface ShardConnector {
 			HikariConfig config = new HikariConfig();
 			config.setJdbcUrl(shard.jdbcUrl());
 			config.setUsername(shard.username());
-			return config;
+			config.setPoolName("shard-" + shard.shardId());
+			return new HikariDataSource(config);
 		};
 	}
 

@@ -5,7 +5,7 @@ package io.github.shardtenancy.spi;
  * {@code hibernate-shard-tenancy-micrometer}) or other operations tooling needs and cannot read from a counter
  * snapshot ({@link io.github.shardtenancy.RouterStats}).
  *
- * <p>One observer is installed per router ({@link io.github.shardtenancy.internal.routing.TenantRouter#setObserver}); the
+ * <p>One observer is installed per router ({@code ShardTenancy.Builder#observer}); the
  * router, the retry that invalidates its entries and the movers that update it report through it. Every method has a
  * no-op default, and {@link #NONE} is the observer a router starts with.
  *

@@ -19,7 +19,7 @@ import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -35,7 +35,7 @@ class TenantMoverTest {
 
 	private static ShardTenancyFixture fixture;
 
-	private static TenantRouter router;
+	private static Router router;
 
 	private static TenantAdmin admin;
 
@@ -188,7 +188,7 @@ class TenantMoverTest {
 		String t = newTenant();
 		admin.create(t, "shard-1");
 		writeNotes(t, 1);
-		TenantRouter otherInstance = fixture.newRouter(io.github.shardtenancy.RouterSettings.defaults());
+		Router otherInstance = fixture.newRouter(io.github.shardtenancy.RouterSettings.defaults());
 
 		fixture.admin(otherInstance).move(t, "shard-2");
 

@@ -14,7 +14,7 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.testing.Note;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -69,7 +69,7 @@ class HostileDirectoryRowProperties {
 		// The background sync, a full snapshot and a fresh router's cold start all get past the row.
 		cluster.router.refresh();
 		cluster.router.loadSnapshot();
-		try (TenantRouter fresh = new TenantRouter(cluster.directory, RouterSettings.defaults())) {
+		try (Router fresh = new Router(cluster.directory, RouterSettings.defaults())) {
 			fresh.start();
 			assertThat(fresh.version()).isGreaterThanOrEqualTo(version);
 			for (String n : neighbours) {

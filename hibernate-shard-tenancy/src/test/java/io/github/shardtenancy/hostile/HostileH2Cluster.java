@@ -19,11 +19,11 @@ import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvi
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.RecordingDataSource;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
 
@@ -48,9 +48,9 @@ final class HostileH2Cluster implements AutoCloseable {
 
 	final Map<String, RecordingDataSource> shardRecorders = new LinkedHashMap<>();
 
-	final ShardTopology topology = new ShardTopology();
+	final Topology topology = new Topology();
 
-	final TenantRouter router;
+	final Router router;
 
 	final ShardMultiTenantConnectionProvider provider;
 
@@ -67,7 +67,7 @@ final class HostileH2Cluster implements AutoCloseable {
 			HikariDataSource pool = pool(id);
 			ShardTenancyMigrations.migrateShard(pool, id, List.of(ShardTenancyFixture.CHANGELOG));
 			RecordingDataSource recorder = RecordingDataSource.wrap(pool);
-			ShardTopology.Shard shard = this.topology.addShard(id, recorder.dataSource());
+			Topology.Shard shard = this.topology.addShard(id, recorder.dataSource());
 			try (Connection c = pool.getConnection()) {
 				for (TenantTable table : ShardTenancyFixture.TABLES) {
 					shard.dialect().installWriteCheck(c, table.table(), table.tenantColumn());
@@ -80,7 +80,7 @@ final class HostileH2Cluster implements AutoCloseable {
 			this.shardRecorders.put(id, recorder);
 		}
 		// No background sync during the tests: every directory read the recorders see is one the test caused.
-		this.router = new TenantRouter(this.directory,
+		this.router = new Router(this.directory,
 				RouterSettings.defaults().withSyncInterval(java.time.Duration.ofHours(1)));
 		this.router.start();
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);

@@ -18,8 +18,8 @@ import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 
 /**
  * Real H2 in-memory databases for the online mover tests: a directory and shards {@code shard-1}..{@code shard-n},
@@ -38,9 +38,9 @@ final class MoveFixture implements AutoCloseable {
 
 	private final Directory directory;
 
-	private final ShardTopology topology = new ShardTopology();
+	private final Topology topology = new Topology();
 
-	private final TenantRouter router;
+	private final Router router;
 
 	private final ShardMultiTenantConnectionProvider provider;
 
@@ -59,7 +59,7 @@ final class MoveFixture implements AutoCloseable {
 			config.setJdbcUrl(url(shardId));
 			config.setMaximumPoolSize(poolSize);
 			config.setConnectionTimeout(10_000);
-			ShardTopology.Shard shard = this.topology.addShard(shardId, config);
+			Topology.Shard shard = this.topology.addShard(shardId, config);
 			ShardTenancyMigrations.migrateShard(shard.dataSource(), shardId, List.of("db/move-test/orders.xml"));
 			try (Connection c = shard.dataSource().getConnection()) {
 				for (TenantTable table : TABLES) {
@@ -72,7 +72,7 @@ final class MoveFixture implements AutoCloseable {
 				throw new IllegalStateException(ex);
 			}
 		}
-		this.router = new TenantRouter(this.directory, RouterSettings.defaults());
+		this.router = new Router(this.directory, RouterSettings.defaults());
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
 		this.admin = new TenantAdmin(this.directory, this.router, this.topology,
 				new TenantMover(this.directory, this.router, this.topology, TABLES, "basic@test"), "admin@test");
@@ -86,11 +86,11 @@ final class MoveFixture implements AutoCloseable {
 		return this.directory;
 	}
 
-	ShardTopology topology() {
+	Topology topology() {
 		return this.topology;
 	}
 
-	TenantRouter router() {
+	Router router() {
 		return this.router;
 	}
 

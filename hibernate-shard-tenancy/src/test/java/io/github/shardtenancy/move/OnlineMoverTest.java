@@ -20,7 +20,7 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -215,7 +215,7 @@ class OnlineMoverTest {
 		 */
 		private Map<Long, String> moveWithWritesBeforeTheFirstCatchUp(String... statements) throws Exception {
 			for (String shardId : List.of("shard-1", "shard-2")) {
-				ShardTopology.Shard shard = OnlineMoverTest.this.fixture.topology().shard(shardId);
+				Topology.Shard shard = OnlineMoverTest.this.fixture.topology().shard(shardId);
 				try (Connection c = shard.dataSource().getConnection()) {
 					shard.dialect().installWriteCheck(c, "coupon", "tenant_id");
 					shard.dialect().installChangeCapture(c, "coupon", "tenant_id");

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 
 /**
  * One application writer of one tenant: inserts orders with lines, updates and deletes its own orders, each in one
@@ -31,7 +31,7 @@ final class TenantWriter implements Callable<TenantWriter> {
 
 	private final ShardMultiTenantConnectionProvider provider;
 
-	private final TenantRouter router;
+	private final Router router;
 
 	private final AtomicBoolean stop;
 
@@ -51,7 +51,7 @@ final class TenantWriter implements Callable<TenantWriter> {
 
 	private long nextOrder;
 
-	TenantWriter(String tenantId, int writerId, ShardMultiTenantConnectionProvider provider, TenantRouter router,
+	TenantWriter(String tenantId, int writerId, ShardMultiTenantConnectionProvider provider, Router router,
 			AtomicBoolean stop) {
 		this.tenantId = tenantId;
 		this.writerId = writerId;

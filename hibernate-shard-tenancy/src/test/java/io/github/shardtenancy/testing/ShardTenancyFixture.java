@@ -26,8 +26,8 @@ import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvi
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
 
@@ -53,15 +53,15 @@ public final class ShardTenancyFixture implements AutoCloseable {
 
 	private final Directory directory;
 
-	private final ShardTopology topology = new ShardTopology();
+	private final Topology topology = new Topology();
 
 	private final Map<String, AtomicLong> borrows = new LinkedHashMap<>();
 
 	private final Map<String, String> urls = new LinkedHashMap<>();
 
-	private final List<TenantRouter> routers = new ArrayList<>();
+	private final List<Router> routers = new ArrayList<>();
 
-	private final TenantRouter router;
+	private final Router router;
 
 	private final ShardMultiTenantConnectionProvider provider;
 
@@ -91,7 +91,7 @@ public final class ShardTenancyFixture implements AutoCloseable {
 				}
 			});
 			this.urls.put(shardId, config.getJdbcUrl());
-			ShardTopology.Shard shard = this.topology.addShard(shardId, config);
+			Topology.Shard shard = this.topology.addShard(shardId, config);
 			ShardTenancyMigrations.migrateShard(shard.dataSource(), shardId, List.of(CHANGELOG));
 			try (Connection c = shard.dataSource().getConnection()) {
 				for (TenantTable table : TABLES) {
@@ -142,12 +142,12 @@ public final class ShardTenancyFixture implements AutoCloseable {
 	}
 
 	/** @return the topology */
-	public ShardTopology topology() {
+	public Topology topology() {
 		return this.topology;
 	}
 
 	/** @return the main router */
-	public TenantRouter router() {
+	public Router router() {
 		return this.router;
 	}
 
@@ -160,8 +160,8 @@ public final class ShardTenancyFixture implements AutoCloseable {
 	 * @param settings router settings
 	 * @return another router on the same directory (another application instance), closed with the fixture
 	 */
-	public TenantRouter newRouter(RouterSettings settings) {
-		TenantRouter other = new TenantRouter(this.directory, settings);
+	public Router newRouter(RouterSettings settings) {
+		Router other = new Router(this.directory, settings);
 		this.routers.add(other);
 		return other;
 	}
@@ -170,7 +170,7 @@ public final class ShardTenancyFixture implements AutoCloseable {
 	 * @param router the router the admin and its mover keep up to date
 	 * @return an admin with a mover over the test tables
 	 */
-	public TenantAdmin admin(TenantRouter router) {
+	public TenantAdmin admin(Router router) {
 		return new TenantAdmin(this.directory, router, this.topology, mover(router, TABLES), "test@fixture");
 	}
 
@@ -179,7 +179,7 @@ public final class ShardTenancyFixture implements AutoCloseable {
 	 * @param tables the tables it moves
 	 * @return a mover
 	 */
-	public TenantMover mover(TenantRouter router, List<TenantTable> tables) {
+	public TenantMover mover(Router router, List<TenantTable> tables) {
 		return new TenantMover(this.directory, router, this.topology, tables, "mover@fixture");
 	}
 
@@ -310,7 +310,7 @@ public final class ShardTenancyFixture implements AutoCloseable {
 		if (this.sessionFactory != null) {
 			this.sessionFactory.close();
 		}
-		this.routers.forEach(TenantRouter::close);
+		this.routers.forEach(Router::close);
 		this.topology.close();
 		this.directoryPool.close();
 		for (String shardId : this.urls.keySet()) {

@@ -4,7 +4,8 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import io.github.shardtenancy.RouterStats;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -51,8 +52,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * {@code target}</td><td>freeze windows: how long a moving tenant's writes were refused</td></tr>
  * </table>
  *
- * <p>{@link #bindTo(MeterRegistry)} registers the meters and installs this object as the router's
- * {@link ShardTenancyObserver} ({@link TenantRouter#setObserver}), replacing any observer set before. Bind it to one
+ * <p>{@link #bindTo(MeterRegistry)} registers the meters and adds this object as a
+ * {@link ShardTenancyObserver} of the tenancy ({@link ShardTenancy#addObserver}), besides any added before. Bind it to one
  * registry (with several, use a {@code CompositeMeterRegistry}): a second {@code bindTo} moves the event meters to
  * the new registry. The counter and gauge values of the router are read from {@link TenantRouter#stats()} when the
  * registry publishes.
@@ -61,13 +62,16 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObserver {
 
+	private final ShardTenancy tenancy;
+
 	private final TenantRouter router;
 
 	private volatile Meters meters;
 
-	/** @param router the router to observe; never {@code null} */
-	public ShardTenancyMetrics(TenantRouter router) {
-		this.router = Objects.requireNonNull(router, "router");
+	/** @param tenancy the tenancy to observe; never {@code null} */
+	public ShardTenancyMetrics(ShardTenancy tenancy) {
+		this.tenancy = Objects.requireNonNull(tenancy, "tenancy");
+		this.router = tenancy.router();
 	}
 
 	@Override
@@ -90,8 +94,11 @@ public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObser
 		Gauge.builder("shardtenancy.router.cache.entries", this.router, (r) -> r.stats().cachedEntries())
 			.description("Directory entries in the router's cache (estimate)")
 			.register(registry);
+		boolean first = this.meters == null;
 		this.meters = new Meters(registry);
-		this.router.setObserver(this);
+		if (first) {
+			this.tenancy.addObserver(this);
+		}
 	}
 
 	private void lookups(MeterRegistry registry, String result, java.util.function.ToLongFunction<RouterStats> value) {

@@ -4,9 +4,13 @@ import java.util.UUID;
 
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.spi.ShardTenancyObserver;
+import java.util.ArrayList;
+import java.util.List;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -24,7 +28,13 @@ class ShardTenancyMetricsTest {
 
 	private Directory directory;
 
+	private ShardTenancy tenancy;
+
 	private TenantRouter router;
+
+	private ShardTenancyObserver observer;
+
+	private final List<String> toldToSecond = new ArrayList<>();
 
 	@BeforeEach
 	void start() {
@@ -33,13 +43,24 @@ class ShardTenancyMetricsTest {
 		ShardTenancyMigrations.migrateDirectory(dataSource);
 		this.directory = new Directory(dataSource);
 		this.directory.create("acme", "shard-1", "test");
-		this.router = new TenantRouter(this.directory, RouterSettings.defaults());
-		new ShardTenancyMetrics(this.router).bindTo(this.registry);
+		JdbcDataSource shard = new JdbcDataSource();
+		shard.setURL("jdbc:h2:mem:metrics-shard-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		this.tenancy = ShardTenancy.builder().directory(dataSource).shard("shard-1", shard).build();
+		this.router = this.tenancy.router();
+		new ShardTenancyMetrics(this.tenancy).bindTo(this.registry);
+		// a second observer, added after the binder: both are told (observers are added, never replaced)
+		this.observer = new ShardTenancyObserver() {
+			@Override
+			public void fenceRejected(String shardId, String reason) {
+				ShardTenancyMetricsTest.this.toldToSecond.add(shardId + "/" + reason);
+			}
+		};
+		this.tenancy.addObserver(this.observer);
 	}
 
 	@AfterEach
 	void stop() {
-		this.router.close();
+		this.tenancy.close();
 	}
 
 	private double lookups(String result) {
@@ -66,20 +87,19 @@ class ShardTenancyMetricsTest {
 	}
 
 	@Test
-	@DisplayName("the directory version gauge follows the router, and binding installs the binder as the router's observer")
-	void versionGaugeAndObserver() {
-		long version = this.router.loadSnapshot();
+	@DisplayName("the directory version gauge follows the router")
+	void versionGauge() {
+		long version = this.tenancy.routeFeed().resync();
 
 		assertThat(this.registry.get("shardtenancy.router.directory.version").gauge().value()).isEqualTo(version);
-		assertThat(this.router.observer()).isInstanceOf(ShardTenancyMetrics.class);
 	}
 
 	@Test
-	@DisplayName("rejections are counted per shard and reason, never per tenant")
+	@DisplayName("rejections are counted per shard and reason, never per tenant, and every added observer is told")
 	void rejectionsAreTaggedByShardAndReason() {
-		this.router.observer().fenceRejected("shard-1", "MOVED");
-		this.router.observer().fenceRejected("shard-1", "MOVED");
-		this.router.observer().fenceRejected("shard-2", "FROZEN");
+		((Router) this.router).observer().fenceRejected("shard-1", "MOVED");
+		((Router) this.router).observer().fenceRejected("shard-1", "MOVED");
+		((Router) this.router).observer().fenceRejected("shard-2", "FROZEN");
 
 		assertThat(this.registry.get("shardtenancy.fence.rejections").tags("shard", "shard-1", "reason", "MOVED")
 			.counter().count()).isEqualTo(2);
@@ -88,6 +108,7 @@ class ShardTenancyMetricsTest {
 		assertThat(this.registry.get("shardtenancy.fence.rejections").counter().getId().getTags())
 			.extracting(io.micrometer.core.instrument.Tag::getKey)
 			.containsExactlyInAnyOrder("shard", "reason");
+		assertThat(this.toldToSecond).containsExactly("shard-1/MOVED", "shard-1/MOVED", "shard-2/FROZEN");
 	}
 
 }

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.spi.RouteFeed;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Push invalidation for a directory on PostgreSQL: listens on the channel {@value #CHANNEL}, where the directory's
  * trigger announces every committed directory write (payload: the new directory version and, when the write changed
- * one entry, that entry: see {@link DirectoryNotification}), and makes the {@link TenantRouter} apply the change at
+ * one entry, that entry: see {@link DirectoryNotification}), and makes the {@link RouteFeed} apply the change at
  * once. The router's own sync interval can then be long.
  *
  * <ul>
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * an open transaction receives nothing).</li>
  * <li>One daemon thread blocks in {@link PGConnection#getNotifications(int)} for at most
  * {@link WatcherSettings#waitTimeout()}. The entries the notifications carry are applied as they arrive, without a
- * directory read; notifications that arrive together then cause one {@link TenantRouter#refresh()} (the entries
+ * directory read; notifications that arrive together then cause one {@link RouteFeed#refresh()} (the entries
  * changed since the router's version), which alone advances the router's version.</li>
  * <li>Every {@link WatcherSettings#pollInterval()} without a notification it checks the listener connection and
  * refreshes anyway, the safety net for a lost notification.</li>
@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * {@link State#RECONNECTING}; each attempt also refreshes the router, so that the router notices an unreachable
  * directory and applies its {@link io.github.shardtenancy.DirectoryDownPolicy}. Attempts back off
  * exponentially. Notifications sent while disconnected are lost, so after a reconnect the watcher re-issues
- * {@code LISTEN} and then does a full resync ({@link TenantRouter#loadSnapshot()}) before it reports
+ * {@code LISTEN} and then does a full resync ({@link RouteFeed#resync()}) before it reports
  * {@link State#LISTENING} again.</li>
  * <li>A URL that leads to a connection pooler rather than straight to PostgreSQL (the backend pid the server reports
  * differs from the one of the connection's startup, as behind PgBouncer) is refused at {@link #start()} with a
@@ -74,7 +74,7 @@ public final class DirectoryWatcher implements AutoCloseable {
 
 	}
 
-	private final TenantRouter router;
+	private final RouteFeed router;
 
 	private final String url;
 
@@ -120,7 +120,7 @@ public final class DirectoryWatcher implements AutoCloseable {
 	 * {@code null}; copied
 	 * @param settings timers and names, never {@code null}
 	 */
-	public DirectoryWatcher(TenantRouter router, String url, Properties properties, WatcherSettings settings) {
+	public DirectoryWatcher(RouteFeed router, String url, Properties properties, WatcherSettings settings) {
 		this.router = Objects.requireNonNull(router, "router");
 		this.url = Objects.requireNonNull(url, "url");
 		this.settings = Objects.requireNonNull(settings, "settings");
@@ -136,13 +136,13 @@ public final class DirectoryWatcher implements AutoCloseable {
 	}
 
 	/**
-	 * @param router see {@link #DirectoryWatcher(TenantRouter, String, Properties, WatcherSettings)}
+	 * @param router see {@link #DirectoryWatcher(RouteFeed, String, Properties, WatcherSettings)}
 	 * @param url see there
 	 * @param user the user, or {@code null}
 	 * @param password the password, or {@code null}
 	 * @return a watcher with {@link WatcherSettings#defaults()}, not started
 	 */
-	public static DirectoryWatcher of(TenantRouter router, String url, String user, String password) {
+	public static DirectoryWatcher of(RouteFeed router, String url, String user, String password) {
 		Properties props = new Properties();
 		if (user != null) {
 			props.setProperty("user", user);
@@ -269,7 +269,7 @@ public final class DirectoryWatcher implements AutoCloseable {
 			this.router.refresh();
 		}
 		else {
-			this.router.loadSnapshot();
+			this.router.resync();
 			this.resyncs.increment();
 		}
 		synchronized (this.monitor) {
@@ -289,7 +289,7 @@ public final class DirectoryWatcher implements AutoCloseable {
 	 * refreshes the router from the directory. The entry is applied first (so the change is in force without waiting
 	 * for a directory read), but the router's version only advances by the refresh, which reads every change since
 	 * the router's version: a change a payload does not describe (a version with no single entry, an unreadable
-	 * payload, a notification lost in a gap) is never skipped. Applying never goes backwards ({@link TenantRouter#apply}
+	 * payload, a notification lost in a gap) is never skipped. Applying never goes backwards ({@link RouteFeed#apply}
 	 * keeps the newer entry).
 	 */
 	private void onNotifications(PGNotification[] received) {

@@ -5,7 +5,7 @@ import java.time.Duration;
 
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -29,7 +29,7 @@ class DirectoryWatcherTest {
 		}
 		JdbcDataSource h2 = new JdbcDataSource();
 		h2.setURL("jdbc:h2:mem:watcher-test;DB_CLOSE_DELAY=-1");
-		TenantRouter router = new TenantRouter(new Directory(h2), RouterSettings.defaults());
+		Router router = new Router(new Directory(h2), RouterSettings.defaults());
 		DirectoryWatcher watcher = new DirectoryWatcher(router, "jdbc:postgresql://127.0.0.1:" + port + "/postgres",
 				null, WatcherSettings.defaults().withBackoff(Duration.ofMillis(10), Duration.ofMillis(50)));
 		assertThat(watcher.state()).isEqualTo(DirectoryWatcher.State.STOPPED);

@@ -16,7 +16,7 @@ import java.util.TreeMap;
 
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,7 @@ import java.util.List;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;

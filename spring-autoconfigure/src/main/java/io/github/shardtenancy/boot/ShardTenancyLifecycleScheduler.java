@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;

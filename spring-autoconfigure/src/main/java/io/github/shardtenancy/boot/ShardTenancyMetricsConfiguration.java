@@ -3,7 +3,7 @@ package io.github.shardtenancy.boot;
 import io.github.shardtenancy.micrometer.DirectoryWatcherMetrics;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

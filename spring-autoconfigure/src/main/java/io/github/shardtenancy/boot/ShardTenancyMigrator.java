@@ -7,7 +7,7 @@ import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.liquibase.ShardIdentityConflictException;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import org.springframework.beans.factory.InitializingBean;
 
 /**

@@ -2,7 +2,7 @@ package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.boot.retry.RetrySettings;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

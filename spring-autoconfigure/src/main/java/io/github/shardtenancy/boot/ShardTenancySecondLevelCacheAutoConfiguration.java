@@ -1,7 +1,7 @@
 package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

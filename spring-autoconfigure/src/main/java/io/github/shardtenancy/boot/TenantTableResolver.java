@@ -14,7 +14,7 @@ import java.util.Map;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.annotations.TenantId;
 import org.hibernate.engine.spi.SessionFactoryImplementor;

@@ -5,7 +5,7 @@ import java.util.UUID;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.DisplayName;

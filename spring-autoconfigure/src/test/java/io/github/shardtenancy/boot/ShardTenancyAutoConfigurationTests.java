@@ -16,8 +16,8 @@ import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvi
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.ShardTopology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;

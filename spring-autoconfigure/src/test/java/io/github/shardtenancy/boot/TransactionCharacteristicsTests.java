@@ -16,7 +16,7 @@ import io.github.shardtenancy.boot.isoapp.Memo;
 import io.github.shardtenancy.boot.isoapp.MemoService;
 import io.github.shardtenancy.boot.isoapp.Seen;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.junit.jupiter.api.AfterEach;

@@ -18,8 +18,8 @@ import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 import io.github.shardtenancy.internal.jdbc.TenantConnection;
-import io.github.shardtenancy.internal.routing.TenantRouter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * whose tenant (or lack of one) differs from the tenant now bound on the thread (open session in view), or a second
  * tenant while another's connection is held on this thread, raises {@link TenantSwitchedException}: all before any
  * connection is borrowed;</li>
- * <li>the {@link TenantRouter} resolves the tenant (cache hit on the hot path; unknown, deleted or unroutable tenants
+ * <li>the {@link Router} resolves the tenant (cache hit on the hot path; unknown, deleted or unroutable tenants
  * raise their typed errors here, also before any connection is borrowed);</li>
  * <li>a connection is borrowed from the owner shard's pool (a failure to borrow one, such as a shard server that is
  * down, raises {@link ShardUnavailableException}: nothing ran, and the retry may run the work again) and the shard's
@@ -67,17 +67,17 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	/** Routes tried when the route names a retired shard (closed or dropped pool) before giving up. */
 	private static final int STALE_SHARD_ATTEMPTS = 3;
 
-	private final TenantRouter router;
+	private final Router router;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
-	private final Map<Connection, ShardTopology.Shard> checkedOut = new ConcurrentHashMap<>();
+	private final Map<Connection, Topology.Shard> checkedOut = new ConcurrentHashMap<>();
 
 	/**
 	 * @param router resolves tenants to directory entries
 	 * @param topology resolves shard ids to pools
 	 */
-	public ShardMultiTenantConnectionProvider(TenantRouter router, ShardTopology topology) {
+	public ShardMultiTenantConnectionProvider(Router router, Topology topology) {
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
 	}
@@ -105,7 +105,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			throw TenantSwitchedException.sessionOpenedFor(tenantIdentifier, bound);
 		}
 		DirectoryEntry entry = this.router.route(tenantIdentifier);
-		ShardTopology.Shard shard = this.topology.find(entry.shardId()).orElse(null);
+		Topology.Shard shard = this.topology.find(entry.shardId()).orElse(null);
 		ConnectionGuard.checkSwitch(tenantIdentifier);
 		Connection connection = null;
 		for (int attempt = 1; connection == null; attempt++) {
@@ -161,7 +161,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 
 	@Override
 	public void releaseConnection(String tenantIdentifier, Connection connection) throws SQLException {
-		ShardTopology.Shard shard = this.checkedOut.remove(connection);
+		Topology.Shard shard = this.checkedOut.remove(connection);
 		ConnectionGuard.released(connection);
 		if (shard == null) {
 			connection.close();
@@ -170,11 +170,11 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		discard(shard, connection);
 	}
 
-	private static boolean isClosed(ShardTopology.Shard shard) {
+	private static boolean isClosed(Topology.Shard shard) {
 		return shard.dataSource() instanceof HikariDataSource pool && pool.isClosed();
 	}
 
-	private static void discard(ShardTopology.Shard shard, Connection handedOut) throws SQLException {
+	private static void discard(Topology.Shard shard, Connection handedOut) throws SQLException {
 		Connection connection = TenantConnection.unwrapPooled(handedOut);
 		try {
 			shard.dialect().end(connection);

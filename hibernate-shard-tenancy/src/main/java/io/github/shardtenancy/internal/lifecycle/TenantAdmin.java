@@ -15,8 +15,8 @@ import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.PlacementRequest;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
-import io.github.shardtenancy.internal.routing.TenantRouter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 
 /**
  * Operations on tenants: create one on a shard, move one to another shard. Thread-safe.
@@ -25,9 +25,9 @@ public class TenantAdmin {
 
 	private final Directory directory;
 
-	private final TenantRouter router;
+	private final Router router;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final TenantMover mover;
 
@@ -42,7 +42,7 @@ public class TenantAdmin {
 	 * @param mover the mover used by {@link #move(String, String)}
 	 * @param actor who acts, recorded in the directory history
 	 */
-	public TenantAdmin(Directory directory, TenantRouter router, ShardTopology topology, TenantMover mover,
+	public TenantAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
 			String actor) {
 		this(directory, router, topology, mover, actor, null);
 	}
@@ -59,7 +59,7 @@ public class TenantAdmin {
 	 * @param placement the placement new tenants go through, or {@code null} to write the entry on the named shard
 	 * without consulting the registry
 	 */
-	public TenantAdmin(Directory directory, TenantRouter router, ShardTopology topology, TenantMover mover,
+	public TenantAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
 			String actor, ShardPlacement placement) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
@@ -102,7 +102,7 @@ public class TenantAdmin {
 		else {
 			entry = this.directory.create(tenantId, shardId, this.actor);
 		}
-		ShardTopology.Shard shard = this.topology.shard(entry.shardId());
+		Topology.Shard shard = this.topology.shard(entry.shardId());
 		ShardFence.set(shard.dataSource(), shard.id(), tenantId, FenceState.OWNED, entry.version());
 		return this.router.apply(entry);
 	}

@@ -38,8 +38,8 @@ import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.ShardRecord;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.ShardState;
-import io.github.shardtenancy.internal.routing.TenantRouter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,9 +60,9 @@ public class TenantLifecycle {
 
 	private final Directory directory;
 
-	private final TenantRouter router;
+	private final Router router;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final ShardRegistry registry;
 
@@ -87,7 +87,7 @@ public class TenantLifecycle {
 	 * @param tables the tenant tables, for purges
 	 * @param actor who acts, recorded in the history
 	 */
-	public TenantLifecycle(Directory directory, TenantRouter router, ShardTopology topology, ShardRegistry registry,
+	public TenantLifecycle(Directory directory, Router router, Topology topology, ShardRegistry registry,
 			ShardPlacement placement, SlotMap slots, TenantMoves moves, List<TenantTable> tables, String actor) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
@@ -128,7 +128,7 @@ public class TenantLifecycle {
 	public DirectoryEntry create(String tenantId, PlacementRequest request) {
 		TenantIds.requireValid(tenantId);
 		DirectoryEntry entry = this.directory.create(tenantId, this.actor, this.placement.choice(request));
-		ShardTopology.Shard shard = this.topology.shard(entry.shardId());
+		Topology.Shard shard = this.topology.shard(entry.shardId());
 		ShardFence.set(shard.dataSource(), shard.id(), tenantId, FenceState.OWNED, entry.version());
 		log.info("Created tenant '{}' on shard '{}' (directory version {})", tenantId, entry.shardId(),
 				entry.version());
@@ -154,7 +154,7 @@ public class TenantLifecycle {
 		}
 		DirectoryEntry deleted = this.directory.update(tenantId, entry.epoch(), entry.shardId(), TenantState.DELETED,
 				null, this.actor);
-		ShardTopology.Shard shard = this.topology.shard(entry.shardId());
+		Topology.Shard shard = this.topology.shard(entry.shardId());
 		ShardFence.set(shard.dataSource(), shard.id(), tenantId, FenceState.MOVED, deleted.version());
 		log.info("Deleted tenant '{}' on shard '{}' (directory version {})", tenantId, shard.id(), deleted.version());
 		return this.router.apply(deleted);
@@ -176,7 +176,7 @@ public class TenantLifecycle {
 					+ entry.shardId() + "' (directory version " + entry.version() + "); only a DELETED tenant can be "
 					+ "purged", tenantId, entry.shardId(), entry.version());
 		}
-		ShardTopology.Shard shard = this.topology.shard(entry.shardId());
+		Topology.Shard shard = this.topology.shard(entry.shardId());
 		long rows;
 		try {
 			List<TablePlan> plans;

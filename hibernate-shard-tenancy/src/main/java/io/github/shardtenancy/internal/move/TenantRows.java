@@ -16,7 +16,7 @@ import java.util.Set;
 
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.spi.BulkCopier;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 
 /**
  * The row work of the online mover on the shards: change capture on and off, bulk copy from a snapshot (through a
@@ -58,7 +58,7 @@ public final class TenantRows {
 	 * or {@code multi-row INSERT}
 	 * @throws SQLException if a shard cannot be reached
 	 */
-	public static String copyMethod(ShardTopology.Shard from, ShardTopology.Shard to) throws SQLException {
+	public static String copyMethod(Topology.Shard from, Topology.Shard to) throws SQLException {
 		try (Connection source = from.dataSource().getConnection();
 				Connection target = to.dataSource().getConnection()) {
 			BulkCopier copier = bulkCopier(source, target);
@@ -108,7 +108,7 @@ public final class TenantRows {
 	 * @param tables the tables
 	 * @throws SQLException on a database error (unsupported capture included)
 	 */
-	public static void captureOn(ShardTopology.Shard shard, String tenantId, String moveId, List<TablePlan> tables)
+	public static void captureOn(Topology.Shard shard, String tenantId, String moveId, List<TablePlan> tables)
 			throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
 			c.setAutoCommit(true);
@@ -151,7 +151,7 @@ public final class TenantRows {
 	 * @param tenantId the tenant
 	 * @throws SQLException on a database error
 	 */
-	public static void captureOff(ShardTopology.Shard shard, String tenantId) throws SQLException {
+	public static void captureOff(Topology.Shard shard, String tenantId) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
 			inTransaction(c, () -> {
 				for (String sql : List.of("SELECT state FROM shard_fence WHERE tenant_id = ? FOR UPDATE",
@@ -172,7 +172,7 @@ public final class TenantRows {
 	 * @return the change-log entries of the tenant not yet applied
 	 * @throws SQLException on a database error
 	 */
-	public static long lag(ShardTopology.Shard shard, String tenantId) throws SQLException {
+	public static long lag(Topology.Shard shard, String tenantId) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection();
 				PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM shard_change WHERE tenant_id = ?")) {
 			ps.setString(1, tenantId);
@@ -191,7 +191,7 @@ public final class TenantRows {
 	 * @return rows deleted
 	 * @throws SQLException on a database error
 	 */
-	public static long delete(ShardTopology.Shard shard, String tenantId, List<TablePlan> tables) throws SQLException {
+	public static long delete(Topology.Shard shard, String tenantId, List<TablePlan> tables) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
 			try {
 				return inTransaction(c, () -> {
@@ -254,7 +254,7 @@ public final class TenantRows {
 	 * @return rows copied per table
 	 * @throws SQLException on a database error
 	 */
-	public static Map<String, Long> copy(ShardTopology.Shard from, ShardTopology.Shard to, String tenantId,
+	public static Map<String, Long> copy(Topology.Shard from, Topology.Shard to, String tenantId,
 			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress) throws SQLException {
 		Map<String, Long> copied = new LinkedHashMap<>();
 		try (Connection source = from.dataSource().getConnection();
@@ -361,7 +361,7 @@ public final class TenantRows {
 	 * @return the lag (entries in the log) after the round
 	 * @throws SQLException on a database error
 	 */
-	public static long catchUpRound(ShardTopology.Shard from, ShardTopology.Shard to, String tenantId,
+	public static long catchUpRound(Topology.Shard from, Topology.Shard to, String tenantId,
 			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress) throws SQLException {
 		return catchUpRound(from, to, tenantId, tables, batchSize, throttle, progress, null, null);
 	}
@@ -381,7 +381,7 @@ public final class TenantRows {
 	}
 
 	/**
-	 * A catch-up round as {@link #catchUpRound(ShardTopology.Shard, ShardTopology.Shard, String, List, int, Duration,
+	 * A catch-up round as {@link #catchUpRound(Topology.Shard, Topology.Shard, String, List, int, Duration,
 	 * Progress)}, that can also run a check in the round's snapshot once the target holds that snapshot's state, and
 	 * collect the keys it applied.
 	 * @param check run after the apply, on the source connection still in the round's snapshot, or {@code null}
@@ -389,7 +389,7 @@ public final class TenantRows {
 	 * @return the lag after the round
 	 * @throws SQLException on a database error, or what the check threw
 	 */
-	public static long catchUpRound(ShardTopology.Shard from, ShardTopology.Shard to, String tenantId,
+	public static long catchUpRound(Topology.Shard from, Topology.Shard to, String tenantId,
 			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress, SnapshotCheck check,
 			Map<TablePlan, Set<String>> applied) throws SQLException {
 		List<Long> seqs = new ArrayList<>();
@@ -476,7 +476,7 @@ public final class TenantRows {
 	 * temporary value, nor can a row take a value another tenant's row holds on the target. Re-applying is harmless,
 	 * so the committed chunks of a failed round are simply applied again by the next attempt.
 	 */
-	private static void apply(Connection source, ShardTopology.Shard to, String tenantId, List<TablePlan> tables,
+	private static void apply(Connection source, Topology.Shard to, String tenantId, List<TablePlan> tables,
 			Map<TablePlan, LinkedHashSet<String>> keys, int batchSize, Duration throttle, Progress progress)
 			throws SQLException {
 		int chunkSize = Math.min(batchSize, 500);
@@ -593,7 +593,7 @@ public final class TenantRows {
 
 		private final Connection target;
 
-		private final ShardTopology.Shard to;
+		private final Topology.Shard to;
 
 		private final String tenantId;
 
@@ -605,7 +605,7 @@ public final class TenantRows {
 
 		private SQLException lastViolation;
 
-		TargetWriter(Connection target, ShardTopology.Shard to, String tenantId, Duration throttle,
+		TargetWriter(Connection target, Topology.Shard to, String tenantId, Duration throttle,
 				Progress progress) {
 			this.target = target;
 			this.to = to;
@@ -668,7 +668,7 @@ public final class TenantRows {
 		}
 	}
 
-	private static void upsert(Connection target, ShardTopology.Shard to, TablePlan table, List<Object[]> rows)
+	private static void upsert(Connection target, Topology.Shard to, TablePlan table, List<Object[]> rows)
 			throws SQLException {
 		if (isPostgres(to)) {
 			upsertPostgres(target, table, rows);
@@ -805,7 +805,7 @@ public final class TenantRows {
 		}
 	}
 
-	private static long commit(Connection target, ShardTopology.Shard to, String tenantId, long written, int rows,
+	private static long commit(Connection target, Topology.Shard to, String tenantId, long written, int rows,
 			Duration throttle, Progress progress) throws SQLException {
 		target.commit();
 		to.dialect().beginMover(target, tenantId);
@@ -838,7 +838,7 @@ public final class TenantRows {
 	 * @return {count, checksum}
 	 * @throws SQLException on a database error
 	 */
-	public static long[] countAndChecksum(ShardTopology.Shard shard, TablePlan table, String tenantId)
+	public static long[] countAndChecksum(Topology.Shard shard, TablePlan table, String tenantId)
 			throws SQLException {
 		return countAndChecksum(shard, table, tenantId, false);
 	}
@@ -846,13 +846,13 @@ public final class TenantRows {
 	/**
 	 * Counts a tenant's rows in one table and sums a hash of each row's values; with {@code inDatabase} on PostgreSQL
 	 * the database computes both ({@code hashtextextended} of the row's text form, summed modulo a prime), sending
-	 * one row instead of the table's, otherwise as {@link #countAndChecksum(ShardTopology.Shard, TablePlan, String)}.
+	 * one row instead of the table's, otherwise as {@link #countAndChecksum(Topology.Shard, TablePlan, String)}.
 	 * Both sides of a comparison must be computed the same way.
 	 * @param inDatabase whether to compute in the database; only honoured on PostgreSQL
 	 * @return {count, checksum}
 	 * @throws SQLException on a database error
 	 */
-	public static long[] countAndChecksum(ShardTopology.Shard shard, TablePlan table, String tenantId,
+	public static long[] countAndChecksum(Topology.Shard shard, TablePlan table, String tenantId,
 			boolean inDatabase) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
 			return acrossTenants(shard, c, () -> countAndChecksum(c, inDatabase && isPostgres(shard), table, tenantId));
@@ -860,7 +860,7 @@ public final class TenantRows {
 	}
 
 	/**
-	 * As {@link #countAndChecksum(ShardTopology.Shard, TablePlan, String, boolean)}, on a connection (for example one
+	 * As {@link #countAndChecksum(Topology.Shard, TablePlan, String, boolean)}, on a connection (for example one
 	 * in a snapshot), in the database only if {@code inDatabase} (the caller checked it is PostgreSQL).
 	 * @return {count, checksum}
 	 * @throws SQLException on a database error
@@ -902,7 +902,7 @@ public final class TenantRows {
 	 * @return the tenant's rows in a table of a shard
 	 * @throws SQLException on a database error
 	 */
-	public static long count(ShardTopology.Shard shard, TablePlan table, String tenantId) throws SQLException {
+	public static long count(Topology.Shard shard, TablePlan table, String tenantId) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
 			return acrossTenants(shard, c, () -> {
 				try (PreparedStatement ps = c.prepareStatement(
@@ -927,7 +927,7 @@ public final class TenantRows {
 	 * @return what the work returned
 	 * @throws SQLException on a database error
 	 */
-	public static <T> T acrossTenants(ShardTopology.Shard shard, Connection c, SqlWork<T> work) throws SQLException {
+	public static <T> T acrossTenants(Topology.Shard shard, Connection c, SqlWork<T> work) throws SQLException {
 		shard.dialect().beginMaintenance(c);
 		try {
 			return work.run();
@@ -947,7 +947,7 @@ public final class TenantRows {
 	 * @return a description of the first difference, or {@code null} if every key has equal rows on both (or none)
 	 * @throws SQLException on a database error
 	 */
-	public static String compareRows(ShardTopology.Shard from, ShardTopology.Shard to, TablePlan table,
+	public static String compareRows(Topology.Shard from, Topology.Shard to, TablePlan table,
 			Set<String> keys, String tenantId) throws SQLException {
 		try (Connection source = from.dataSource().getConnection();
 				Connection target = to.dataSource().getConnection()) {
@@ -982,7 +982,7 @@ public final class TenantRows {
 	}
 
 	/** @return whether a shard runs PostgreSQL (by its fence dialect) */
-	public static boolean isPostgres(ShardTopology.Shard shard) {
+	public static boolean isPostgres(Topology.Shard shard) {
 		return shard.dialect() instanceof io.github.shardtenancy.internal.PostgresFenceDialect;
 	}
 

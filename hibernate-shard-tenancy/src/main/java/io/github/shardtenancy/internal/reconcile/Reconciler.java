@@ -24,7 +24,7 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.ReconciliationReport.MisplacedRows;
 import io.github.shardtenancy.ReconciliationReport.MissingRows;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +51,7 @@ public class Reconciler {
 
 	private final Directory directory;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final List<TenantTable> tables;
 
@@ -62,7 +62,7 @@ public class Reconciler {
 	 * @param topology the shards to read
 	 * @param tables the tenant tables to count
 	 */
-	public Reconciler(Directory directory, ShardTopology topology, List<TenantTable> tables) {
+	public Reconciler(Directory directory, Topology topology, List<TenantTable> tables) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.tables = List.copyOf(tables);
@@ -131,7 +131,7 @@ public class Reconciler {
 		return Optional.ofNullable(this.lastReport);
 	}
 
-	private Map<String, Map<String, Long>> count(ShardTopology.Shard shard) throws SQLException {
+	private Map<String, Map<String, Long>> count(Topology.Shard shard) throws SQLException {
 		Map<String, Map<String, Long>> result = new LinkedHashMap<>();
 		try (Connection c = shard.dataSource().getConnection()) {
 			// Counts every tenant's rows: under the maintenance mark, which row-level security lets read them all.

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.ShardStateException;
@@ -35,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * once the pool is gone the connection provider treats the route as stale and reads the directory again.</li>
  * </ul>
  *
- * <p>The registry is the topology's {@link ShardTopology.MissingShardSource}: an instance that meets a shard another
+ * <p>The registry is the topology's {@link Topology.MissingShardSource}: an instance that meets a shard another
  * instance registered adds it on first use, with the {@link ShardConnector}'s settings.
  *
  * <p>Every change runs in one directory transaction that bumps the directory version and is recorded in
@@ -49,7 +51,7 @@ public class ShardRegistry {
 
 	private final Directory directory;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final ShardMigrator migrator;
 
@@ -65,14 +67,14 @@ public class ShardRegistry {
 	 * @param connector pool settings for shards registered by other instances
 	 * @param actor who acts, recorded in the history
 	 */
-	public ShardRegistry(Directory directory, ShardTopology topology, ShardMigrator migrator, ShardConnector connector,
+	public ShardRegistry(Directory directory, Topology topology, ShardMigrator migrator, ShardConnector connector,
 			String actor) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.migrator = Objects.requireNonNull(migrator, "migrator");
 		this.connector = Objects.requireNonNull(connector, "connector");
 		this.actor = Objects.requireNonNull(actor, "actor");
-		topology.setMissingShardSource(this::settingsFor);
+		topology.setMissingShardSource(this::poolFor);
 	}
 
 	/**
@@ -91,7 +93,7 @@ public class ShardRegistry {
 	public ShardRecord register(String shardId, String region, HikariConfig config) {
 		requireNotRetired(shardId);
 		boolean added = false;
-		ShardTopology.Shard shard = this.topology.find(shardId).orElse(null);
+		Topology.Shard shard = this.topology.find(shardId).orElse(null);
 		if (shard == null) {
 			shard = this.topology.addShard(shardId, config);
 			added = true;
@@ -115,10 +117,10 @@ public class ShardRegistry {
 		return migrateAndRecord(this.topology.shard(shardId), region, jdbcUrl, username, false);
 	}
 
-	private ShardRecord migrateAndRecord(ShardTopology.Shard shard, String region, String jdbcUrl, String username,
+	private ShardRecord migrateAndRecord(Topology.Shard shard, String region, String jdbcUrl, String username,
 			boolean added) {
 		try {
-			this.migrator.migrate(shard);
+			this.migrator.migrate(shard.id(), shard.dataSource(), shard.dialect());
 		}
 		catch (RuntimeException ex) {
 			if (added) {
@@ -312,7 +314,7 @@ public class ShardRegistry {
 		}
 	}
 
-	private Optional<HikariConfig> settingsFor(String shardId) {
+	private Optional<DataSource> poolFor(String shardId) {
 		Optional<ShardRecord> record;
 		try {
 			record = find(shardId);
@@ -321,7 +323,7 @@ public class ShardRegistry {
 			return Optional.empty();
 		}
 		return record.filter(r -> r.state() == ShardState.ACTIVE && r.jdbcUrl() != null)
-			.map(this.connector::settings);
+			.map(this.connector::connect);
 	}
 
 	private void requireNotRetired(String shardId) {

@@ -23,7 +23,7 @@ import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.move.TenantRows;
 import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.testing.Poll;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
@@ -156,7 +156,7 @@ class H2FenceTest {
 	void routeToOldOwnerAfterMoveIsRejected() {
 		String t = newTenant();
 		DirectoryEntry entry = admin.create(t, "shard-1");
-		TenantRouter otherInstance = fixture.newRouter(RouterSettings.defaults());
+		Router otherInstance = fixture.newRouter(RouterSettings.defaults());
 		long flipVersion = fixture.admin(otherInstance).move(t, "shard-2").flipVersion();
 		assertThat(fixture.router().cached(t)).contains(entry);
 

@@ -12,7 +12,7 @@ import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.PlacementRequest;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +27,7 @@ class DeletePurgeAndPinTest {
 		try (LifecycleFixture f = LifecycleFixture.create("delete", 2)) {
 			f.lifecycle.create("doomed", PlacementRequest.onShard("shard-1"));
 			f.insertNote("doomed", "before");
-			TenantRouter stale = f.core.newRouter(RouterSettings.defaults());
+			Router stale = f.core.newRouter(RouterSettings.defaults());
 			stale.loadSnapshot();
 			ShardMultiTenantConnectionProvider staleProvider = new ShardMultiTenantConnectionProvider(stale,
 					f.core.topology());

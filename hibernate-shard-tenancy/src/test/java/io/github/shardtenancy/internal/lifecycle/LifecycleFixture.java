@@ -18,14 +18,14 @@ import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardConnector;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import io.github.shardtenancy.testing.Transactions;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.hibernate.SessionFactory;
 
 /**
@@ -35,11 +35,11 @@ import org.hibernate.SessionFactory;
  */
 final class LifecycleFixture implements AutoCloseable {
 
-	static final ShardMigrator MIGRATOR = shard -> {
-		ShardTenancyMigrations.migrateShard(shard.dataSource(), shard.id(), List.of(ShardTenancyFixture.CHANGELOG));
-		try (Connection c = shard.dataSource().getConnection()) {
+	static final ShardMigrator MIGRATOR = (shardId, dataSource, dialect) -> {
+		ShardTenancyMigrations.migrateShard(dataSource, shardId, List.of(ShardTenancyFixture.CHANGELOG));
+		try (Connection c = dataSource.getConnection()) {
 			for (TenantTable table : ShardTenancyFixture.TABLES) {
-				shard.dialect().installWriteCheck(c, table.table(), table.tenantColumn());
+				dialect.installWriteCheck(c, table.table(), table.tenantColumn());
 			}
 		}
 		catch (SQLException ex) {
@@ -73,7 +73,7 @@ final class LifecycleFixture implements AutoCloseable {
 		this.lifecycle = lifecycle(this.core.directory(), this.core.router(), this.core.topology(), policy);
 	}
 
-	TenantLifecycle lifecycle(Directory directory, TenantRouter router, ShardTopology topology,
+	TenantLifecycle lifecycle(Directory directory, Router router, Topology topology,
 			PlacementPolicy policy) {
 		return new TenantLifecycle(directory, router, topology, this.registry, new ShardPlacement(policy),
 				this.slots, this.mover::move, ShardTenancyFixture.TABLES, "test@lifecycle");
@@ -120,7 +120,7 @@ final class LifecycleFixture implements AutoCloseable {
 	 * Runs work, retrying after a fence rejection with the rejected tenant's entry invalidated (what the Boot retry
 	 * does), at most {@code attempts} times.
 	 */
-	static <T> T withRetry(TenantRouter router, int attempts, Supplier<T> work) {
+	static <T> T withRetry(Router router, int attempts, Supplier<T> work) {
 		for (int attempt = 1;; attempt++) {
 			try {
 				return work.get();

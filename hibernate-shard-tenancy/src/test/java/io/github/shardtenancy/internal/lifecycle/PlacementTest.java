@@ -21,7 +21,7 @@ import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
 import io.github.shardtenancy.PlacementRequest;
 import io.github.shardtenancy.internal.placement.RegionAwarePlacement;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -54,7 +54,7 @@ class PlacementTest {
 			try (LifecycleFixture f = LifecycleFixture.create("placement-30-concurrent", 3);
 					HikariDataSource otherPool = f.newDirectoryPool()) {
 				Directory otherDirectory = new Directory(otherPool);
-				TenantRouter otherRouter = new TenantRouter(otherDirectory, RouterSettings.defaults());
+				Router otherRouter = new Router(otherDirectory, RouterSettings.defaults());
 				TenantLifecycle other = f.lifecycle(otherDirectory, otherRouter, f.core.topology(),
 						new LeastLoadedPlacement());
 				ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -79,7 +79,7 @@ class PlacementTest {
 		@Test
 		void aTenantCreatedAMomentAgoIsRoutableAtOnceHereAndAfterOneRefreshElsewhere() {
 			try (LifecycleFixture f = LifecycleFixture.create("placement-visible", 2)) {
-				TenantRouter other = f.core.newRouter(RouterSettings.defaults());
+				Router other = f.core.newRouter(RouterSettings.defaults());
 				other.loadSnapshot();
 				// both instances looked the tenant up before it existed: each caches the miss
 				assertThatThrownBy(() -> f.core.router().route("newcomer")).isInstanceOf(UnknownTenantException.class);
@@ -117,7 +117,7 @@ class PlacementTest {
 			try (LifecycleFixture f = LifecycleFixture.create("placement-race", 3);
 					HikariDataSource otherPool = f.newDirectoryPool()) {
 				Directory otherDirectory = new Directory(otherPool);
-				TenantRouter otherRouter = new TenantRouter(otherDirectory, RouterSettings.defaults());
+				Router otherRouter = new Router(otherDirectory, RouterSettings.defaults());
 				TenantLifecycle other = f.lifecycle(otherDirectory, otherRouter, f.core.topology(),
 						new LeastLoadedPlacement());
 				for (int round = 0; round < 20; round++) {

@@ -9,7 +9,7 @@ import io.github.shardtenancy.ReconciliationReport;
 import io.github.shardtenancy.ReconciliationReport.MisplacedRows;
 import io.github.shardtenancy.ReconciliationReport.MissingRows;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -52,12 +52,12 @@ class ReconciliationTest {
 	}
 
 	/** Writes a row as the mover does (the fence lets a mover connection through), bypassing routing. */
-	private static void plant(ShardTopology.Shard shard, String tenant) throws Exception {
+	private static void plant(Topology.Shard shard, String tenant) throws Exception {
 		asMover(shard, tenant, "INSERT INTO note (id, tenant_id, body) VALUES ('" + UUID.randomUUID() + "', '"
 				+ tenant + "', 'planted')");
 	}
 
-	private static void asMover(ShardTopology.Shard shard, String tenant, String sql) throws Exception {
+	private static void asMover(Topology.Shard shard, String tenant, String sql) throws Exception {
 		try (Connection c = shard.dataSource().getConnection()) {
 			c.setAutoCommit(false);
 			shard.dialect().beginMover(c, tenant);

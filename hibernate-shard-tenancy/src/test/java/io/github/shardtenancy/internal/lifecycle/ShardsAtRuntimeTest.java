@@ -15,10 +15,10 @@ import io.github.shardtenancy.ShardRecord;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.ShardState;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.spi.ShardConnector;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -36,11 +36,11 @@ class ShardsAtRuntimeTest {
 			}
 			AtomicReference<String> registryDuringMigration = new AtomicReference<>();
 			AtomicReference<Boolean> tablesAfterMigration = new AtomicReference<>();
-			ShardRegistry registry = new ShardRegistry(f.core.directory(), f.core.topology(), shard -> {
-				registryDuringMigration.set(f.registry.find(shard.id()).map(ShardRecord::state).map(Enum::name)
+			ShardRegistry registry = new ShardRegistry(f.core.directory(), f.core.topology(), (shardId, dataSource, dialect) -> {
+				registryDuringMigration.set(f.registry.find(shardId).map(ShardRecord::state).map(Enum::name)
 					.orElse("absent"));
-				LifecycleFixture.MIGRATOR.migrate(shard);
-				tablesAfterMigration.set(ShardTenancyFixture.queryLong(shard.dataSource(),
+				LifecycleFixture.MIGRATOR.migrate(shardId, dataSource, dialect);
+				tablesAfterMigration.set(ShardTenancyFixture.queryLong(dataSource,
 						"SELECT COUNT(*) FROM information_schema.tables WHERE LOWER(table_name) IN ('note', 'shard_fence')")
 						== 2);
 			}, ShardConnector.urlAndUser(), "test@shards");
@@ -62,7 +62,7 @@ class ShardsAtRuntimeTest {
 	@Test
 	void aShardWhoseMigrationFailsIsNeverEligible() {
 		try (LifecycleFixture f = LifecycleFixture.create("shards-broken", 1)) {
-			ShardRegistry registry = new ShardRegistry(f.core.directory(), f.core.topology(), shard -> {
+			ShardRegistry registry = new ShardRegistry(f.core.directory(), f.core.topology(), (shardId, dataSource, dialect) -> {
 				throw new IllegalStateException("Liquibase failed on purpose");
 			}, ShardConnector.urlAndUser(), "test@shards");
 			HikariConfig config = f.newShardConfig("shard-2");
@@ -141,7 +141,7 @@ class ShardsAtRuntimeTest {
 				f.insertNote(tenant, "before the move");
 			}
 			// instance B: its own topology (own pools on the same databases), registry, router and provider
-			try (ShardTopology topologyB = new ShardTopology()) {
+			try (Topology topologyB = new Topology()) {
 				for (String shard : List.of("shard-1", "shard-2")) {
 					HikariConfig config = new HikariConfig();
 					config.setJdbcUrl(f.core.pool(shard).getJdbcUrl());
@@ -151,7 +151,7 @@ class ShardsAtRuntimeTest {
 				}
 				ShardRegistry registryB = new ShardRegistry(f.core.directory(), topologyB, LifecycleFixture.MIGRATOR,
 						ShardConnector.urlAndUser(), "b@shards");
-				TenantRouter routerB = f.core.newRouter(RouterSettings.defaults());
+				Router routerB = f.core.newRouter(RouterSettings.defaults());
 				routerB.loadSnapshot();
 				ShardMultiTenantConnectionProvider providerB = new ShardMultiTenantConnectionProvider(routerB,
 						topologyB);
@@ -182,7 +182,7 @@ class ShardsAtRuntimeTest {
 		}
 	}
 
-	private static void write(ShardMultiTenantConnectionProvider provider, TenantRouter router, String tenant) {
+	private static void write(ShardMultiTenantConnectionProvider provider, Router router, String tenant) {
 		LifecycleFixture.withRetry(router, 3, () -> {
 			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant)) {
 				Connection c = provider.getConnection(tenant);

@@ -1,7 +1,7 @@
 package io.github.shardtenancy.internal.routing;
 
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.spi.RouteChangeListener;
+import io.github.shardtenancy.RouteChangeListener;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -30,7 +30,7 @@ class TenantRouterChangeListenerTest {
 
 	private static final AtomicInteger tenants = new AtomicInteger();
 
-	private final List<TenantRouter> routers = new ArrayList<>();
+	private final List<Router> routers = new ArrayList<>();
 
 	@BeforeAll
 	static void setUp() {
@@ -45,11 +45,11 @@ class TenantRouterChangeListenerTest {
 
 	@AfterEach
 	void closeRouters() {
-		this.routers.forEach(TenantRouter::close);
+		this.routers.forEach(Router::close);
 	}
 
-	private TenantRouter router(RouterSettings settings) {
-		TenantRouter router = new TenantRouter(directory, settings);
+	private Router router(RouterSettings settings) {
+		Router router = new Router(directory, settings);
 		this.routers.add(router);
 		return router;
 	}
@@ -65,11 +65,11 @@ class TenantRouterChangeListenerTest {
 	/** Records every change, and what the router still routes the tenant by while the listener runs. */
 	static final class Recorder implements RouteChangeListener {
 
-		private final TenantRouter router;
+		private final Router router;
 
 		final List<Change> changes = Collections.synchronizedList(new ArrayList<>());
 
-		Recorder(TenantRouter router) {
+		Recorder(Router router) {
 			this.router = router;
 		}
 
@@ -91,7 +91,7 @@ class TenantRouterChangeListenerTest {
 	void toldBeforeTheNewEntryIsRouted() {
 		String t = newTenant();
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
-		TenantRouter router = router(RouterSettings.defaults());
+		Router router = router(RouterSettings.defaults());
 		router.loadSnapshot();
 		Recorder recorder = new Recorder(router);
 		router.addChangeListener(recorder);
@@ -110,7 +110,7 @@ class TenantRouterChangeListenerTest {
 	void hitsAndNonChangesAreNotTold() {
 		String t = newTenant();
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
-		TenantRouter router = router(RouterSettings.defaults());
+		Router router = router(RouterSettings.defaults());
 		Recorder recorder = new Recorder(router);
 		router.addChangeListener(recorder);
 		router.route(t);
@@ -136,7 +136,7 @@ class TenantRouterChangeListenerTest {
 	void deleteAndNewEpochAreTold() {
 		String t = newTenant();
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
-		TenantRouter router = router(RouterSettings.defaults());
+		Router router = router(RouterSettings.defaults());
 		router.loadSnapshot();
 		Recorder recorder = new Recorder(router);
 		router.addChangeListener(recorder);
@@ -158,7 +158,7 @@ class TenantRouterChangeListenerTest {
 		String other = newTenant();
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
 		directory.create(other, "shard-1", "test");
-		TenantRouter router = router(RouterSettings.defaults().withMaximumEntries(1));
+		Router router = router(RouterSettings.defaults().withMaximumEntries(1));
 		Recorder recorder = new Recorder(router);
 		router.addChangeListener(recorder);
 		router.route(t);
@@ -178,7 +178,7 @@ class TenantRouterChangeListenerTest {
 	void failingListenerDoesNotBreakRouting() {
 		String t = newTenant();
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
-		TenantRouter router = router(RouterSettings.defaults());
+		Router router = router(RouterSettings.defaults());
 		router.addChangeListener((tenantId, previous, current) -> {
 			throw new IllegalStateException("listener failure for the test");
 		});
@@ -197,7 +197,7 @@ class TenantRouterChangeListenerTest {
 	void removedListenerIsNotTold() {
 		String t = newTenant();
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
-		TenantRouter router = router(RouterSettings.defaults());
+		Router router = router(RouterSettings.defaults());
 		Recorder recorder = new Recorder(router);
 		router.addChangeListener(recorder);
 		router.route(t);

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A sync ({@link TenantRouter#refresh()}) or snapshot load ({@link TenantRouter#loadSnapshot()}) that read a tenant's
- * entry, and an {@link TenantRouter#invalidate(String)} for a newer change of that tenant that lands before the read
+ * A sync ({@link Router#refresh()}) or snapshot load ({@link Router#loadSnapshot()}) that read a tenant's
+ * entry, and an {@link Router#invalidate(String)} for a newer change of that tenant that lands before the read
  * is applied: the invalidation wins. Each interleaving is forced with latches in a real H2 directory whose read is held
  * back after it read the rows, and repeated {@value #REPETITIONS} times.
  */
@@ -42,7 +42,7 @@ class TenantRouterSyncRaceTest {
 
 	private GatedDirectory gated;
 
-	private TenantRouter router;
+	private Router router;
 
 	private final ExecutorService syncThread = Executors.newSingleThreadExecutor();
 
@@ -51,7 +51,7 @@ class TenantRouterSyncRaceTest {
 		this.fixture = ShardTenancyFixture.create("router-race", 0);
 		this.directory = this.fixture.directory();
 		this.gated = new GatedDirectory(this.fixture);
-		this.router = new TenantRouter(this.gated, RouterSettings.defaults());
+		this.router = new Router(this.gated, RouterSettings.defaults());
 	}
 
 	@AfterEach
@@ -142,7 +142,7 @@ class TenantRouterSyncRaceTest {
 		CompletableFuture<Long> sync = CompletableFuture.supplyAsync(this.router::refresh, this.syncThread);
 		assertThat(gate.readDone.await(30, TimeUnit.SECONDS)).isTrue();
 
-		for (int i = 0; i <= TenantRouter.MAX_TRACKED_INVALIDATIONS; i++) {
+		for (int i = 0; i <= Router.MAX_TRACKED_INVALIDATIONS; i++) {
 			this.router.invalidate("other-" + i);
 		}
 		DirectoryEntry newer = move(read);

@@ -40,7 +40,7 @@ class TenantRouterTest {
 
 	private static Directory directory;
 
-	private final List<TenantRouter> routers = new ArrayList<>();
+	private final List<Router> routers = new ArrayList<>();
 
 	private final ExecutorService pool = Executors.newFixedThreadPool(8);
 
@@ -59,12 +59,12 @@ class TenantRouterTest {
 
 	@AfterEach
 	void closeRouters() {
-		this.routers.forEach(TenantRouter::close);
+		this.routers.forEach(Router::close);
 		this.pool.shutdownNow();
 	}
 
-	private TenantRouter router(Directory on, RouterSettings settings) {
-		TenantRouter router = new TenantRouter(on, settings);
+	private Router router(Directory on, RouterSettings settings) {
+		Router router = new Router(on, settings);
 		this.routers.add(router);
 		return router;
 	}
@@ -78,7 +78,7 @@ class TenantRouterTest {
 	void missReadsDirectoryOnce() {
 		String t = newTenant();
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
-		TenantRouter router = router(directory, RouterSettings.defaults());
+		Router router = router(directory, RouterSettings.defaults());
 
 		assertThat(router.cached(t)).isEmpty();
 		assertThat(router.route(t)).isEqualTo(created);
@@ -98,7 +98,7 @@ class TenantRouterTest {
 		String t = newTenant();
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
 		AtomicInteger finds = new AtomicInteger();
-		TenantRouter[] holder = new TenantRouter[1];
+		Router[] holder = new Router[1];
 		// The real directory, whose single-entry read waits until all 8 lookups have missed.
 		Directory gated = new Directory(fixture.directoryDataSource()) {
 			@Override
@@ -108,7 +108,7 @@ class TenantRouterTest {
 				return super.find(tenantId);
 			}
 		};
-		TenantRouter router = router(gated, RouterSettings.defaults());
+		Router router = router(gated, RouterSettings.defaults());
 		holder[0] = router;
 		CountDownLatch start = new CountDownLatch(1);
 		List<Future<DirectoryEntry>> lookups = new ArrayList<>();
@@ -132,7 +132,7 @@ class TenantRouterTest {
 	@DisplayName("an unknown tenant raises UnknownTenantException and is negatively cached: the second lookup reads nothing")
 	void unknownTenantIsNegativelyCached() {
 		String t = newTenant();
-		TenantRouter router = router(directory, LONG_NEGATIVE_TTL);
+		Router router = router(directory, LONG_NEGATIVE_TTL);
 
 		assertThatThrownBy(() -> router.route(t)).isInstanceOf(UnknownTenantException.class)
 			.hasMessageContaining(t);
@@ -147,7 +147,7 @@ class TenantRouterTest {
 	@DisplayName("an unknown tenant is forgotten after the negative TTL and then found in the directory")
 	void unknownTenantIsForgottenAfterTtl() {
 		String t = newTenant();
-		TenantRouter router = router(directory, RouterSettings.defaults().withNegativeTtl(Duration.ofMillis(200)));
+		Router router = router(directory, RouterSettings.defaults().withNegativeTtl(Duration.ofMillis(200)));
 		assertThatThrownBy(() -> router.route(t)).isInstanceOf(UnknownTenantException.class);
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
 
@@ -168,7 +168,7 @@ class TenantRouterTest {
 	@DisplayName("invalidate drops the negative entry too, so a tenant created meanwhile is found at once")
 	void invalidateDropsNegativeEntry() {
 		String t = newTenant();
-		TenantRouter router = router(directory, LONG_NEGATIVE_TTL);
+		Router router = router(directory, LONG_NEGATIVE_TTL);
 		assertThatThrownBy(() -> router.route(t)).isInstanceOf(UnknownTenantException.class);
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
 
@@ -184,7 +184,7 @@ class TenantRouterTest {
 		String neighbour = newTenant();
 		directory.create(t, "shard-1", "test");
 		DirectoryEntry neighbourEntry = directory.create(neighbour, "shard-1", "test");
-		TenantRouter router = router(directory, RouterSettings.defaults().withSyncInterval(Duration.ofMillis(50)));
+		Router router = router(directory, RouterSettings.defaults().withSyncInterval(Duration.ofMillis(50)));
 		router.start();
 		assertThat(router.route(t).shardId()).isEqualTo("shard-1");
 		long readsBefore = router.stats().directoryReads();
@@ -211,7 +211,7 @@ class TenantRouterTest {
 			restored.create("a", "shard-1", "test");
 			restored.create("b", "shard-1", "test");
 			DirectoryEntry c = restored.create("c", "shard-1", "test");
-			TenantRouter router = router(restored, RouterSettings.defaults());
+			Router router = router(restored, RouterSettings.defaults());
 			assertThat(router.loadSnapshot()).isEqualTo(3);
 
 			ShardTenancyFixture.execute(own.directoryDataSource(),
@@ -247,7 +247,7 @@ class TenantRouterTest {
 				return read;
 			}
 		};
-		TenantRouter router = router(slow, RouterSettings.defaults());
+		Router router = router(slow, RouterSettings.defaults());
 		router.refresh();
 		directory.create(t, "shard-1", "test");
 		CompletableFuture<DirectoryEntry> slowLoad = CompletableFuture.supplyAsync(() -> router.route(t), this.pool);
@@ -288,7 +288,7 @@ class TenantRouterTest {
 				return read;
 			}
 		};
-		TenantRouter router = router(slow, RouterSettings.defaults());
+		Router router = router(slow, RouterSettings.defaults());
 		CompletableFuture<DirectoryEntry> oldRead = CompletableFuture.supplyAsync(() -> router.route(t), this.pool);
 		assertThat(readDone.await(30, TimeUnit.SECONDS)).isTrue();
 
@@ -304,7 +304,7 @@ class TenantRouterTest {
 	@Test
 	@DisplayName("apply of an older entry keeps the newer one; an equal or newer entry replaces it")
 	void applyKeepsTheNewestEntry() {
-		TenantRouter router = router(directory, RouterSettings.defaults());
+		Router router = router(directory, RouterSettings.defaults());
 		DirectoryEntry v5 = new DirectoryEntry("apply-t", "shard-2", TenantState.ACTIVE, null, 3, 5);
 		DirectoryEntry v4 = new DirectoryEntry("apply-t", "shard-1", TenantState.FROZEN, "shard-2", 2, 4);
 		DirectoryEntry v6 = new DirectoryEntry("apply-t", "shard-3", TenantState.ACTIVE, null, 4, 6);
@@ -321,7 +321,7 @@ class TenantRouterTest {
 	void aNewerEntrySharesTheCachedTenantIdInstance() {
 		// Entries read from PostgreSQL, or parsed from a watcher's notification, carry a new String per read (H2's
 		// driver happens to reuse its own, so the test builds the entries itself).
-		TenantRouter router = router(directory, RouterSettings.defaults());
+		Router router = router(directory, RouterSettings.defaults());
 		DirectoryEntry first = new DirectoryEntry(new String("shared-t"), "shard-1", TenantState.ACTIVE, null, 1, 7);
 		DirectoryEntry moved = new DirectoryEntry(new String("shared-t"), "shard-2", TenantState.ACTIVE, null, 2, 9);
 		router.apply(first);
@@ -338,7 +338,7 @@ class TenantRouterTest {
 	@Test
 	@DisplayName("an entry read again unchanged (a resync) leaves the cached entry in place")
 	void anEntryReadAgainUnchangedLeavesTheCachedOne() {
-		TenantRouter router = router(directory, RouterSettings.defaults());
+		Router router = router(directory, RouterSettings.defaults());
 		DirectoryEntry first = new DirectoryEntry(new String("resync-t"), "shard-1", TenantState.ACTIVE, null, 1, 7);
 		DirectoryEntry again = new DirectoryEntry(new String("resync-t"), "shard-1", TenantState.ACTIVE, null, 1, 7);
 
@@ -357,7 +357,7 @@ class TenantRouterTest {
 		directory.create(t1, "shard-1", "test");
 		directory.create(t2, "shard-1", "test");
 		directory.create(t3, "shard-2", "test");
-		TenantRouter router = router(directory, RouterSettings.defaults());
+		Router router = router(directory, RouterSettings.defaults());
 		router.loadSnapshot();
 		long reads = router.stats().directoryReads();
 
@@ -380,7 +380,7 @@ class TenantRouterTest {
 		String t = newTenant();
 		directory.create(t, "shard-1", "test");
 		directory.update(t, 1, "shard-1", TenantState.DELETED, null, "test");
-		TenantRouter router = router(directory, RouterSettings.defaults());
+		Router router = router(directory, RouterSettings.defaults());
 
 		assertThatThrownBy(() -> router.route(t)).isInstanceOf(TenantUnavailableException.class)
 			.hasMessageContaining(t)

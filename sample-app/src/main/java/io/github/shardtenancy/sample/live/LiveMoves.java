@@ -26,7 +26,7 @@ import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.MoveStatus;
 import io.github.shardtenancy.move.MoveStep;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;

@@ -6,7 +6,7 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.sample.orders.OrderService;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;

@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

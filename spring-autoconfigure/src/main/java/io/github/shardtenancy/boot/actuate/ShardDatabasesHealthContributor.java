@@ -7,7 +7,7 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.jdbc.health.DataSourceHealthIndicator;

@@ -12,7 +12,7 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnsafeToRerunException;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.retry.RetryException;

@@ -10,7 +10,7 @@ import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.UnsafeToRerunException;
 import io.github.shardtenancy.internal.CommittedWork;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import org.springframework.core.retry.RetryException;
 import org.springframework.core.retry.RetryListener;
 import org.springframework.core.retry.RetryTemplate;

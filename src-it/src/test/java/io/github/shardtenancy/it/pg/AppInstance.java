@@ -16,8 +16,8 @@ import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.ShardTopology;
 
 /**
  * One "application instance" on the PostgreSQL cluster, wired by hand like the Boot module would: its own directory

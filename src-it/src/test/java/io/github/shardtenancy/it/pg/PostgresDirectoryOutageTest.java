@@ -19,7 +19,7 @@ import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.postgresql.WatcherStatus;
 import io.github.shardtenancy.DirectoryDownPolicy;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

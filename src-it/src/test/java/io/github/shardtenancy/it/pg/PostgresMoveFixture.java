@@ -12,7 +12,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 
 /**
  * The online mover's domain on the shared PostgreSQL cluster ({@code db/it-pg/pg-move.xml}: orders and their lines,

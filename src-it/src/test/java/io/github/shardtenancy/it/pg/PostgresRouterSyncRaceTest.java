@@ -23,7 +23,7 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.TenantRouter;
+import io.github.shardtenancy.TenantRouter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;

@@ -21,7 +21,7 @@ import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.ReconciliationReport;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

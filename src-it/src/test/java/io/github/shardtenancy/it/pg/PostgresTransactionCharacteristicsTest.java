@@ -22,7 +22,7 @@ import io.github.shardtenancy.it.pg.iso.IsoPgApplication;
 import io.github.shardtenancy.it.pg.iso.PgMemoService;
 import io.github.shardtenancy.it.pg.iso.PgSeen;
 import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
-import io.github.shardtenancy.internal.topology.ShardTopology;
+import io.github.shardtenancy.ShardTopology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

@@ -3,7 +3,9 @@ package io.github.shardtenancy.internal.routing;
 import io.github.shardtenancy.DirectoryDownPolicy;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.RouterStats;
-import io.github.shardtenancy.spi.RouteChangeListener;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.RouteChangeListener;
+import io.github.shardtenancy.spi.RouteFeed;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -60,9 +62,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #start()} loads a snapshot of the whole directory in one streamed query and starts the sync
  * thread; {@link #close()} stops it.
  */
-public class TenantRouter implements AutoCloseable {
+public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
-	private static final Logger log = LoggerFactory.getLogger(TenantRouter.class);
+	private static final Logger log = LoggerFactory.getLogger(Router.class);
 
 	/**
 	 * How many tenants invalidated during one sync or snapshot load are remembered; past it, that sync or load only
@@ -124,7 +126,7 @@ public class TenantRouter implements AutoCloseable {
 	 * @param directory the directory to read, never {@code null}
 	 * @param settings cache and sync settings, never {@code null}
 	 */
-	public TenantRouter(Directory directory, RouterSettings settings) {
+	public Router(Directory directory, RouterSettings settings) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.entries = Caffeine.newBuilder()
@@ -150,6 +152,7 @@ public class TenantRouter implements AutoCloseable {
 	 * marks it unreachable ({@link #directoryDownSince()}) until the next successful refresh or snapshot, like a
 	 * failed sync does
 	 */
+	@Override
 	public DirectoryEntry route(String tenantId) {
 		TenantIds.requireValid(tenantId);
 		DirectoryEntry entry = this.entries.getIfPresent(tenantId);
@@ -187,6 +190,7 @@ public class TenantRouter implements AutoCloseable {
 	 * @param tenantId the tenant
 	 * @return the cached entry, without reading the directory; empty if not cached
 	 */
+	@Override
 	public Optional<DirectoryEntry> cached(String tenantId) {
 		return Optional.ofNullable(this.entries.getIfPresent(tenantId));
 	}
@@ -283,6 +287,7 @@ public class TenantRouter implements AutoCloseable {
 	 * @return the entry now cached: the given one, or a copy equal to it that shares the cached tenant id String, or the
 	 * newer (or equal) one already there
 	 */
+	@Override
 	public DirectoryEntry apply(DirectoryEntry entry) {
 		if (this.unknown.estimatedSize() > 0) { // usually empty: skip the removal on a cold-start load of every entry
 			this.unknown.invalidate(entry.tenantId());
@@ -290,7 +295,7 @@ public class TenantRouter implements AutoCloseable {
 		if (!this.listeners.isEmpty()) {
 			return applyAndTell(entry);
 		}
-		return this.entries.asMap().merge(entry.tenantId(), entry, TenantRouter::newerOf);
+		return this.entries.asMap().merge(entry.tenantId(), entry, Router::newerOf);
 	}
 
 	/**
@@ -306,7 +311,7 @@ public class TenantRouter implements AutoCloseable {
 			if ((cached == null || entry.isNewerOrSameAs(cached)) && !entry.equals(previous)) {
 				tell(tenantId, previous, entry);
 			}
-			DirectoryEntry applied = this.entries.asMap().merge(tenantId, entry, TenantRouter::newerOf);
+			DirectoryEntry applied = this.entries.asMap().merge(tenantId, entry, Router::newerOf);
 			if (!this.evictedForSize.isEmpty()) {
 				this.evictedForSize.remove(tenantId);
 			}
@@ -361,6 +366,7 @@ public class TenantRouter implements AutoCloseable {
 	 * listeners are told (with a {@code null} new entry) before this method returns.
 	 * @param tenantId the tenant
 	 */
+	@Override
 	public void invalidate(String tenantId) {
 		this.invalidations.increment();
 		// A read in flight may have started before the change behind this invalidation: later lookups must not join
@@ -393,6 +399,7 @@ public class TenantRouter implements AutoCloseable {
 	 * @param listener the listener; never {@code null}
 	 * @throws NullPointerException if {@code listener} is {@code null}
 	 */
+	@Override
 	public void addChangeListener(RouteChangeListener listener) {
 		this.listeners.add(Objects.requireNonNull(listener, "listener"));
 	}
@@ -402,6 +409,7 @@ public class TenantRouter implements AutoCloseable {
 	 * it are dropped.
 	 * @param listener the listener
 	 */
+	@Override
 	public void removeChangeListener(RouteChangeListener listener) {
 		this.listeners.remove(listener);
 		if (this.listeners.isEmpty()) {
@@ -415,6 +423,7 @@ public class TenantRouter implements AutoCloseable {
 	 * @return the directory version now held
 	 * @throws DirectoryUnavailableException if the directory cannot be read (the router then marks it unreachable)
 	 */
+	@Override
 	public long refresh() {
 		synchronized (this.syncLock) {
 			SyncPass sync = new SyncPass();
@@ -444,9 +453,13 @@ public class TenantRouter implements AutoCloseable {
 		}
 	}
 
+	@Override
+	public long resync() {
+		return loadSnapshot();
+	}
+
 	/**
-	 * Loads the whole directory in one streamed query (a snapshot) and applies it. Used at cold start, and to resync
-	 * after a push watcher reconnects.
+	 * Loads the whole directory in one streamed query (a snapshot) and applies it; {@link #start()} does at cold start.
 	 * @return the directory version the snapshot is complete up to
 	 * @throws DirectoryUnavailableException if the directory cannot be read
 	 */
@@ -597,6 +610,7 @@ public class TenantRouter implements AutoCloseable {
 	}
 
 	/** @return the directory version this router holds; never decreases */
+	@Override
 	public long version() {
 		return this.version.get();
 	}
@@ -605,17 +619,20 @@ public class TenantRouter implements AutoCloseable {
 	 * @return whether the router can serve: it has loaded the directory once, and the directory is reachable or the
 	 * policy is to serve from the cache
 	 */
+	@Override
 	public boolean isReady() {
 		return this.loaded && (this.directoryDownSince == null
 				|| this.settings.directoryDownPolicy() == DirectoryDownPolicy.SERVE_FROM_CACHE);
 	}
 
 	/** @return when the directory became unreachable, or empty while it is reachable */
+	@Override
 	public Optional<Instant> directoryDownSince() {
 		return Optional.ofNullable(this.directoryDownSince);
 	}
 
 	/** @return the settings this router runs with */
+	@Override
 	public RouterSettings settings() {
 		return this.settings;
 	}
@@ -641,6 +658,7 @@ public class TenantRouter implements AutoCloseable {
 	}
 
 	/** @return a snapshot of the counters */
+	@Override
 	public RouterStats stats() {
 		return new RouterStats(this.hits.sum(), this.misses.sum(), this.negativeHits.sum(), this.directoryReads.sum(),
 				this.invalidations.sum(), this.syncs.sum(), this.servedStale.sum(), this.entries.estimatedSize(),

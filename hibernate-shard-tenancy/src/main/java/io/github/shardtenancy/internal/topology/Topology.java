@@ -16,10 +16,12 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.internal.H2FenceDialect;
 import io.github.shardtenancy.internal.PostgresFenceDialect;
 import io.github.shardtenancy.spi.FenceDialect;
+import org.slf4j.LoggerFactory;
 
 /**
  * The topology: logical shard id to a connection pool (HikariCP) on that shard's database. The directory names only
@@ -31,7 +33,7 @@ import io.github.shardtenancy.spi.FenceDialect;
  *
  * <p>Thread-safe. Closing the topology closes every pool it created (pools passed in by the caller are left open).
  */
-public class ShardTopology implements AutoCloseable {
+public class Topology implements ShardTopology, AutoCloseable {
 
 	private static final Pattern SHARD_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
@@ -50,9 +52,9 @@ public class ShardTopology implements AutoCloseable {
 
 		/**
 		 * @param shardId the shard asked for
-		 * @return pool settings for it, or empty if it is unknown or retired
+		 * @return a pool on it (the topology owns and closes it), or empty if it is unknown or retired
 		 */
-		Optional<HikariConfig> settingsFor(String shardId);
+		Optional<DataSource> poolFor(String shardId);
 
 	}
 
@@ -64,6 +66,7 @@ public class ShardTopology implements AutoCloseable {
 	public void setMissingShardSource(MissingShardSource source) {
 		this.missingShardSource = source;
 	}
+
 
 	/**
 	 * One shard of the topology.
@@ -127,10 +130,21 @@ public class ShardTopology implements AutoCloseable {
 	 */
 	public boolean removeShard(String shardId) {
 		Shard shard = this.shards.remove(shardId);
-		if (shard != null && shard.owned() && shard.dataSource() instanceof HikariDataSource pool) {
-			pool.close();
+		if (shard != null && shard.owned()) {
+			closePool(shard.dataSource());
 		}
 		return shard != null;
+	}
+
+	private static void closePool(DataSource pool) {
+		if (pool instanceof AutoCloseable closeable) {
+			try {
+				closeable.close();
+			}
+			catch (Exception ex) {
+				LoggerFactory.getLogger(Topology.class).warn("Closing a shard pool failed: {}", ex.toString());
+			}
+		}
 	}
 
 	/**
@@ -159,20 +173,35 @@ public class ShardTopology implements AutoCloseable {
 			if (shard != null) {
 				return Optional.of(shard);
 			}
-			Optional<HikariConfig> settings = source.settingsFor(shardId);
-			return settings.map(config -> addShard(shardId, config));
+			return source.poolFor(shardId).map(pool -> {
+				try {
+					requireValidId(shardId);
+					return register(shardId, pool, true);
+				}
+				catch (RuntimeException ex) {
+					closePool(pool);
+					throw ex;
+				}
+			});
 		}
+	}
+
+	@Override
+	public DataSource dataSource(String shardId) {
+		return shard(shardId).dataSource();
 	}
 
 	/**
 	 * @param shardId the shard
 	 * @return whether the topology has it
 	 */
+	@Override
 	public boolean contains(String shardId) {
 		return this.shards.containsKey(shardId);
 	}
 
 	/** @return the shard ids, sorted; a snapshot */
+	@Override
 	public Set<String> shardIds() {
 		return new TreeSet<>(this.shards.keySet());
 	}

@@ -1,6 +1,5 @@
-package io.github.shardtenancy.spi;
+package io.github.shardtenancy;
 
-import io.github.shardtenancy.internal.routing.TenantRouter;
 import io.github.shardtenancy.DirectoryEntry;
 
 /**
