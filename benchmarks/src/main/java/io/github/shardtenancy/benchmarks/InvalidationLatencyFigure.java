@@ -27,7 +27,7 @@ import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -39,7 +39,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  *
  * <p>Both clocks start right before the writer's {@code Connection.commit()} (a wrapper around the writer's
  * connection records it) and stop when the third router applied the entry (a router subclass records
- * {@link TenantRouter#apply}) or the third listener returned from {@code getNotifications}. Ours and the baseline
+ * {@link Router#apply}) or the third listener returned from {@code getNotifications}. Ours and the baseline
  * alternate event by event; before each baseline event the routers' follow-up refreshes are awaited, so that the
  * baseline does not run while the watchers are still busy.
  */
@@ -53,7 +53,7 @@ final class InvalidationLatencyFigure {
 	}
 
 	/** A router that records when it applied each version of the watched tenant. */
-	static final class TimedRouter extends TenantRouter {
+	static final class TimedRouter extends Router {
 
 		final Map<Long, Long> appliedAt = new ConcurrentHashMap<>();
 
@@ -174,7 +174,7 @@ final class InvalidationLatencyFigure {
 			double base99 = percentile(base, 99) / 1e6;
 			double ratio = ours99 / base99;
 			String note = fmt("%d events. Ours = NOTIFY delivery + parsing the entry from the payload + "
-					+ "TenantRouter.apply on each of the three watcher threads (no directory read before the apply; "
+					+ "Router.apply on each of the three watcher threads (no directory read before the apply; "
 					+ "the watcher's refresh follows it). What is left is thread scheduling on a loaded machine.",
 					sizes.invalidationEvents());
 			return new Figure(name, fmt("%.2f / %.2f ms (raw NOTIFY)", base50, base99),
@@ -205,7 +205,7 @@ final class InvalidationLatencyFigure {
 		return at;
 	}
 
-	private static void awaitVersion(TenantRouter router, long version) throws InterruptedException {
+	private static void awaitVersion(Router router, long version) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 		while (router.version() < version) {
 			if (System.nanoTime() > deadline) {

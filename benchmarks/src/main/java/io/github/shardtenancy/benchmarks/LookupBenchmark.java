@@ -8,7 +8,7 @@ import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.h2.jdbcx.JdbcDataSource;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -21,7 +21,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Figure 2, lookup cost (JMH): {@link TenantRouter#route(String)} on a cached tenant versus a raw Caffeine
+ * Figure 2, lookup cost (JMH): {@link Router#route(String)} on a cached tenant versus a raw Caffeine
  * {@code getIfPresent} on a cache built the same way (same maximum size) holding the same entries. Keys cycle through
  * all entries, so both sides pay the same cache misses of the CPU.
  */
@@ -34,7 +34,7 @@ public class LookupBenchmark {
 	@Param("131072")
 	public int entries;
 
-	private TenantRouter router;
+	private Router router;
 
 	private Cache<String, DirectoryEntry> raw;
 
@@ -58,7 +58,7 @@ public class LookupBenchmark {
 		JdbcDataSource h2 = new JdbcDataSource();
 		h2.setURL("jdbc:h2:mem:lookup-benchmark");
 		RouterSettings settings = RouterSettings.defaults();
-		this.router = new TenantRouter(new Directory(h2), settings);
+		this.router = new Router(new Directory(h2), settings);
 		this.raw = Caffeine.newBuilder().maximumSize(settings.maximumEntries()).build();
 		this.keys = new String[size];
 		for (int i = 0; i < size; i++) {

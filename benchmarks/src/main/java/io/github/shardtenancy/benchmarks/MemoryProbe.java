@@ -20,12 +20,12 @@ import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.openjdk.jol.info.GraphLayout;
 
 /**
  * Figure 5's measurement, meant to run in a JVM of its own (a clean heap): the cold-start load of a PostgreSQL
- * directory into a {@link TenantRouter} ({@link TenantRouter#loadSnapshot()}), timed against streaming the same rows
+ * directory into a {@link Router} ({@link Router#loadSnapshot()}), timed against streaming the same rows
  * with plain JDBC, and the retained heap of the router's cache per entry, against a plain
  * {@code ConcurrentHashMap<String, DirectoryEntry>} of the same rows.
  *
@@ -33,7 +33,7 @@ import org.openjdk.jol.info.GraphLayout;
  * built; the tenant id strings (the keys) are counted, since the cache holds them. The router is measured twice: after
  * the cold-start load, and after a second snapshot replaced every cached entry by a copy read anew (as a watcher's
  * resync does, and as a sync replaces a changed entry). Both states are also broken down by class with JOL
- * ({@link #breakdown(TenantRouter, String)}).
+ * ({@link #breakdown(Router, String)}).
  *
  * <p>Usage: {@code MemoryProbe <jdbc-url> <user> <password>}; prints {@code key=value} lines.
  */
@@ -58,7 +58,7 @@ public final class MemoryProbe {
 			Directory directory = new Directory(pool);
 			// Warm the driver, the JIT and PostgreSQL's buffers on both paths once, untimed.
 			rawRead(pool, null);
-			new TenantRouter(directory, RouterSettings.defaults()).loadSnapshot();
+			new Router(directory, RouterSettings.defaults()).loadSnapshot();
 
 			long start = System.nanoTime();
 			long rows = rawRead(pool, null);
@@ -66,7 +66,7 @@ public final class MemoryProbe {
 			out.put("rows", rows);
 
 			long before = usedAfterGc();
-			TenantRouter router = new TenantRouter(directory, RouterSettings.defaults());
+			Router router = new Router(directory, RouterSettings.defaults());
 			start = System.nanoTime();
 			router.loadSnapshot();
 			out.put("routerLoadNanos", System.nanoTime() - start);
@@ -130,7 +130,7 @@ public final class MemoryProbe {
 	 * Caffeine's internals by reflection (benchmark code only); if a Caffeine release renames them, the breakdown is
 	 * left out and the figure says so.
 	 */
-	static Map<String, Long> breakdown(TenantRouter router, String prefix) {
+	static Map<String, Long> breakdown(Router router, String prefix) {
 		// JDK 17's Unsafe refuses field offsets of records (DirectoryEntry); JOL then computes them itself.
 		System.setProperty("jol.magicFieldOffset", "true");
 		Map<String, Long> out = new LinkedHashMap<>();

@@ -40,8 +40,8 @@ import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.MoveStatus;
 import io.github.shardtenancy.move.MoveStep;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyManager;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -84,8 +84,8 @@ final class MoveFigure {
 	/** @return why the online mover cannot run on PostgreSQL shards, or {@code null} if it can */
 	private static String postgresUnavailable(BenchPostgres pg) {
 		String url = pg.createDatabase("bench_move_probe");
-		try (ShardTopology topology = new ShardTopology()) {
-			ShardTopology.Shard shard = topology.addShard("probe",
+		try (Topology topology = new Topology()) {
+			Topology.Shard shard = topology.addShard("probe",
 					new DriverManagerDataSource(url, pg.user(), pg.password()));
 			ShardTenancyMigrations.migrateShard(shard.dataSource(), "probe", List.of(BenchApps.APP_CHANGELOG));
 			try (Connection c = shard.dataSource().getConnection()) {
@@ -114,11 +114,11 @@ final class MoveFigure {
 						"12", "shard-tenancy.shards.shard-2.maximum-pool-size", "12"))) {
 			OrderService service = app.getBean(OrderService.class);
 			TenantAdmin admin = app.getBean(TenantAdmin.class);
-			TenantRouter router = app.getBean(TenantRouter.class);
-			ShardTopology topology = app.getBean(ShardTopology.class);
+			Router router = app.getBean(Router.class);
+			Topology topology = app.getBean(Topology.class);
 			DataSource routing = app.getBean(DataSource.class);
 			for (String shardId : List.of("shard-1", "shard-2")) {
-				ShardTopology.Shard shard = topology.shard(shardId);
+				Topology.Shard shard = topology.shard(shardId);
 				try (Connection c = shard.dataSource().getConnection()) {
 					for (TenantTable table : TABLES) {
 						shard.dialect().installChangeCapture(c, table.table(), table.tenantColumn());

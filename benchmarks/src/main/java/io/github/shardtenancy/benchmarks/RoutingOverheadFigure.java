@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
 import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -101,7 +101,7 @@ final class RoutingOverheadFigure {
 			double ratio = libraryTps / plainTps;
 			double plainMicros = plainCpu[1] / 1e3 / Math.max(1, plainCpu[0]);
 			double libraryMicros = libraryCpu[1] / 1e3 / Math.max(1, libraryCpu[0]);
-			long misses = library.getBean(TenantRouter.class).stats().directoryReads();
+			long misses = library.getBean(Router.class).stats().directoryReads();
 			String note = fmt("worker-thread CPU per transaction: plain %.0f us, library %.0f us (plain/library %.2f; "
 					+ "less disturbed by other load than tx/s%s). ", plainMicros, libraryMicros,
 					plainMicros / libraryMicros, database.startsWith("H2") ? ", and includes H2's own work"

@@ -19,8 +19,8 @@ import io.github.shardtenancy.benchmarks.app.library.RetryCounter;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.RouterStats;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -28,7 +28,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * two shards, background sync at one hour so nothing refreshes behind our back) has a tenant cached on shard-1;
  * another process (its own directory pool, router and topology) moves the tenant to shard-2. The application's next
  * transaction is rejected by the source's fence, retried, and commits on shard-2. Counted from
- * {@link TenantRouter#stats()} (directory reads) and the service's attempt counter, against the same transaction on a
+ * {@link Router#stats()} (directory reads) and the service's attempt counter, against the same transaction on a
  * tenant whose route is fresh.
  */
 final class StaleEventFigure {
@@ -44,7 +44,7 @@ final class StaleEventFigure {
 		try (ConfigurableApplicationContext app = BenchApps.library(directory,
 				Map.of("shard-1", shard1, "shard-2", shard2), Map.of("shard-tenancy.sync.interval", "1h"))) {
 			OrderService service = app.getBean(OrderService.class);
-			TenantRouter router = app.getBean(TenantRouter.class);
+			Router router = app.getBean(Router.class);
 			RetryCounter retries = app.getBean(RetryCounter.class);
 			TenantAdmin admin = app.getBean(TenantAdmin.class);
 			String fresh = "stale-fresh";
@@ -79,7 +79,7 @@ final class StaleEventFigure {
 	 * @return transaction attempts (one plus the retry layer's retries, which also counts attempts rejected at
 	 * transaction begin, before the body ran) and directory reads one transaction cost
 	 */
-	private static long[] count(OrderService service, RetryCounter retries, TenantRouter router, String tenant,
+	private static long[] count(OrderService service, RetryCounter retries, Router router, String tenant,
 			UUID order) {
 		RouterStats before = router.stats();
 		long retriesBefore = retries.retries();
@@ -91,8 +91,8 @@ final class StaleEventFigure {
 
 	private static void moveElsewhere(Db directory, Db shard1, Db shard2, String tenant) {
 		try (HikariDataSource directoryPool = pool(directory);
-				ShardTopology topology = new ShardTopology();
-				TenantRouter otherRouter = new TenantRouter(new Directory(directoryPool),
+				Topology topology = new Topology();
+				Router otherRouter = new Router(new Directory(directoryPool),
 						RouterSettings.defaults().withSyncInterval(Duration.ofHours(1)))) {
 			topology.addShard("shard-1", config(shard1));
 			topology.addShard("shard-2", config(shard2));

@@ -52,8 +52,9 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * {@code target}</td><td>freeze windows: how long a moving tenant's writes were refused</td></tr>
  * </table>
  *
- * <p>{@link #bindTo(MeterRegistry)} registers the meters and adds this object as a
- * {@link ShardTenancyObserver} of the tenancy ({@link ShardTenancy#addObserver}), besides any added before. Bind it to one
+ * <p>{@link #bindTo(MeterRegistry)} registers the meters. The event meters (rejections, retries, directory reads, moves)
+ * count what this object is told as a {@link ShardTenancyObserver}: add it to the tenancy
+ * ({@link ShardTenancy#addObserver}), besides any observer added before. Bind it to one
  * registry (with several, use a {@code CompositeMeterRegistry}): a second {@code bindTo} moves the event meters to
  * the new registry. The counter and gauge values of the router are read from {@link TenantRouter#stats()} when the
  * registry publishes.
@@ -62,16 +63,16 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObserver {
 
-	private final ShardTenancy tenancy;
-
 	private final TenantRouter router;
 
 	private volatile Meters meters;
 
-	/** @param tenancy the tenancy to observe; never {@code null} */
-	public ShardTenancyMetrics(ShardTenancy tenancy) {
-		this.tenancy = Objects.requireNonNull(tenancy, "tenancy");
-		this.router = tenancy.router();
+	/**
+	 * @param router the router whose counters are published; never {@code null}. Add this object as an observer too
+	 * ({@link ShardTenancy#addObserver}) for the event meters.
+	 */
+	public ShardTenancyMetrics(TenantRouter router) {
+		this.router = Objects.requireNonNull(router, "router");
 	}
 
 	@Override
@@ -94,11 +95,7 @@ public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObser
 		Gauge.builder("shardtenancy.router.cache.entries", this.router, (r) -> r.stats().cachedEntries())
 			.description("Directory entries in the router's cache (estimate)")
 			.register(registry);
-		boolean first = this.meters == null;
 		this.meters = new Meters(registry);
-		if (first) {
-			this.tenancy.addObserver(this);
-		}
 	}
 
 	private void lookups(MeterRegistry registry, String result, java.util.function.ToLongFunction<RouterStats> value) {

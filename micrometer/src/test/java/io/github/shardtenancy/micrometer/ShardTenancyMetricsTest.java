@@ -7,7 +7,7 @@ import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.ShardTenancy;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +30,7 @@ class ShardTenancyMetricsTest {
 
 	private ShardTenancy tenancy;
 
-	private TenantRouter router;
+	private Router router;
 
 	private ShardTenancyObserver observer;
 
@@ -46,8 +46,10 @@ class ShardTenancyMetricsTest {
 		JdbcDataSource shard = new JdbcDataSource();
 		shard.setURL("jdbc:h2:mem:metrics-shard-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		this.tenancy = ShardTenancy.builder().directory(dataSource).shard("shard-1", shard).build();
-		this.router = this.tenancy.router();
-		new ShardTenancyMetrics(this.tenancy).bindTo(this.registry);
+		this.router = (Router) this.tenancy.router();
+		ShardTenancyMetrics metrics = new ShardTenancyMetrics(this.router);
+		metrics.bindTo(this.registry);
+		this.tenancy.addObserver(metrics);
 		// a second observer, added after the binder: both are told (observers are added, never replaced)
 		this.observer = new ShardTenancyObserver() {
 			@Override
@@ -97,9 +99,9 @@ class ShardTenancyMetricsTest {
 	@Test
 	@DisplayName("rejections are counted per shard and reason, never per tenant, and every added observer is told")
 	void rejectionsAreTaggedByShardAndReason() {
-		((Router) this.router).observer().fenceRejected("shard-1", "MOVED");
-		((Router) this.router).observer().fenceRejected("shard-1", "MOVED");
-		((Router) this.router).observer().fenceRejected("shard-2", "FROZEN");
+		this.router.observer().fenceRejected("shard-1", "MOVED");
+		this.router.observer().fenceRejected("shard-1", "MOVED");
+		this.router.observer().fenceRejected("shard-2", "FROZEN");
 
 		assertThat(this.registry.get("shardtenancy.fence.rejections").tags("shard", "shard-1", "reason", "MOVED")
 			.counter().count()).isEqualTo(2);

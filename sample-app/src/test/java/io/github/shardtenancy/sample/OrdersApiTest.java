@@ -16,7 +16,7 @@ import java.util.TreeMap;
 
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -48,7 +48,7 @@ class OrdersApiTest {
 	Directory directory;
 
 	@Autowired
-	ShardTopology topology;
+	Topology topology;
 
 	private final HttpClient http = HttpClient.newHttpClient();
 

@@ -6,7 +6,7 @@ import java.util.List;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -22,7 +22,7 @@ class FenceWriteCheckInstaller implements SmartInitializingSingleton {
 
 	private static final Logger log = LoggerFactory.getLogger(FenceWriteCheckInstaller.class);
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final TenantTableResolver tables;
 
@@ -30,7 +30,7 @@ class FenceWriteCheckInstaller implements SmartInitializingSingleton {
 
 	private final boolean requireRowLevelSecurity;
 
-	FenceWriteCheckInstaller(ShardTopology topology, TenantTableResolver tables, boolean rowLevelSecurity,
+	FenceWriteCheckInstaller(Topology topology, TenantTableResolver tables, boolean rowLevelSecurity,
 			boolean requireRowLevelSecurity) {
 		this.topology = topology;
 		this.tables = tables;
@@ -47,7 +47,7 @@ class FenceWriteCheckInstaller implements SmartInitializingSingleton {
 	public void afterSingletonsInstantiated() {
 		List<TenantTable> tenantTables = this.tables.resolve();
 		for (String shardId : this.topology.shardIds()) {
-			ShardTopology.Shard shard = this.topology.shard(shardId);
+			Topology.Shard shard = this.topology.shard(shardId);
 			for (TenantTable table : tenantTables) {
 				try (Connection c = shard.dataSource().getConnection()) {
 					c.setAutoCommit(true);
@@ -70,7 +70,7 @@ class FenceWriteCheckInstaller implements SmartInitializingSingleton {
 		}
 	}
 
-	private void checkRowLevelSecurity(ShardTopology.Shard shard) {
+	private void checkRowLevelSecurity(Topology.Shard shard) {
 		String bypass;
 		try (Connection c = shard.dataSource().getConnection()) {
 			bypass = shard.dialect().rowLevelSecurityBypass(c);

@@ -11,8 +11,8 @@ import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherStatus;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -68,7 +68,7 @@ class ShardTenancyActuatorConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
-		ShardTenancyEndpoint shardTenancyEndpoint(TenantRouter router, ShardTopology topology,
+		ShardTenancyEndpoint shardTenancyEndpoint(Router router, Topology topology,
 				ObjectProvider<ListenerState> listener, ObjectProvider<OnlineMover> mover) {
 			return new ShardTenancyEndpoint(router, topology, listener.getIfAvailable(() -> ListenerState.NONE), mover);
 		}
@@ -86,7 +86,7 @@ class ShardTenancyActuatorConfiguration {
 		@Bean(name = "dbHealthContributor")
 		@ConditionalOnEnabledHealthIndicator("db")
 		@ConditionalOnMissingBean(name = { "dbHealthIndicator", "dbHealthContributor" })
-		ShardDatabasesHealthContributor dbHealthContributor(Directory directory, ShardTopology topology) {
+		ShardDatabasesHealthContributor dbHealthContributor(Directory directory, Topology topology) {
 			return new ShardDatabasesHealthContributor(directory, topology);
 		}
 
@@ -99,7 +99,7 @@ class ShardTenancyActuatorConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnEnabledHealthIndicator("shardtenancy")
-		ShardTenancyHealthIndicator shardTenancyHealthIndicator(TenantRouter router,
+		ShardTenancyHealthIndicator shardTenancyHealthIndicator(Router router,
 				ObjectProvider<ListenerState> listener) {
 			return new ShardTenancyHealthIndicator(router, listener.getIfAvailable(() -> ListenerState.NONE));
 		}

@@ -13,9 +13,9 @@ import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.EntityManagerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -28,12 +28,12 @@ class ShardTenancyCoreConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	ShardTopology shardTopology(ShardTenancyProperties properties) {
+	Topology shardTopology(ShardTenancyProperties properties) {
 		if (properties.getShards().isEmpty()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards",
 					"No shards are configured: define at least one under shard-tenancy.shards.<shard-id>.url");
 		}
-		ShardTopology topology = new ShardTopology();
+		Topology topology = new Topology();
 		try {
 			properties.getShards().forEach((id, shard) -> {
 				if (shard.getUrl() == null || shard.getUrl().isBlank()) {
@@ -89,20 +89,20 @@ class ShardTenancyCoreConfiguration {
 	 */
 	@Bean(initMethod = "start", destroyMethod = "close")
 	@ConditionalOnMissingBean
-	TenantRouter tenantRouter(Directory directory, ShardTenancyProperties properties,
+	Router tenantRouter(Directory directory, ShardTenancyProperties properties,
 			ObjectProvider<ShardTenancyMigrator> migrator) {
 		migrator.ifAvailable((m) -> {
 		});
 		RouterSettings settings = new RouterSettings(properties.getCache().getMaximumEntries(),
 				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
 				properties.getDirectoryDownPolicy());
-		return new TenantRouter(directory, settings);
+		return new Router(directory, settings);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	ShardMultiTenantConnectionProvider shardMultiTenantConnectionProvider(TenantRouter router,
-			ShardTopology topology) {
+	ShardMultiTenantConnectionProvider shardMultiTenantConnectionProvider(Router router,
+			Topology topology) {
 		return new ShardMultiTenantConnectionProvider(router, topology);
 	}
 
@@ -114,14 +114,14 @@ class ShardTenancyCoreConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TenantTableResolver shardTenancyTenantTables(ShardTenancyProperties properties, ShardTopology topology,
+	TenantTableResolver shardTenancyTenantTables(ShardTenancyProperties properties, Topology topology,
 			ObjectProvider<EntityManagerFactory> entityManagerFactory) {
 		return new TenantTableResolver(properties.getTenantTables(), topology, entityManagerFactory);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	TenantMover tenantMover(Directory directory, TenantRouter router, ShardTopology topology,
+	TenantMover tenantMover(Directory directory, Router router, Topology topology,
 			TenantTableResolver tables, ShardTenancyProperties properties) {
 		return new TenantMover(directory, router, topology, tables.resolve(), properties.getActor(),
 				properties.getMove().getCleanDelay());
@@ -133,7 +133,7 @@ class ShardTenancyCoreConfiguration {
 	 */
 	@Bean
 	@ConditionalOnMissingBean
-	TenantAdmin tenantAdmin(Directory directory, TenantRouter router, ShardTopology topology, TenantMover mover,
+	TenantAdmin tenantAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
 			ShardTenancyProperties properties, ObjectProvider<ShardRegistry> registry,
 			ObjectProvider<PlacementPolicy> policy) {
 		PlacementPolicy placementPolicy = policy.getIfUnique();
@@ -144,7 +144,7 @@ class ShardTenancyCoreConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	FenceWriteCheckInstaller shardTenancyFenceWriteCheckInstaller(ShardTopology topology,
+	FenceWriteCheckInstaller shardTenancyFenceWriteCheckInstaller(Topology topology,
 			TenantTableResolver tables, ShardTenancyProperties properties) {
 		return new FenceWriteCheckInstaller(topology, tables, properties.getFence().isRowLevelSecurity(),
 				properties.getFence().isRequireRowLevelSecurity());

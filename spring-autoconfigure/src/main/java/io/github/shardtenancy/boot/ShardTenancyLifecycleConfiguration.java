@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.TenantTable;
@@ -20,11 +21,11 @@ import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.placement.SlotPlacement;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardConnector;
 import io.github.shardtenancy.spi.ShardMigrator;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -58,7 +59,8 @@ class ShardTenancyLifecycleConfiguration {
 	ShardMigrator shardTenancyShardMigrator(ObjectProvider<ShardTenancyMigrator> migrator,
 			TenantTableResolver tables, ShardTenancyProperties properties,
 			ObjectProvider<ShardTenancyMoveConfiguration.ChangeCaptureInstaller> captureInstaller) {
-		return shard -> {
+		return (shardId, dataSource, dialect) -> {
+			Topology.Shard shard = new Topology.Shard(shardId, dataSource, dialect, false);
 			migrator.ifAvailable(m -> m.migrateShard(shard));
 			captureInstaller.ifAvailable(installer -> installer.install(shard));
 			for (TenantTable table : tables.resolve()) {
@@ -84,19 +86,21 @@ class ShardTenancyLifecycleConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ShardConnector shardTenancyShardConnector(ShardTenancyProperties properties) {
-		ShardConnector urlAndUser = ShardConnector.urlAndUser();
 		return shard -> {
-			HikariConfig config = urlAndUser.settings(shard);
+			HikariConfig config = new HikariConfig();
+			config.setJdbcUrl(shard.jdbcUrl());
+			config.setUsername(shard.username());
+			config.setPoolName("shard-" + shard.shardId());
 			config.setConnectionTimeout(ShardTenancyCoreConfiguration
 				.connectionTimeout(properties, properties.getShards().get(shard.shardId())).toMillis());
-			return config;
+			return new HikariDataSource(config);
 		};
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	ShardRegistry shardRegistry(Directory directory, ShardTopology topology, ShardMigrator migrator,
-			ShardConnector connector, ShardTenancyProperties properties, TenantRouter router) {
+	ShardRegistry shardRegistry(Directory directory, Topology topology, ShardMigrator migrator,
+			ShardConnector connector, ShardTenancyProperties properties, Router router) {
 		// the router bean depends on the migrations: the directory schema exists before the registry is used
 		return new ShardRegistry(directory, topology, migrator, connector, properties.getActor());
 	}
@@ -124,7 +128,7 @@ class ShardTenancyLifecycleConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TenantLifecycle tenantLifecycle(Directory directory, TenantRouter router, ShardTopology topology,
+	TenantLifecycle tenantLifecycle(Directory directory, Router router, Topology topology,
 			ShardRegistry registry, PlacementPolicy policy, SlotMap slots, TenantMoves moves,
 			TenantTableResolver tables, ShardTenancyProperties properties) {
 		return new TenantLifecycle(directory, router, topology, registry, new ShardPlacement(policy), slots, moves,
@@ -139,14 +143,14 @@ class ShardTenancyLifecycleConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	Reconciler shardTenancyReconciler(Directory directory, ShardTopology topology, TenantTableResolver tables) {
+	Reconciler shardTenancyReconciler(Directory directory, Topology topology, TenantTableResolver tables) {
 		return new Reconciler(directory, topology, tables.resolve());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	ShardTenancyLifecycleScheduler shardTenancyLifecycleScheduler(ShardRegistry registry, Reconciler reconciler,
-			SlotMap slots, ShardTopology topology, ShardTenancyProperties properties) {
+			SlotMap slots, Topology topology, ShardTenancyProperties properties) {
 		return new ShardTenancyLifecycleScheduler(registry, reconciler, slots, topology, properties);
 	}
 

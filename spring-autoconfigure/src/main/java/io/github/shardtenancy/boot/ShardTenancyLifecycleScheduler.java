@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -35,7 +35,7 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 
 	private final SlotMap slots;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final ShardTenancyProperties properties;
 
@@ -49,7 +49,7 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 	 * @param properties the settings
 	 */
 	ShardTenancyLifecycleScheduler(ShardRegistry registry, Reconciler reconciler, SlotMap slots,
-			ShardTopology topology, ShardTenancyProperties properties) {
+			Topology topology, ShardTenancyProperties properties) {
 		this.registry = registry;
 		this.reconciler = reconciler;
 		this.slots = slots;

@@ -3,7 +3,7 @@ package io.github.shardtenancy.boot;
 import io.github.shardtenancy.micrometer.DirectoryWatcherMetrics;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -23,8 +23,10 @@ class ShardTenancyMetricsConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ShardTenancyMetrics shardTenancyMetrics(TenantRouter router) {
-		return new ShardTenancyMetrics(router);
+	ShardTenancyMetrics shardTenancyMetrics(Router router) {
+		ShardTenancyMetrics metrics = new ShardTenancyMetrics(router);
+		router.setObserver(metrics);
+		return metrics;
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,7 +1,7 @@
 package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -17,7 +17,7 @@ class ShardTenancyMigrationConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ShardTenancyMigrator shardTenancyMigrator(Directory directory, ShardTopology topology,
+	ShardTenancyMigrator shardTenancyMigrator(Directory directory, Topology topology,
 			ShardTenancyProperties properties) {
 		return new ShardTenancyMigrator(directory, topology, properties.getLiquibase().getShardChangelogs());
 	}

@@ -7,7 +7,7 @@ import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.liquibase.ShardIdentityConflictException;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.beans.factory.InitializingBean;
 
 /**
@@ -22,7 +22,7 @@ public class ShardTenancyMigrator implements InitializingBean {
 
 	private final Directory directory;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final List<String> shardChangelogs;
 
@@ -32,7 +32,7 @@ public class ShardTenancyMigrator implements InitializingBean {
 	 * @param shardChangelogs the application's changelogs run on every shard after the fence changelog (class-path
 	 * locations); never {@code null}, may be empty
 	 */
-	public ShardTenancyMigrator(Directory directory, ShardTopology topology, List<String> shardChangelogs) {
+	public ShardTenancyMigrator(Directory directory, Topology topology, List<String> shardChangelogs) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.shardChangelogs = List.copyOf(shardChangelogs);
@@ -73,7 +73,7 @@ public class ShardTenancyMigrator implements InitializingBean {
 	 * @param shard the shard
 	 * @throws IllegalStateException if a migration fails, with Liquibase's error as the cause
 	 */
-	public void migrateShard(ShardTopology.Shard shard) {
+	public void migrateShard(Topology.Shard shard) {
 		ShardTenancyMigrations.migrateShard(shard.dataSource(), shard.id(), this.shardChangelogs);
 	}
 

@@ -9,8 +9,8 @@ import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -46,7 +46,7 @@ class ShardTenancyMoveConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	OnlineMover onlineMover(Directory directory, TenantRouter router, ShardTopology topology,
+	OnlineMover onlineMover(Directory directory, Router router, Topology topology,
 			TenantTableResolver tables, ShardTenancyProperties properties) {
 		if (properties.getMove().getLease() == null || properties.getMove().getLease().isNegative()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.move.lease",
@@ -59,7 +59,7 @@ class ShardTenancyMoveConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnProperty(prefix = "shard-tenancy.move", name = "install-capture", matchIfMissing = true)
-	ChangeCaptureInstaller shardTenancyChangeCaptureInstaller(ShardTopology topology, TenantTableResolver tables) {
+	ChangeCaptureInstaller shardTenancyChangeCaptureInstaller(Topology topology, TenantTableResolver tables) {
 		return new ChangeCaptureInstaller(topology, tables);
 	}
 
@@ -72,11 +72,11 @@ class ShardTenancyMoveConfiguration {
 
 		private static final Logger log = LoggerFactory.getLogger(ChangeCaptureInstaller.class);
 
-		private final ShardTopology topology;
+		private final Topology topology;
 
 		private final TenantTableResolver tables;
 
-		ChangeCaptureInstaller(ShardTopology topology, TenantTableResolver tables) {
+		ChangeCaptureInstaller(Topology topology, TenantTableResolver tables) {
 			this.topology = topology;
 			this.tables = tables;
 		}
@@ -98,7 +98,7 @@ class ShardTenancyMoveConfiguration {
 		 * @throws ShardTenancyConfigurationException if the capture cannot be installed on a table (missing, or
 		 * without a primary key), naming the table and the shard
 		 */
-		void install(ShardTopology.Shard shard) {
+		void install(Topology.Shard shard) {
 			for (TenantTable table : this.tables.resolve()) {
 				try (Connection c = shard.dataSource().getConnection()) {
 					c.setAutoCommit(true);

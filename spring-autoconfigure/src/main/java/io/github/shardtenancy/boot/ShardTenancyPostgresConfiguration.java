@@ -4,7 +4,7 @@ import java.util.Properties;
 
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -24,7 +24,7 @@ class ShardTenancyPostgresConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	DirectoryWatcher shardTenancyDirectoryWatcher(TenantRouter router, ShardTenancyProperties properties) {
+	DirectoryWatcher shardTenancyDirectoryWatcher(Router router, ShardTenancyProperties properties) {
 		ShardTenancyProperties.Directory directory = properties.getDirectory();
 		Properties connection = new Properties();
 		if (directory.getUsername() != null) {

@@ -2,7 +2,7 @@ package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.boot.retry.RetrySettings;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -20,7 +20,7 @@ class ShardTenancyRetryConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ShardTenancyRetry shardTenancyRetry(TenantRouter router, ShardTenancyProperties properties,
+	ShardTenancyRetry shardTenancyRetry(Router router, ShardTenancyProperties properties,
 			ObjectProvider<RetryListener> listeners) {
 		ShardTenancyProperties.Retry retry = properties.getRetry();
 		RetrySettings settings = new RetrySettings(retry.getMaxAttempts(), retry.getInitialDelay(),

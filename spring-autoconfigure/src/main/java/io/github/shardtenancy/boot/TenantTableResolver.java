@@ -14,7 +14,7 @@ import java.util.Map;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.annotations.TenantId;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
@@ -40,13 +40,13 @@ class TenantTableResolver {
 
 	private final List<String> configured;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final ObjectProvider<EntityManagerFactory> entityManagerFactory;
 
 	private volatile List<TenantTable> resolved;
 
-	TenantTableResolver(List<String> configured, ShardTopology topology,
+	TenantTableResolver(List<String> configured, Topology topology,
 			ObjectProvider<EntityManagerFactory> entityManagerFactory) {
 		this.configured = List.copyOf(configured);
 		this.topology = topology;

@@ -29,8 +29,8 @@ import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PessimisticLockException;
 import org.junit.jupiter.api.AfterEach;
@@ -69,10 +69,10 @@ class AutomaticRetryTests {
 	private TenantAdmin admin;
 
 	@Autowired
-	private TenantRouter router;
+	private Router router;
 
 	@Autowired
-	private ShardTopology topology;
+	private Topology topology;
 
 	@Autowired
 	private Directory directory;
@@ -152,7 +152,7 @@ class AutomaticRetryTests {
 		@DisplayName("a stale route rejected at transaction begin is retried on the new owner after invalidating only that tenant")
 		void staleRouterIsRejectedAtBeginAndRetriedOnNewOwner() {
 			noteService.persistAndFlush("before the move");
-			TenantRouter otherInstance = new TenantRouter(directory, RouterSettings.defaults());
+			Router otherInstance = new Router(directory, RouterSettings.defaults());
 			new TenantMover(directory, otherInstance, topology, List.of(new TenantTable("note", "tenant_id")),
 					"other-instance").move(tenant, "shard-2");
 			assertThat(router.cached(tenant)).get().extracting(DirectoryEntry::shardId).isEqualTo("shard-1");

@@ -15,8 +15,8 @@ import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.MoveStep;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -84,13 +84,13 @@ class OnlineMoverAutoConfigurationTests {
 					"shard-tenancy.tenant-tables=note:tenant_id")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				ShardTopology topology = context.getBean(ShardTopology.class);
+				Topology topology = context.getBean(Topology.class);
 				for (String shardId : topology.shardIds()) {
 					assertThat(count(topology, shardId, "SELECT COUNT(DISTINCT TRIGGER_NAME) FROM INFORMATION_SCHEMA.TRIGGERS "
 							+ "WHERE TRIGGER_NAME = 'SHARD_CAPTURE_NOTE' AND ? = ?", "x")).as(shardId).isOne();
 				}
 				context.getBean(TenantAdmin.class).create("acme", "shard-1");
-				insertNote(context.getBean(TenantRouter.class), topology, "acme");
+				insertNote(context.getBean(Router.class), topology, "acme");
 				OnlineMover mover = context.getBean(OnlineMover.class);
 
 				String moveId = mover.move("acme", "shard-2", context.getBean(MoveOptions.class));
@@ -133,13 +133,13 @@ class OnlineMoverAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context).doesNotHaveBean(ShardTenancyMoveConfiguration.ChangeCaptureInstaller.class);
-				assertThat(count(context.getBean(ShardTopology.class), "shard-1", "SELECT COUNT(DISTINCT TRIGGER_NAME) FROM "
+				assertThat(count(context.getBean(Topology.class), "shard-1", "SELECT COUNT(DISTINCT TRIGGER_NAME) FROM "
 						+ "INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_NAME = 'SHARD_CAPTURE_NOTE' AND ? = ?", "x"))
 					.isZero();
 			});
 	}
 
-	private static long count(ShardTopology topology, String shardId, String sql, String parameter) throws Exception {
+	private static long count(Topology topology, String shardId, String sql, String parameter) throws Exception {
 		try (Connection c = topology.shard(shardId).dataSource().getConnection();
 				PreparedStatement ps = c.prepareStatement(sql)) {
 			ps.setString(1, parameter);
@@ -153,8 +153,8 @@ class OnlineMoverAutoConfigurationTests {
 		}
 	}
 
-	private static void insertNote(TenantRouter router, ShardTopology topology, String tenant) throws Exception {
-		ShardTopology.Shard shard = topology.shard(router.route(tenant).shardId());
+	private static void insertNote(Router router, Topology topology, String tenant) throws Exception {
+		Topology.Shard shard = topology.shard(router.route(tenant).shardId());
 		try (Connection c = shard.dataSource().getConnection()) {
 			shard.dialect().begin(c, tenant, router.route(tenant).version());
 			try (PreparedStatement ps = c.prepareStatement("INSERT INTO note (id, tenant_id, title) VALUES (?, ?, ?)")) {
@@ -174,7 +174,7 @@ class OnlineMoverAutoConfigurationTests {
 	static class UserMover {
 
 		@Bean
-		OnlineMover userMover(Directory directory, TenantRouter router, ShardTopology topology) {
+		OnlineMover userMover(Directory directory, Router router, Topology topology) {
 			return new OnlineMover(directory, router, topology, List.of(new TenantTable("note", "tenant_id")), "own");
 		}
 

@@ -12,8 +12,8 @@ import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
 import io.github.shardtenancy.micrometer.context.TenantThreadLocalAccessor;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -89,8 +89,8 @@ class OperationsAutoConfigurationTests {
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
 				assertThat(registry.find("shardtenancy.router.lookups").functionCounters()).hasSize(3);
 				assertThat(registry.get("shardtenancy.router.directory.version").gauge().value())
-					.isEqualTo(context.getBean(TenantRouter.class).version());
-				assertThat(context.getBean(TenantRouter.class).observer())
+					.isEqualTo(context.getBean(Router.class).version());
+				assertThat(context.getBean(Router.class).observer())
 					.isSameAs(context.getBean(ShardTenancyMetrics.class));
 			});
 		}
@@ -155,7 +155,7 @@ class OperationsAutoConfigurationTests {
 		@DisplayName("DOWN until the router has loaded the directory, then UP, with directory and listener details")
 		void downUntilLoaded() {
 			runner.withUserConfiguration(UnstartedRouter.class).run((context) -> {
-				TenantRouter router = context.getBean(TenantRouter.class);
+				Router router = context.getBean(Router.class);
 				ShardTenancyHealthIndicator health = context.getBean(ShardTenancyHealthIndicator.class);
 				assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
 				assertThat(health.health().getDetails()).containsEntry("ready", false)
@@ -174,7 +174,7 @@ class OperationsAutoConfigurationTests {
 		@DisplayName("DOWN while the directory is unreachable under the fail-closed policy, with the time it went down")
 		void downWhileDirectoryUnreachableAndFailClosed() {
 			runner.withPropertyValues("shard-tenancy.directory-down-policy=fail-closed").run((context) -> {
-				TenantRouter router = context.getBean(TenantRouter.class);
+				Router router = context.getBean(Router.class);
 				ShardTenancyHealthIndicator health = context.getBean(ShardTenancyHealthIndicator.class);
 				assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 				try (java.sql.Connection c = router.directory().dataSource().getConnection()) {
@@ -236,7 +236,7 @@ class OperationsAutoConfigurationTests {
 			runner.withClassLoader(new FilteredClassLoader(MeterBinder.class)).run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context).doesNotHaveBean(ShardTenancyMetrics.class);
-				assertThat(context.getBean(TenantRouter.class).isReady()).isTrue();
+				assertThat(context.getBean(Router.class).isReady()).isTrue();
 			});
 		}
 
@@ -267,7 +267,7 @@ class OperationsAutoConfigurationTests {
 					assertThat(context).doesNotHaveBean(ShardTenancyEndpoint.class)
 						.doesNotHaveBean(ShardTenancyHealthIndicator.class)
 						.doesNotHaveBean(ListenerState.class);
-					assertThat(context).hasSingleBean(ShardTopology.class);
+					assertThat(context).hasSingleBean(Topology.class);
 				});
 		}
 
@@ -306,10 +306,10 @@ class OperationsAutoConfigurationTests {
 	static class UnstartedRouter {
 
 		@Bean(destroyMethod = "close")
-		TenantRouter userRouter(Directory directory, ObjectProvider<ShardTenancyMigrator> migrator) {
+		Router userRouter(Directory directory, ObjectProvider<ShardTenancyMigrator> migrator) {
 			migrator.ifAvailable((m) -> {
 			});
-			return new TenantRouter(directory, RouterSettings.defaults());
+			return new Router(directory, RouterSettings.defaults());
 		}
 
 	}
@@ -318,12 +318,12 @@ class OperationsAutoConfigurationTests {
 	static class UserBeans {
 
 		@Bean
-		ShardTenancyMetrics userMetrics(TenantRouter router) {
+		ShardTenancyMetrics userMetrics(Router router) {
 			return new ShardTenancyMetrics(router);
 		}
 
 		@Bean
-		ShardTenancyHealthIndicator userHealth(TenantRouter router) {
+		ShardTenancyHealthIndicator userHealth(Router router) {
 			return new ShardTenancyHealthIndicator(router, ListenerState.NONE);
 		}
 
@@ -333,7 +333,7 @@ class OperationsAutoConfigurationTests {
 		}
 
 		@Bean
-		ShardTenancyEndpoint userEndpoint(TenantRouter router, ShardTopology topology,
+		ShardTenancyEndpoint userEndpoint(Router router, Topology topology,
 				ObjectProvider<io.github.shardtenancy.move.OnlineMover> mover) {
 			return new ShardTenancyEndpoint(router, topology, ListenerState.NONE, mover);
 		}

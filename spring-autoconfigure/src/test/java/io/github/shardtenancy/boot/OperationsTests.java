@@ -30,8 +30,8 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,10 +82,10 @@ class OperationsTests {
 	private TenantAdmin admin;
 
 	@Autowired
-	private TenantRouter router;
+	private Router router;
 
 	@Autowired
-	private ShardTopology topology;
+	private Topology topology;
 
 	@Autowired
 	private Directory directory;
@@ -168,7 +168,7 @@ class OperationsTests {
 			String tenant = newTenant("metrics");
 			admin.create(tenant, "shard-1");
 			TenantContext.runAs(tenant, () -> audit.record("before the move"));
-			TenantRouter otherInstance = new TenantRouter(directory, RouterSettings.defaults());
+			Router otherInstance = new Router(directory, RouterSettings.defaults());
 			new TenantMover(directory, otherInstance, topology, List.of(new TenantTable("audit_entry", "tenant_id")),
 					"other-instance").move(tenant, "shard-2");
 			assertThat(router.cached(tenant)).get().extracting(DirectoryEntry::shardId).isEqualTo("shard-1");

@@ -12,7 +12,7 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.PessimisticLockException;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -39,7 +39,7 @@ class RetryDisabledTests {
 	private TenantAdmin admin;
 
 	@Autowired
-	private ShardTopology topology;
+	private Topology topology;
 
 	@Autowired
 	private NoteRepository notes;

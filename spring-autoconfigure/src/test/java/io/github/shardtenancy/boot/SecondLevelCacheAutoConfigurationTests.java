@@ -5,7 +5,7 @@ import java.util.UUID;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.DisplayName;
@@ -56,7 +56,7 @@ class SecondLevelCacheAutoConfigurationTests {
 			assertThat(SecondLevelCacheEviction
 				.isCaching(context.getBean(EntityManagerFactory.class).unwrap(SessionFactory.class))).isTrue();
 			assertThat(eviction.isRegistered()).isTrue();
-			TenantRouter router = context.getBean(TenantRouter.class);
+			Router router = context.getBean(Router.class);
 			String tenant = "l2-auto-" + UUID.randomUUID().toString().substring(0, 8);
 			DirectoryEntry created = router.directory().create(tenant, "shard-1", "test");
 			router.route(tenant);

@@ -16,8 +16,8 @@ import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvi
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -55,10 +55,10 @@ class ShardTenancyAutoConfigurationTests {
 		void everyBeanIsPresent() {
 			runner.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(context).hasSingleBean(ShardTopology.class)
+				assertThat(context).hasSingleBean(Topology.class)
 					.hasSingleBean(Directory.class)
 					.hasSingleBean(ShardTenancyMigrator.class)
-					.hasSingleBean(TenantRouter.class)
+					.hasSingleBean(Router.class)
 					.hasSingleBean(ShardMultiTenantConnectionProvider.class)
 					.hasSingleBean(TenantIdentifierResolver.class)
 					.hasSingleBean(TenantMover.class)
@@ -69,8 +69,8 @@ class ShardTenancyAutoConfigurationTests {
 					.hasSingleBean(FenceWriteCheckInstaller.class)
 					.hasSingleBean(DataSource.class);
 				assertThat(context.getBean(DataSource.class)).isInstanceOf(TenantRoutingDataSource.class);
-				assertThat(context.getBean(ShardTopology.class).shardIds()).containsExactly("shard-1", "shard-2");
-				assertThat(context.getBean(TenantRouter.class).isReady()).as("started after the migrations").isTrue();
+				assertThat(context.getBean(Topology.class).shardIds()).containsExactly("shard-1", "shard-2");
+				assertThat(context.getBean(Router.class).isReady()).as("started after the migrations").isTrue();
 				assertThat(context.getBean(ShardTenancyRetry.class).settings()).isEqualTo(RetrySettings.defaults());
 			});
 		}
@@ -83,7 +83,7 @@ class ShardTenancyAutoConfigurationTests {
 						"shard-tenancy.directory-down-policy=fail-closed", "shard-tenancy.retry.max-attempts=3",
 						"shard-tenancy.retry.freeze-wait=2s", "shard-tenancy.retry.serialization-failures=false")
 				.run((context) -> {
-					RouterSettings settings = context.getBean(TenantRouter.class).settings();
+					RouterSettings settings = context.getBean(Router.class).settings();
 					assertThat(settings.maximumEntries()).isEqualTo(1000);
 					assertThat(settings.negativeTtl()).hasSeconds(1);
 					assertThat(settings.directoryDownPolicy().name()).isEqualTo("FAIL_CLOSED");
@@ -102,7 +102,7 @@ class ShardTenancyAutoConfigurationTests {
 						"shard-tenancy.tenant-tables=note:tenant_id")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
-					ShardTopology topology = context.getBean(ShardTopology.class);
+					Topology topology = context.getBean(Topology.class);
 					for (String shardId : topology.shardIds()) {
 						try (java.sql.Connection c = topology.shard(shardId).dataSource().getConnection();
 								java.sql.ResultSet rs = c.createStatement()
@@ -144,8 +144,8 @@ class ShardTenancyAutoConfigurationTests {
 		@DisplayName("when the application defines its own router")
 		void toUserRouter() {
 			runner.withUserConfiguration(UserRouter.class).run((context) -> {
-				assertThat(context).hasSingleBean(TenantRouter.class);
-				assertThat(context.getBean(TenantRouter.class)).isSameAs(context.getBean("userRouter"));
+				assertThat(context).hasSingleBean(Router.class);
+				assertThat(context.getBean(Router.class)).isSameAs(context.getBean("userRouter"));
 			});
 		}
 
@@ -153,8 +153,8 @@ class ShardTenancyAutoConfigurationTests {
 		@DisplayName("when the application defines its own topology")
 		void toUserTopology() {
 			runner.withUserConfiguration(UserTopology.class).run((context) -> {
-				assertThat(context).hasSingleBean(ShardTopology.class);
-				assertThat(context.getBean(ShardTopology.class).shardIds()).containsExactly("own-shard");
+				assertThat(context).hasSingleBean(Topology.class);
+				assertThat(context.getBean(Topology.class).shardIds()).containsExactly("own-shard");
 			});
 		}
 
@@ -201,7 +201,7 @@ class ShardTenancyAutoConfigurationTests {
 				.withPropertyValues("shard-tenancy.enabled=false")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
-					assertThat(context).doesNotHaveBean(ShardTopology.class).doesNotHaveBean(TenantRouter.class);
+					assertThat(context).doesNotHaveBean(Topology.class).doesNotHaveBean(Router.class);
 				});
 		}
 
@@ -305,9 +305,9 @@ class ShardTenancyAutoConfigurationTests {
 	static class UserRouter {
 
 		@Bean(destroyMethod = "close")
-		TenantRouter userRouter(Directory directory) {
+		Router userRouter(Directory directory) {
 			io.github.shardtenancy.liquibase.ShardTenancyMigrations.migrateDirectory(directory.dataSource());
-			return new TenantRouter(directory, RouterSettings.defaults());
+			return new Router(directory, RouterSettings.defaults());
 		}
 
 	}
@@ -316,8 +316,8 @@ class ShardTenancyAutoConfigurationTests {
 	static class UserTopology {
 
 		@Bean(destroyMethod = "close")
-		ShardTopology userTopology() {
-			ShardTopology topology = new ShardTopology();
+		Topology userTopology() {
+			Topology topology = new Topology();
 			com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
 			config.setJdbcUrl(h2("own-shard"));
 			topology.addShard("own-shard", config);
@@ -340,7 +340,7 @@ class ShardTenancyAutoConfigurationTests {
 	static class UserRetry {
 
 		@Bean
-		ShardTenancyRetry userRetry(TenantRouter router) {
+		ShardTenancyRetry userRetry(Router router) {
 			RetrySettings d = RetrySettings.defaults();
 			return new ShardTenancyRetry(router, new RetrySettings(2, d.initialDelay(), d.multiplier(), d.maxDelay(),
 					d.jitter(), d.freezeWait(), true), java.util.List.of());

@@ -8,7 +8,7 @@ import java.util.UUID;
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.lifecycle.DirectoryHistory;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
 import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
 import io.github.shardtenancy.PlacementRequest;
@@ -19,7 +19,7 @@ import io.github.shardtenancy.ShardRecord;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.ShardState;
 import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -92,7 +92,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 			HikariConfig config = new HikariConfig();
 			config.setJdbcUrl(h2("shard-3"));
 			registry.register("shard-3", "eu", config);
-			ShardTopology.Shard shard = context.getBean(ShardTopology.class).shard("shard-3");
+			Topology.Shard shard = context.getBean(Topology.class).shard("shard-3");
 			try (Connection c = shard.dataSource().getConnection();
 					ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(DISTINCT TRIGGER_NAME) FROM "
 							+ "INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_NAME = 'SHARD_FENCE_NOTE'")) {
@@ -131,8 +131,8 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 				.isInstanceOf(OnlineTenantMoves.class);
 			context.getBean(SlotMap.class).initialize(2, java.util.List.of("shard-1"), "test");
 			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
-			TenantRouter router = context.getBean(TenantRouter.class);
-			ShardTopology topology = context.getBean(ShardTopology.class);
+			Router router = context.getBean(Router.class);
+			Topology topology = context.getBean(Topology.class);
 			java.util.List<String> tenants = java.util.List.of("t-0", "t-1", "t-2", "t-3", "t-4", "t-5");
 			for (String tenant : tenants) {
 				assertThat(lifecycle.create(tenant).shardId()).isEqualTo("shard-1");
@@ -170,7 +170,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
 			assertThat(lifecycle.create("newcomer").shardId()).isEqualTo("shard-1");
 			lifecycle.move("newcomer", "shard-3");
-			insertNote(context.getBean(TenantRouter.class), context.getBean(ShardTopology.class), "newcomer");
+			insertNote(context.getBean(Router.class), context.getBean(Topology.class), "newcomer");
 
 			assertThat(lifecycle.drain("shard-3")).containsExactly("newcomer");
 
@@ -179,7 +179,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 			assertThat(owner).isNotEqualTo("shard-3");
 			assertThat(count(directory.dataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? "
 					+ "AND source_shard_id = 'shard-3' AND step = 'DONE'", "newcomer")).isOne();
-			assertThat(count(context.getBean(ShardTopology.class).shard(owner).dataSource(),
+			assertThat(count(context.getBean(Topology.class).shard(owner).dataSource(),
 					"SELECT COUNT(*) FROM note WHERE tenant_id = ?", "newcomer")).isOne();
 		});
 	}
@@ -190,8 +190,8 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 		this.runner.withPropertyValues("shard-tenancy.move.online-clean-delay=200ms").run(context -> {
 			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
 			assertThat(lifecycle.create("later").shardId()).isEqualTo("shard-1");
-			ShardTopology topology = context.getBean(ShardTopology.class);
-			insertNote(context.getBean(TenantRouter.class), topology, "later");
+			Topology topology = context.getBean(Topology.class);
+			insertNote(context.getBean(Router.class), topology, "later");
 
 			lifecycle.move("later", "shard-2");
 
@@ -224,7 +224,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 
 			context.getBean(ShardRegistry.class).adopt("shard-1", "eu", null, null);
 			assertThat(admin.create("early", "shard-1").shardId()).isEqualTo("shard-1");
-			assertThat(context.getBean(TenantRouter.class).route("early").shardId()).isEqualTo("shard-1");
+			assertThat(context.getBean(Router.class).route("early").shardId()).isEqualTo("shard-1");
 		});
 	}
 
@@ -263,8 +263,8 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 		}
 	}
 
-	private static void insertNote(TenantRouter router, ShardTopology topology, String tenant) throws Exception {
-		ShardTopology.Shard shard = topology.shard(router.route(tenant).shardId());
+	private static void insertNote(Router router, Topology topology, String tenant) throws Exception {
+		Topology.Shard shard = topology.shard(router.route(tenant).shardId());
 		try (Connection c = shard.dataSource().getConnection()) {
 			shard.dialect().begin(c, tenant, router.route(tenant).version());
 			try (java.sql.PreparedStatement ps = c

@@ -6,7 +6,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -33,7 +33,7 @@ class ShardTenancySettingsTests {
 					"shard-tenancy.sync.interval=1h");
 	}
 
-	private static long connectionTimeoutOf(ShardTopology topology, String shardId) {
+	private static long connectionTimeoutOf(Topology topology, String shardId) {
 		return ((HikariDataSource) topology.shard(shardId).dataSource()).getConnectionTimeout();
 	}
 
@@ -46,7 +46,7 @@ class ShardTenancySettingsTests {
 		void fiveSecondsByDefault() {
 			runner(h2("directory"), h2("shard-1")).run(context -> {
 				assertThat(context).hasNotFailed();
-				assertThat(connectionTimeoutOf(context.getBean(ShardTopology.class), "shard-1")).isEqualTo(5_000);
+				assertThat(connectionTimeoutOf(context.getBean(Topology.class), "shard-1")).isEqualTo(5_000);
 			});
 		}
 
@@ -57,7 +57,7 @@ class ShardTenancySettingsTests {
 				.withPropertyValues("shard-tenancy.shards.shard-2.url=" + h2("shard-2"),
 						"shard-tenancy.pool.connection-timeout=1500ms", "shard-tenancy.shards.shard-2.connection-timeout=800ms")
 				.run(context -> {
-					ShardTopology topology = context.getBean(ShardTopology.class);
+					Topology topology = context.getBean(Topology.class);
 					assertThat(connectionTimeoutOf(topology, "shard-1")).isEqualTo(1_500);
 					assertThat(connectionTimeoutOf(topology, "shard-2")).isEqualTo(800);
 				});
@@ -73,7 +73,7 @@ class ShardTenancySettingsTests {
 				config.setJdbcUrl(h2("shard-3"));
 				registering.getBean(ShardRegistry.class).register("shard-3", null, config);
 				runner(directory, shard1).withPropertyValues("shard-tenancy.pool.connection-timeout=2s").run(other -> {
-					ShardTopology topology = other.getBean(ShardTopology.class);
+					Topology topology = other.getBean(Topology.class);
 					assertThat(topology.contains("shard-3")).isFalse();
 					other.getBean(ShardRegistry.class).sync();
 					assertThat(topology.contains("shard-3")).isTrue();

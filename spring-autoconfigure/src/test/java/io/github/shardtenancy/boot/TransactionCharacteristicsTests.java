@@ -16,7 +16,7 @@ import io.github.shardtenancy.boot.isoapp.Memo;
 import io.github.shardtenancy.boot.isoapp.MemoService;
 import io.github.shardtenancy.boot.isoapp.Seen;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -59,7 +59,7 @@ class TransactionCharacteristicsTests {
 	private TenantAdmin admin;
 
 	@Autowired
-	private ShardTopology topology;
+	private Topology topology;
 
 	@Autowired
 	private MemoService memos;

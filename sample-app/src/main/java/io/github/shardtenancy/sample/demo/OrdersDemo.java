@@ -40,9 +40,9 @@ import io.github.shardtenancy.move.MoveStatus;
 import io.github.shardtenancy.move.MoveStep;
 import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.sample.orders.OrderService;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -53,7 +53,7 @@ import org.springframework.stereotype.Component;
  * committed.
  *
  * <p>The mover is the auto-configured {@link OnlineMover} (mark, copy, catch up, freeze, final catch-up, verify, flip,
- * clean), playing a second application instance: it keeps its own {@link TenantRouter} on the same directory (own
+ * clean), playing a second application instance: it keeps its own {@link Router} on the same directory (own
  * cache, a sync interval of minutes) up to date instead of the application's. The application's router therefore
  * learns of a move only at its next background sync or when the source's fence rejects a transaction routed with the
  * stale entry: the rejection the library retries, after invalidating that one entry. The source rows of a move are
@@ -86,9 +86,9 @@ public class OrdersDemo {
 
 	private final Directory directory;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
-	private final TenantRouter router;
+	private final Router router;
 
 	private final DemoOrderWriter writer;
 
@@ -111,7 +111,7 @@ public class OrdersDemo {
 	 * @param onlineMover the auto-configured online mover (the demo points it at a router of its own)
 	 * @param moveOptions the auto-configured move options ({@code shard-tenancy.move.*})
 	 */
-	public OrdersDemo(DemoProperties properties, Directory directory, ShardTopology topology, TenantRouter router,
+	public OrdersDemo(DemoProperties properties, Directory directory, Topology topology, Router router,
 			DemoOrderWriter writer, RetryObserver observer, OrderService orders, OnlineMover onlineMover,
 			MoveOptions moveOptions) {
 		this.properties = properties;
@@ -159,7 +159,7 @@ public class OrdersDemo {
 			long now = System.nanoTime();
 			return now < end || (now < hardEnd && (run.moves.isEmpty() || run.staleRetriedToSuccess.sum() == 0));
 		};
-		try (TenantRouter moverRouter = new TenantRouter(this.directory,
+		try (Router moverRouter = new Router(this.directory,
 				RouterSettings.defaults().withSyncInterval(this.properties.moverSyncInterval()))) {
 			moverRouter.start();
 			StepTimes steps = new StepTimes(this.onlineMover);

@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.springframework.core.retry.RetryListener;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryState;
@@ -23,7 +23,7 @@ import org.springframework.stereotype.Component;
 @Component
 public class RetryObserver implements RetryListener {
 
-	private final TenantRouter router;
+	private final Router router;
 
 	private final ThreadLocal<CallTrace> current = new ThreadLocal<>();
 
@@ -38,7 +38,7 @@ public class RetryObserver implements RetryListener {
 	private final Map<String, LongAdder> rejectionsByReason = new ConcurrentHashMap<>();
 
 	/** @param router the application's router, read (never changed) to show what the retries routed with */
-	public RetryObserver(TenantRouter router) {
+	public RetryObserver(Router router) {
 		this.router = router;
 	}
 

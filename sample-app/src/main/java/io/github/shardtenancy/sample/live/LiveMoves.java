@@ -26,7 +26,7 @@ import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.MoveStatus;
 import io.github.shardtenancy.move.MoveStep;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -67,7 +67,7 @@ public class LiveMoves implements DisposableBean {
 
 	private final Directory directory;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final Duration cleanDelay;
 
@@ -84,7 +84,7 @@ public class LiveMoves implements DisposableBean {
 	 * @param topology the shards
 	 * @param properties the clean delay of the moves ({@code shard-tenancy.move.clean-delay})
 	 */
-	public LiveMoves(OnlineMover mover, Directory directory, ShardTopology topology,
+	public LiveMoves(OnlineMover mover, Directory directory, Topology topology,
 			ShardTenancyProperties properties) {
 		this.mover = mover;
 		this.directory = directory;

@@ -16,9 +16,9 @@ import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.sample.demo.RetryObserver;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.stereotype.Component;
 
@@ -33,9 +33,9 @@ public class LiveStateReader {
 
 	private final Directory directory;
 
-	private final TenantRouter router;
+	private final Router router;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final RetryObserver retries;
 
@@ -51,7 +51,7 @@ public class LiveStateReader {
 	 * @param moves the moves
 	 * @param bursts the bursts
 	 */
-	public LiveStateReader(Directory directory, TenantRouter router, ShardTopology topology, RetryObserver retries,
+	public LiveStateReader(Directory directory, Router router, Topology topology, RetryObserver retries,
 			LiveMoves moves, LiveBursts bursts) {
 		this.directory = directory;
 		this.router = router;

@@ -6,7 +6,7 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.sample.orders.OrderService;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -31,7 +31,7 @@ public class TenantSeeder implements ApplicationRunner {
 
 	private final Directory directory;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final OrderService orders;
 
@@ -44,7 +44,7 @@ public class TenantSeeder implements ApplicationRunner {
 	 * @param orders creates each tenant's customer
 	 * @param tenants how many tenants to seed, at least 0
 	 */
-	public TenantSeeder(TenantAdmin admin, Directory directory, ShardTopology topology, OrderService orders,
+	public TenantSeeder(TenantAdmin admin, Directory directory, Topology topology, OrderService orders,
 			@Value("${sample.seed.tenants:20}") int tenants) {
 		this.admin = admin;
 		this.directory = directory;

@@ -17,7 +17,7 @@ import java.util.function.Predicate;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -53,7 +53,7 @@ class LiveApiTest {
 	Directory directory;
 
 	@Autowired
-	ShardTopology topology;
+	Topology topology;
 
 	private final HttpClient http = HttpClient.newHttpClient();
 

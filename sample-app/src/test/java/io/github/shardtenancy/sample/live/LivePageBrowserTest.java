@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -80,7 +80,7 @@ class LivePageBrowserTest {
 	Directory directory;
 
 	@Autowired
-	ShardTopology topology;
+	Topology topology;
 
 	private Path profile;
 

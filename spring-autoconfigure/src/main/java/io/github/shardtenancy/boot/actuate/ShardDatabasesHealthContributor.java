@@ -7,7 +7,7 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.jdbc.health.DataSourceHealthIndicator;
@@ -26,7 +26,7 @@ public final class ShardDatabasesHealthContributor implements CompositeHealthCon
 
 	private final Directory directory;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final Map<DataSource, DataSourceHealthIndicator> indicators = new ConcurrentHashMap<>();
 
@@ -34,7 +34,7 @@ public final class ShardDatabasesHealthContributor implements CompositeHealthCon
 	 * @param directory the directory (its database is checked as {@code directory})
 	 * @param topology the shards (each checked under its shard id)
 	 */
-	public ShardDatabasesHealthContributor(Directory directory, ShardTopology topology) {
+	public ShardDatabasesHealthContributor(Directory directory, Topology topology) {
 		this.directory = directory;
 		this.topology = topology;
 	}

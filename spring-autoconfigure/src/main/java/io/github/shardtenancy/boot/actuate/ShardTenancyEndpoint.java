@@ -20,8 +20,8 @@ import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.MoveStatus;
 import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.RouterStats;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -52,9 +52,9 @@ public class ShardTenancyEndpoint {
 
 	private static final Duration START_WAIT = Duration.ofSeconds(10);
 
-	private final TenantRouter router;
+	private final Router router;
 
-	private final ShardTopology topology;
+	private final Topology topology;
 
 	private final ListenerState listener;
 
@@ -66,7 +66,7 @@ public class ShardTenancyEndpoint {
 	 * @param listener the push listener's state; never {@code null}
 	 * @param mover the online mover, if the application has one; never {@code null}
 	 */
-	public ShardTenancyEndpoint(TenantRouter router, ShardTopology topology, ListenerState listener,
+	public ShardTenancyEndpoint(Router router, Topology topology, ListenerState listener,
 			ObjectProvider<OnlineMover> mover) {
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
@@ -103,7 +103,7 @@ public class ShardTenancyEndpoint {
 		return out;
 	}
 
-	private static Map<String, Object> shard(ShardTopology.Shard shard) {
+	private static Map<String, Object> shard(Topology.Shard shard) {
 		Map<String, Object> out = new LinkedHashMap<>();
 		out.put("fenceDialect", shard.dialect().getClass().getSimpleName());
 		if (shard.dataSource() instanceof HikariDataSource hikari) {

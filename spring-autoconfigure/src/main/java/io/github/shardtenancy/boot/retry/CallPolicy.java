@@ -12,7 +12,7 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnsafeToRerunException;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.retry.RetryException;
@@ -32,7 +32,7 @@ final class CallPolicy implements RetryPolicy {
 		RETRYING, EXHAUSTED, NOT_RETRYABLE, UNSAFE_TO_RERUN
 	}
 
-	private final TenantRouter router;
+	private final Router router;
 
 	private final RetrySettings settings;
 
@@ -54,11 +54,11 @@ final class CallPolicy implements RetryPolicy {
 	/** What committed inside the last failed attempt, independently of its own transaction. */
 	private List<String> committed = List.of();
 
-	CallPolicy(TenantRouter router, RetrySettings settings) {
+	CallPolicy(Router router, RetrySettings settings) {
 		this(router, settings, () -> false);
 	}
 
-	CallPolicy(TenantRouter router, RetrySettings settings, BooleanSupplier safeToRerun) {
+	CallPolicy(Router router, RetrySettings settings, BooleanSupplier safeToRerun) {
 		this.router = router;
 		this.settings = settings;
 		this.safeToRerun = safeToRerun;

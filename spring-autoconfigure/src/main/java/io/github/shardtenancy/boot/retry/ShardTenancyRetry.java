@@ -10,7 +10,7 @@ import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.UnsafeToRerunException;
 import io.github.shardtenancy.internal.CommittedWork;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.springframework.core.retry.RetryException;
 import org.springframework.core.retry.RetryListener;
 import org.springframework.core.retry.RetryTemplate;
@@ -78,7 +78,7 @@ public class ShardTenancyRetry {
 
 	private static final ThreadLocal<Boolean> RUNNING = new ThreadLocal<>();
 
-	private final TenantRouter router;
+	private final Router router;
 
 	private final RetrySettings settings;
 
@@ -93,7 +93,7 @@ public class ShardTenancyRetry {
 	 * @param listeners listeners told about every retry, in order; never {@code null}, may be empty
 	 * @throws NullPointerException if an argument is {@code null}
 	 */
-	public ShardTenancyRetry(TenantRouter router, RetrySettings settings, List<? extends RetryListener> listeners) {
+	public ShardTenancyRetry(Router router, RetrySettings settings, List<? extends RetryListener> listeners) {
 		this(router, settings, listeners, false);
 	}
 
@@ -105,7 +105,7 @@ public class ShardTenancyRetry {
 	 * committed inside a rejected attempt (the application-wide default; normally {@code false})
 	 * @throws NullPointerException if an argument is {@code null}
 	 */
-	public ShardTenancyRetry(TenantRouter router, RetrySettings settings, List<? extends RetryListener> listeners,
+	public ShardTenancyRetry(Router router, RetrySettings settings, List<? extends RetryListener> listeners,
 			boolean safeToRerun) {
 		this.router = Objects.requireNonNull(router, "router");
 		this.settings = Objects.requireNonNull(settings, "settings");

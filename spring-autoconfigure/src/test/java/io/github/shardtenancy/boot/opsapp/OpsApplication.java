@@ -5,8 +5,8 @@ import java.util.List;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableAsync;
@@ -23,11 +23,11 @@ public class OpsApplication {
 
 	/** The online mover the endpoint starts moves with; the change capture it needs is installed here. */
 	@Bean
-	OnlineMover onlineMover(Directory directory, TenantRouter router, ShardTopology topology)
+	OnlineMover onlineMover(Directory directory, Router router, Topology topology)
 			throws java.sql.SQLException {
 		List<TenantTable> resolved = List.of(new TenantTable("audit_entry", "tenant_id"));
 		for (String shardId : topology.shardIds()) {
-			ShardTopology.Shard shard = topology.shard(shardId);
+			Topology.Shard shard = topology.shard(shardId);
 			try (java.sql.Connection c = shard.dataSource().getConnection()) {
 				for (TenantTable table : resolved) {
 					shard.dialect().installChangeCapture(c, table.table(), table.tenantColumn());

@@ -20,8 +20,8 @@ import io.github.shardtenancy.it.h2.domain.AttemptRecorder;
 import io.github.shardtenancy.it.h2.domain.OrderService;
 import io.github.shardtenancy.it.h2.domain.OrdersApplication;
 import io.github.shardtenancy.it.h2.domain.PurchaseOrderRepository;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -101,16 +101,16 @@ final class H2App implements AutoCloseable {
 		return bean(TenantAdmin.class);
 	}
 
-	TenantRouter router() {
-		return bean(TenantRouter.class);
+	Router router() {
+		return bean(Router.class);
 	}
 
 	Directory directory() {
 		return bean(Directory.class);
 	}
 
-	ShardTopology topology() {
-		return bean(ShardTopology.class);
+	Topology topology() {
+		return bean(Topology.class);
 	}
 
 	OrderService orders() {

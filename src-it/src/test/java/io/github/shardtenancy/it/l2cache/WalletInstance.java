@@ -8,8 +8,8 @@ import java.util.concurrent.Callable;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;
@@ -21,7 +21,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * One instance of {@link WalletApplication}: a Spring Boot context with its own router and its own second-level
  * cache, on databases other instances share. Its router hears of other instances' moves only from fence rejections
- * or an explicit {@link TenantRouter#refresh()} (the background sync is slowed down to an hour).
+ * or an explicit {@link Router#refresh()} (the background sync is slowed down to an hour).
  */
 final class WalletInstance implements AutoCloseable {
 
@@ -64,8 +64,8 @@ final class WalletInstance implements AutoCloseable {
 		return bean(TenantAdmin.class);
 	}
 
-	TenantRouter router() {
-		return bean(TenantRouter.class);
+	Router router() {
+		return bean(Router.class);
 	}
 
 	WalletService wallets() {
@@ -95,7 +95,7 @@ final class WalletInstance implements AutoCloseable {
 
 	/** @return the wallet's balance in the shard's row, read on the shard's pool (no routing, no cache) */
 	Long balanceRow(String shard, UUID wallet) {
-		List<Long> found = new JdbcTemplate(bean(ShardTopology.class).shard(shard).dataSource())
+		List<Long> found = new JdbcTemplate(bean(Topology.class).shard(shard).dataSource())
 			.queryForList("SELECT balance FROM l2_wallet WHERE id = ?", Long.class, wallet);
 		return found.isEmpty() ? null : found.get(0);
 	}

@@ -21,8 +21,8 @@ import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -63,7 +63,7 @@ abstract class JdbcPathsContract {
 
 	DataSource dataSource;
 
-	ShardTopology topology;
+	Topology topology;
 
 	/** @return the directory's and shard-1's and shard-2's connection properties */
 	abstract List<String> databaseProperties();
@@ -80,7 +80,7 @@ abstract class JdbcPathsContract {
 		this.mover = start("paths-mover");
 		this.jdbc = this.app.getBean(JdbcTemplate.class);
 		this.dataSource = this.app.getBean(DataSource.class);
-		this.topology = this.app.getBean(ShardTopology.class);
+		this.topology = this.app.getBean(Topology.class);
 	}
 
 	@AfterAll
@@ -299,7 +299,7 @@ abstract class JdbcPathsContract {
 		String tenant = newTenant("stale");
 		TenantContext.callAs(tenant, () -> insert(tenant, "before-move"));
 		this.mover.getBean(TenantAdmin.class).move(tenant, "shard-2");
-		assertThat(this.app.getBean(TenantRouter.class).cached(tenant)).get()
+		assertThat(this.app.getBean(Router.class).cached(tenant)).get()
 			.satisfies(entry -> assertThat(entry.shardId()).isEqualTo("shard-1"));
 
 		Throwable rejected = catchThrowable(() -> TenantContext.callAs(tenant, () -> insert(tenant, "stale")));

@@ -16,8 +16,8 @@ import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 
 /**
  * One "application instance" on the PostgreSQL cluster, wired by hand like the Boot module would: its own directory
@@ -32,9 +32,9 @@ final class AppInstance implements AutoCloseable {
 
 	final Directory directory;
 
-	final TenantRouter router;
+	final Router router;
 
-	final ShardTopology topology;
+	final Topology topology;
 
 	final ShardMultiTenantConnectionProvider provider;
 
@@ -59,8 +59,8 @@ final class AppInstance implements AutoCloseable {
 		this.directoryPool = cluster.pool(cluster.directory(), 2, name + "-directory");
 		this.pools.add(this.directoryPool);
 		this.directory = new Directory(this.directoryPool);
-		this.router = new TenantRouter(this.directory, settings);
-		this.topology = new ShardTopology();
+		this.router = new Router(this.directory, settings);
+		this.topology = new Topology();
 		for (String id : PostgresCluster.SHARD_IDS) {
 			HikariDataSource pool = cluster.pool(cluster.shard(id), shardPoolSize, name + "-" + id, shardPoolSettings);
 			this.pools.add(pool);

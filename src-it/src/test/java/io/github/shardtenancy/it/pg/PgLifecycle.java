@@ -25,11 +25,11 @@ import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardConnector;
 import io.github.shardtenancy.spi.ShardMigrator;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 
 /**
  * A lifecycle deployment of its own on the shared PostgreSQL servers: fresh databases (a directory on the directory
@@ -48,11 +48,11 @@ final class PgLifecycle implements AutoCloseable {
 
 	final Directory directory;
 
-	final ShardTopology topology = new ShardTopology();
+	final Topology topology = new Topology();
 
 	final ShardRegistry registry;
 
-	final TenantRouter router;
+	final Router router;
 
 	final ShardMultiTenantConnectionProvider provider;
 
@@ -66,10 +66,10 @@ final class PgLifecycle implements AutoCloseable {
 
 	private final List<HikariDataSource> pools = new ArrayList<>();
 
-	static final ShardMigrator MIGRATOR = shard -> {
-		ShardTenancyMigrations.migrateShard(shard.dataSource(), shard.id(), List.of("db/it-pg/pg-note.xml"));
-		try (Connection c = shard.dataSource().getConnection()) {
-			shard.dialect().installWriteCheck(c, PostgresCluster.NOTES.table(), PostgresCluster.NOTES.tenantColumn());
+	static final ShardMigrator MIGRATOR = (shardId, dataSource, dialect) -> {
+		ShardTenancyMigrations.migrateShard(dataSource, shardId, List.of("db/it-pg/pg-note.xml"));
+		try (Connection c = dataSource.getConnection()) {
+			dialect.installWriteCheck(c, PostgresCluster.NOTES.table(), PostgresCluster.NOTES.tenantColumn());
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException(ex);
@@ -86,7 +86,7 @@ final class PgLifecycle implements AutoCloseable {
 			HikariConfig config = createDatabase(cluster.shard(shardId), shardId.replace("-", ""));
 			this.registry.register(shardId, regions.get(shardId), config);
 		}
-		this.router = new TenantRouter(this.directory, RouterSettings.defaults());
+		this.router = new Router(this.directory, RouterSettings.defaults());
 		this.router.loadSnapshot();
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
 		this.mover = new TenantMover(this.directory, this.router, this.topology, List.of(PostgresCluster.NOTES),
@@ -95,7 +95,7 @@ final class PgLifecycle implements AutoCloseable {
 		this.lifecycle = lifecycle(this.directory, this.router, policy);
 	}
 
-	TenantLifecycle lifecycle(Directory directory, TenantRouter router, PlacementPolicy policy) {
+	TenantLifecycle lifecycle(Directory directory, Router router, PlacementPolicy policy) {
 		return new TenantLifecycle(directory, router, this.topology, this.registry, new ShardPlacement(policy),
 				this.slots, this.mover::move, List.of(PostgresCluster.NOTES), "ops@pg");
 	}
@@ -117,9 +117,11 @@ final class PgLifecycle implements AutoCloseable {
 
 	private ShardConnector connector() {
 		return shard -> {
-			HikariConfig config = ShardConnector.urlAndUser().settings(shard);
+			HikariConfig config = new HikariConfig();
+			config.setJdbcUrl(shard.jdbcUrl());
+			config.setUsername(shard.username());
 			config.setPassword(this.cluster.directory().password());
-			return config;
+			return pool(config, "shard-" + shard.shardId());
 		};
 	}
 
@@ -152,7 +154,7 @@ final class PgLifecycle implements AutoCloseable {
 	}
 
 	/** Inserts a note as the tenant through a connection provider, in one transaction, retrying fence rejections. */
-	static void write(ShardMultiTenantConnectionProvider provider, TenantRouter router, String tenant) {
+	static void write(ShardMultiTenantConnectionProvider provider, Router router, String tenant) {
 		withRetry(router, 5, () -> {
 			try (TenantContext.Scope scope = TenantContext.bind(tenant)) {
 				Connection c = provider.getConnection(tenant);
@@ -186,7 +188,7 @@ final class PgLifecycle implements AutoCloseable {
 		write(this.provider, this.router, tenant);
 	}
 
-	static <T> T withRetry(TenantRouter router, int attempts, Supplier<T> work) {
+	static <T> T withRetry(Router router, int attempts, Supplier<T> work) {
 		for (int attempt = 1;; attempt++) {
 			try {
 				return work.get();

@@ -26,8 +26,8 @@ import io.github.shardtenancy.it.pg.jpa.Ticket;
 import io.github.shardtenancy.it.pg.jpa.TicketRepository;
 import io.github.shardtenancy.it.pg.jpa.TicketService;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,9 +72,9 @@ class PostgresBootJpaPathsTest {
 
 	static Attempts attempts;
 
-	static TenantRouter router;
+	static Router router;
 
-	static ShardTopology topology;
+	static Topology topology;
 
 	@BeforeAll
 	static void start() {
@@ -86,8 +86,8 @@ class PostgresBootJpaPathsTest {
 		tickets = context.getBean(TicketRepository.class);
 		jdbc = context.getBean(JdbcTemplate.class);
 		attempts = context.getBean(Attempts.class);
-		router = context.getBean(TenantRouter.class);
-		topology = context.getBean(ShardTopology.class);
+		router = context.getBean(Router.class);
+		topology = context.getBean(Topology.class);
 		operator = AppInstance.plain(cluster, "jpa-paths-op", RouterSettings.defaults(), 2);
 	}
 
@@ -145,7 +145,7 @@ class PostgresBootJpaPathsTest {
 			String title = titles[i];
 			TenantContext.runAs(tenant, () -> appService.open(title, priority));
 		}
-		assertThat(app.getBean(TenantRouter.class).cached(tenant)).get()
+		assertThat(app.getBean(Router.class).cached(tenant)).get()
 			.satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-1"));
 		return tenant;
 	}
@@ -166,7 +166,7 @@ class PostgresBootJpaPathsTest {
 	/** Like {@link #afterAMoveTheApplicationMissed(String, Callable)}, for the given application. */
 	static <T> T afterAMoveTheApplicationMissed(ConfigurableApplicationContext app, String tenant, Callable<T> work)
 			throws Exception {
-		TenantRouter appRouter = app.getBean(TenantRouter.class);
+		Router appRouter = app.getBean(Router.class);
 		Attempts appAttempts = app.getBean(Attempts.class);
 		new TenantMover(operator.directory, operator.router, operator.topology, TABLES, "jpa-paths-op").move(tenant,
 				"shard-2");

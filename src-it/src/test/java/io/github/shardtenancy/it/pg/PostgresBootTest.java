@@ -17,8 +17,8 @@ import io.github.shardtenancy.it.h2.domain.OrdersApplication;
 import io.github.shardtenancy.it.h2.domain.PurchaseOrderRepository;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -80,7 +80,7 @@ class PostgresBootTest {
 		try (ConfigurableApplicationContext listening = start("pg-boot-listening")) {
 			DirectoryWatcher watcher = listening.getBean(DirectoryWatcher.class);
 			assertThat(watcher.awaitListening(java.time.Duration.ofSeconds(30))).isTrue();
-			TenantRouter router = listening.getBean(TenantRouter.class);
+			Router router = listening.getBean(Router.class);
 			String tenant = PostgresCluster.tenant("pushed");
 
 			context.getBean(TenantAdmin.class).create(tenant, "shard-3"); // another instance writes the directory
@@ -111,7 +111,7 @@ class PostgresBootTest {
 		OrderService orders = context.getBean(OrderService.class);
 		PurchaseOrderRepository repository = context.getBean(PurchaseOrderRepository.class);
 		AttemptRecorder attempts = context.getBean(AttemptRecorder.class);
-		TenantRouter router = context.getBean(TenantRouter.class);
+		Router router = context.getBean(Router.class);
 		context.getBean(TenantAdmin.class).create(tenant, "shard-1");
 		TenantContext.runAs(tenant, () -> orders.place("before the move"));
 
@@ -130,14 +130,14 @@ class PostgresBootTest {
 		// rejected before it read or wrote anything; the retry ran the body again on the new owner.
 		assertThat(orders.bodyRuns()).isEqualTo(2);
 		assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-2"));
-		ShardTopology topology = context.getBean(ShardTopology.class);
+		Topology topology = context.getBean(Topology.class);
 		assertThat(countOrders(topology, "shard-2", tenant)).isEqualTo(2);
 		assertThat(countOrders(topology, "shard-1", tenant)).isZero();
 		long counted = TenantContext.callAs(tenant, repository::count); // a read-only Spring Data transaction
 		assertThat(counted).isEqualTo(2);
 	}
 
-	private static long countOrders(ShardTopology topology, String shard, String tenant) throws SQLException {
+	private static long countOrders(Topology topology, String shard, String tenant) throws SQLException {
 		try (Connection c = topology.shard(shard).dataSource().getConnection();
 				PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM purchase_order WHERE tenant_id = ?")) {
 			ps.setString(1, tenant);

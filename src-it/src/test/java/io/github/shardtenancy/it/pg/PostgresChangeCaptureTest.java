@@ -13,7 +13,7 @@ import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.move.TenantRows;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -51,7 +51,7 @@ class PostgresChangeCaptureTest {
 		String neighbour = PostgresCluster.tenant("cap-neighbour");
 		app.admin.create(tenant, "shard-1");
 		app.admin.create(neighbour, "shard-1");
-		ShardTopology.Shard shard = app.topology.shard("shard-1");
+		Topology.Shard shard = app.topology.shard("shard-1");
 		try (TenantContext.Scope scope = TenantContext.bind(tenant); Connection writer = app.dataSource.getConnection()) {
 			writer.setAutoCommit(false); // one transaction, committed below
 			assertThat(countNotes(writer, tenant)).isZero(); // the transaction began (and read) before capture
@@ -74,7 +74,7 @@ class PostgresChangeCaptureTest {
 	void captureOnWaitsForAWriterInFlight() throws Exception {
 		String tenant = PostgresCluster.tenant("cap-inflight");
 		app.admin.create(tenant, "shard-1");
-		ShardTopology.Shard shard = app.topology.shard("shard-1");
+		Topology.Shard shard = app.topology.shard("shard-1");
 		List<TablePlan> tables = plan(tenant);
 		CompletableFuture<Void> captureOn;
 		try (TenantContext.Scope scope = TenantContext.bind(tenant); Connection writer = app.dataSource.getConnection()) {

@@ -20,7 +20,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
@@ -101,7 +101,7 @@ public final class PostgresCluster {
 		for (Map.Entry<String, PostgresServer> e : this.shards.entrySet()) {
 			try (HikariDataSource ds = pool(e.getValue(), 2, "it-migrate-" + e.getKey())) {
 				ShardTenancyMigrations.migrateShard(ds, e.getKey(), List.of("db/it-pg/pg-note.xml"));
-				try (ShardTopology topology = new ShardTopology(); Connection c = ds.getConnection()) {
+				try (Topology topology = new Topology(); Connection c = ds.getConnection()) {
 					topology.addShard(e.getKey(), (javax.sql.DataSource) ds).dialect().installWriteCheck(c, NOTES.table(),
 							NOTES.tenantColumn());
 				}

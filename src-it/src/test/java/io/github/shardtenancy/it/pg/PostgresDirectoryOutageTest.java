@@ -19,7 +19,7 @@ import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.postgresql.WatcherStatus;
 import io.github.shardtenancy.DirectoryDownPolicy;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -187,7 +187,7 @@ class PostgresDirectoryOutageTest {
 	void routerStartedWhileTheDirectoryIsDown() throws Exception {
 		cluster.directory().stop();
 		try (HikariDataSource pool = cluster.pool(cluster.directory(), 2, "cold-directory");
-				TenantRouter router = new TenantRouter(new Directory(pool),
+				Router router = new Router(new Directory(pool),
 						SETTINGS.withSyncInterval(Duration.ofMillis(200)));
 				DirectoryWatcher watcher = DirectoryWatcher.of(router, cluster.directory().jdbcUrl(),
 						cluster.directory().user(), cluster.directory().password())) {

@@ -37,8 +37,8 @@ import io.github.shardtenancy.ShardRecord;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.ShardState;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -66,7 +66,7 @@ class PostgresLifecycleTest {
 			}
 			assertThat(owners(pg.directory).values()).containsExactly(10L, 10L, 10L);
 
-			TenantRouter otherRouter = new TenantRouter(new Directory(pg.newDirectoryPool("other")),
+			Router otherRouter = new Router(new Directory(pg.newDirectoryPool("other")),
 					RouterSettings.defaults());
 			otherRouter.loadSnapshot();
 			TenantLifecycle other = pg.lifecycle(otherRouter.directory(), otherRouter, new LeastLoadedPlacement());
@@ -175,13 +175,15 @@ class PostgresLifecycleTest {
 				pg.lifecycle.create("existing-" + i);
 			}
 			List<String> stateDuringMigration = new ArrayList<>();
-			ShardRegistry registry = new ShardRegistry(pg.directory, pg.topology, shard -> {
-				stateDuringMigration.add(pg.registry.find(shard.id()).map(r -> r.state().name()).orElse("absent"));
-				PgLifecycle.MIGRATOR.migrate(shard);
+			ShardRegistry registry = new ShardRegistry(pg.directory, pg.topology, (shardId, dataSource, dialect) -> {
+				stateDuringMigration.add(pg.registry.find(shardId).map(r -> r.state().name()).orElse("absent"));
+				PgLifecycle.MIGRATOR.migrate(shardId, dataSource, dialect);
 			}, s -> {
-				HikariConfig c = io.github.shardtenancy.spi.ShardConnector.urlAndUser().settings(s);
+				HikariConfig c = new HikariConfig();
+				c.setJdbcUrl(s.jdbcUrl());
+				c.setUsername(s.username());
 				c.setPassword("postgres");
-				return c;
+				return new com.zaxxer.hikari.HikariDataSource(c);
 			}, "ops@pg");
 			registry.register("shard-4", null, pg.newShardDatabase("shard-3", "shard4"));
 			assertThat(stateDuringMigration).containsExactly("absent");
@@ -194,7 +196,7 @@ class PostgresLifecycleTest {
 				.hasMessageContaining("1 tenant(s)");
 
 			// instance B: own pools and router; it will miss every notification
-			try (ShardTopology topologyB = new ShardTopology()) {
+			try (Topology topologyB = new Topology()) {
 				for (String shardId : List.of("shard-1", "shard-2", "shard-3", "shard-4")) {
 					HikariDataSource pool = (HikariDataSource) pg.topology.shard(shardId).dataSource();
 					HikariConfig config = new HikariConfig();
@@ -206,7 +208,7 @@ class PostgresLifecycleTest {
 				}
 				ShardRegistry registryB = new ShardRegistry(pg.directory, topologyB, PgLifecycle.MIGRATOR,
 						s -> { throw new AssertionError("not expected"); }, "b@pg");
-				TenantRouter routerB = new TenantRouter(pg.directory, RouterSettings.defaults());
+				Router routerB = new Router(pg.directory, RouterSettings.defaults());
 				routerB.loadSnapshot();
 				ShardMultiTenantConnectionProvider providerB = new ShardMultiTenantConnectionProvider(routerB,
 						topologyB);
@@ -236,7 +238,7 @@ class PostgresLifecycleTest {
 			pg.lifecycle.create("globex", PlacementRequest.onShard("shard-2"));
 			pg.write("acme");
 			Reconciler reconciler = new Reconciler(pg.directory, pg.topology, List.of(PostgresCluster.NOTES));
-			ShardTopology.Shard shard3 = pg.topology.shard("shard-3");
+			Topology.Shard shard3 = pg.topology.shard("shard-3");
 			try (java.sql.Connection c = shard3.dataSource().getConnection()) {
 				c.setAutoCommit(false);
 				shard3.dialect().beginMover(c, "acme");

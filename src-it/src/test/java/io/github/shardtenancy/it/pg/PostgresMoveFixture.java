@@ -12,7 +12,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 
 /**
  * The online mover's domain on the shared PostgreSQL cluster ({@code db/it-pg/pg-move.xml}: orders and their lines,
@@ -37,9 +37,9 @@ final class PostgresMoveFixture {
 		if (!migrated) {
 			for (String shardId : PostgresCluster.SHARD_IDS) {
 				try (HikariDataSource ds = cluster.pool(cluster.shard(shardId), 2, "it-move-migrate-" + shardId);
-						ShardTopology topology = new ShardTopology()) {
+						Topology topology = new Topology()) {
 					ShardTenancyMigrations.migrateShard(ds, shardId, List.of("db/it-pg/pg-move.xml"));
-					ShardTopology.Shard shard = topology.addShard(shardId, (javax.sql.DataSource) ds);
+					Topology.Shard shard = topology.addShard(shardId, (javax.sql.DataSource) ds);
 					try (Connection c = ds.getConnection()) {
 						for (TenantTable table : TABLES) {
 							shard.dialect().installWriteCheck(c, table.table(), table.tenantColumn());

@@ -30,8 +30,8 @@ import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -84,8 +84,8 @@ class PostgresPgBouncerTest {
 		String b = PostgresCluster.tenant("bouncer-b");
 		try (HikariDataSource directoryPool = cluster.pool(cluster.directory(), 2, "bouncer-directory");
 				HikariDataSource shardPool = proxied("shard1", 50, "bouncer-shard-1");
-				TenantRouter router = new TenantRouter(new Directory(directoryPool), RouterSettings.defaults());
-				ShardTopology topology = new ShardTopology()) {
+				Router router = new Router(new Directory(directoryPool), RouterSettings.defaults());
+				Topology topology = new Topology()) {
 			topology.addShard("shard-1", (javax.sql.DataSource) shardPool);
 			router.start();
 			TenantAdmin admin = new TenantAdmin(router.directory(), router, topology,
@@ -163,7 +163,7 @@ class PostgresPgBouncerTest {
 	@DisplayName("the directory listener pointed at the proxy is refused at start-up with an error naming the setting")
 	void listenerThroughTheProxyIsRefused() {
 		try (HikariDataSource directoryPool = cluster.pool(cluster.directory(), 2, "bouncer-watch-directory");
-				TenantRouter router = new TenantRouter(new Directory(directoryPool), RouterSettings.defaults())) {
+				Router router = new Router(new Directory(directoryPool), RouterSettings.defaults())) {
 			router.start();
 			Properties props = new Properties();
 			props.setProperty("user", cluster.directory().user());

@@ -27,8 +27,8 @@ import io.github.shardtenancy.it.pg.rerun.RerunEntryRepository;
 import io.github.shardtenancy.it.pg.rerun.RerunEntryService;
 import io.github.shardtenancy.it.pg.rerun.RerunnableEntryService;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -62,9 +62,9 @@ class PostgresRerunSafetyTest {
 
 	static AppInstance operator;
 
-	static ShardTopology topology;
+	static Topology topology;
 
-	static TenantRouter router;
+	static Router router;
 
 	static RerunEntryService service;
 
@@ -108,8 +108,8 @@ class PostgresRerunSafetyTest {
 		context = new SpringApplicationBuilder(RerunApplication.class).web(WebApplicationType.NONE)
 			.properties(properties.toArray(String[]::new))
 			.run();
-		topology = context.getBean(ShardTopology.class);
-		router = context.getBean(TenantRouter.class);
+		topology = context.getBean(Topology.class);
+		router = context.getBean(Router.class);
 		service = context.getBean(RerunEntryService.class);
 		rerunnable = context.getBean(RerunnableEntryService.class);
 		attempts = context.getBean(RerunAttempts.class);

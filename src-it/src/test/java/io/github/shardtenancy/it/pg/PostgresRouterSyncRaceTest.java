@@ -23,7 +23,7 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.internal.routing.Router;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -57,7 +57,7 @@ class PostgresRouterSyncRaceTest {
 
 	private GatedDirectory gated;
 
-	private TenantRouter router;
+	private Router router;
 
 	@BeforeEach
 	void setUp() throws SQLException {
@@ -78,7 +78,7 @@ class PostgresRouterSyncRaceTest {
 		ShardTenancyMigrations.migrateDirectory(this.pool);
 		this.directory = new Directory(this.pool);
 		this.gated = new GatedDirectory(this.pool);
-		this.router = new TenantRouter(this.gated, RouterSettings.defaults());
+		this.router = new Router(this.gated, RouterSettings.defaults());
 	}
 
 	@AfterEach

@@ -21,7 +21,7 @@ import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.ReconciliationReport;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,7 +72,7 @@ class PostgresRowSecurityTest {
 		for (String shard : PostgresCluster.SHARD_IDS) {
 			try (HikariDataSource ds = cluster.pool(cluster.shard(shard), 2, "rls-setup-" + shard)) {
 				ShardTenancyMigrations.migrateShard(ds, shard, List.of("db/it-pg/pg-rls.xml"));
-				try (ShardTopology topology = new ShardTopology(); Connection c = ds.getConnection();
+				try (Topology topology = new Topology(); Connection c = ds.getConnection();
 						Statement st = c.createStatement()) {
 					st.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '" + ROLE + "') "
 							+ "THEN CREATE ROLE " + ROLE + " LOGIN PASSWORD '" + ROLE + "' NOSUPERUSER NOBYPASSRLS; "

@@ -22,7 +22,7 @@ import io.github.shardtenancy.it.pg.iso.IsoPgApplication;
 import io.github.shardtenancy.it.pg.iso.PgMemoService;
 import io.github.shardtenancy.it.pg.iso.PgSeen;
 import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
-import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -113,7 +113,7 @@ class PostgresTransactionCharacteristicsTest {
 	}
 
 	static long memos(ConfigurableApplicationContext app, String tenant, String title) throws SQLException {
-		try (Connection c = app.getBean(ShardTopology.class).shard("shard-1").dataSource().getConnection();
+		try (Connection c = app.getBean(Topology.class).shard("shard-1").dataSource().getConnection();
 				PreparedStatement ps = c
 					.prepareStatement("SELECT count(*) FROM pg_iso_memo WHERE tenant_id = ? AND title LIKE ?")) {
 			ps.setString(1, tenant);
