@@ -50,14 +50,14 @@ final class DemoMover {
 	 * Moves random tenants while the run lasts, then cleans the sources of the moves still waiting for their clean
 	 * delay. A tenant whose last move is not cleaned yet is not moved again (the move log would refuse it).
 	 */
-	void move(DemoRun run, BooleanSupplier running) {
+	void move(RunRecord run, BooleanSupplier running) {
 		ThreadLocalRandom random = ThreadLocalRandom.current();
 		Map<String, String> uncleaned = new LinkedHashMap<>();
 		while (running.getAsBoolean()) {
 			clean(run, uncleaned);
 			String tenant = run.tenants.get(random.nextInt(run.tenants.size()));
 			if (uncleaned.containsKey(tenant)) {
-				DemoRun.pause(this.pause);
+				RunRecord.pause(this.pause);
 				continue;
 			}
 			try {
@@ -81,11 +81,11 @@ final class DemoMover {
 			catch (RuntimeException ex) {
 				run.untyped(run.moverUntypedFailures, "move of tenant '" + tenant + "'", ex);
 			}
-			DemoRun.pause(this.pause);
+			RunRecord.pause(this.pause);
 		}
 		long cleanDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		while (!uncleaned.isEmpty() && System.nanoTime() < cleanDeadline) {
-			DemoRun.pause(Duration.ofMillis(100));
+			RunRecord.pause(Duration.ofMillis(100));
 			clean(run, uncleaned);
 		}
 		if (!uncleaned.isEmpty()) {
@@ -94,7 +94,7 @@ final class DemoMover {
 	}
 
 	/** Resumes every flipped move: it cleans the source once the clean delay has passed. */
-	private void clean(DemoRun run, Map<String, String> uncleaned) {
+	private void clean(RunRecord run, Map<String, String> uncleaned) {
 		uncleaned.entrySet().removeIf(move -> {
 			try {
 				return this.mover.resume(move.getValue()).step() == MoveStep.DONE;

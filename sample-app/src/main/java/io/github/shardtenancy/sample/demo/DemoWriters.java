@@ -36,7 +36,7 @@ final class DemoWriters {
 		this.pause = pause;
 	}
 
-	void write(DemoRun run, BooleanSupplier running) {
+	void write(RunRecord run, BooleanSupplier running) {
 		ThreadLocalRandom random = ThreadLocalRandom.current();
 		while (running.getAsBoolean()) {
 			String tenant = run.tenants.get(random.nextInt(run.tenants.size()));
@@ -68,7 +68,7 @@ final class DemoWriters {
 				run.staleRetriedToSuccess.increment();
 				run.narrated.compareAndSet(null, trace);
 			}
-			DemoRun.pause(this.pause);
+			RunRecord.pause(this.pause);
 		}
 	}
 

@@ -48,7 +48,7 @@ import org.springframework.stereotype.Component;
  * after the call returned, that is after its commit. Not thread-safe: run one demo at a time.
  *
  * <p>The parts: {@code DemoWriters} (the writer loop), {@code DemoMover} (the mover loop, with the hook
- * {@code MoveStepTimes}), {@code DemoRun} (what both saw), {@code ShardCheck} (the shards read after the run) and
+ * {@code MoveStepTimes}), {@code RunRecord} (what both saw), {@code ShardCheck} (the shards read after the run) and
  * {@code StaleRouteNarration} (one retried call told step by step).
  */
 @Component
@@ -129,7 +129,7 @@ public class OrdersDemo {
 			}
 		}
 		this.observer.reset();
-		DemoRun run = new DemoRun(tenants, shards, customers);
+		RunRecord run = new RunRecord(tenants, shards, customers);
 		log.info("Demo: {} writers, {} tenants, shards {}, for {}", this.properties.writers(), tenants.size(), shards,
 				this.properties.duration());
 		long started = System.nanoTime();
@@ -185,7 +185,7 @@ public class OrdersDemo {
 				this.router.stats(), checks, narration, List.copyOf(run.moveSteps));
 	}
 
-	private static void awaitWorker(Future<?> worker, LongAdder untyped, DemoRun run) throws InterruptedException {
+	private static void awaitWorker(Future<?> worker, LongAdder untyped, RunRecord run) throws InterruptedException {
 		try {
 			worker.get();
 		}

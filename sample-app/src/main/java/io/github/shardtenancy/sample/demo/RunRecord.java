@@ -17,9 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Shared state of one demo run: what writers and mover saw. Every field is thread-safe. */
-final class DemoRun {
+final class RunRecord {
 
-	private static final Logger log = LoggerFactory.getLogger(DemoRun.class);
+	private static final Logger log = LoggerFactory.getLogger(RunRecord.class);
 
 	final List<String> tenants;
 
@@ -56,7 +56,7 @@ final class DemoRun {
 
 	final AtomicReference<CallTrace> narrated = new AtomicReference<>();
 
-	DemoRun(List<String> tenants, List<String> shards, Map<String, UUID> customers) {
+	RunRecord(List<String> tenants, List<String> shards, Map<String, UUID> customers) {
 		this.tenants = tenants;
 		this.shards = shards;
 		this.customers = Map.copyOf(customers);
