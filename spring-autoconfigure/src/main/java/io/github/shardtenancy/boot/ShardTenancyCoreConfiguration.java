@@ -61,7 +61,7 @@ class ShardTenancyCoreConfiguration {
 	 * @return {@code shard-tenancy.shards.<id>.connection-timeout} if set, else
 	 * {@code shard-tenancy.pool.connection-timeout}
 	 */
-	static Duration connectionTimeout(ShardTenancyProperties properties, ShardTenancyProperties.Shard shard) {
+	static Duration connectionTimeout(ShardTenancyProperties properties, ShardProperties shard) {
 		return (shard != null && shard.getConnectionTimeout() != null) ? shard.getConnectionTimeout()
 				: properties.getPool().getConnectionTimeout();
 	}

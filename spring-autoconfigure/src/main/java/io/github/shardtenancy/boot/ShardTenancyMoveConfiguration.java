@@ -31,7 +31,7 @@ class ShardTenancyMoveConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	MoveOptions shardTenancyMoveOptions(ShardTenancyProperties properties) {
-		ShardTenancyProperties.Move move = properties.getMove();
+		MoveProperties move = properties.getMove();
 		try {
 			return new MoveOptions(move.getBatchSize(), move.getThrottle(), move.getCatchUpLagThreshold(),
 					move.getMaxCatchUpRounds(), move.getOnlineCleanDelay());

@@ -11,6 +11,7 @@ import java.util.Map;
 import io.github.shardtenancy.DirectoryDownPolicy;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Settings of the shard tenancy auto-configuration, bound from {@code shard-tenancy.*}.
@@ -32,13 +33,14 @@ public class ShardTenancyProperties implements InitializingBean {
 	 * The shards, by logical shard id (1 to 64 letters, digits, {@code . _ -}, starting with a letter or digit). At
 	 * least one is required. Default: none.
 	 */
-	private final Map<String, Shard> shards = new LinkedHashMap<>();
+	private final Map<String, ShardProperties> shards = new LinkedHashMap<>();
 
 	/** The router's cache of directory entries. */
 	private final Cache cache = new Cache();
 
 	/** The router's background directory sync. */
-	private final Sync sync = new Sync();
+	@NestedConfigurationProperty
+	private final SyncProperties sync = new SyncProperties();
 
 	/**
 	 * What routing does while the directory is unreachable: {@code serve-from-cache} (cached ACTIVE entries keep
@@ -47,7 +49,8 @@ public class ShardTenancyProperties implements InitializingBean {
 	private DirectoryDownPolicy directoryDownPolicy = DirectoryDownPolicy.SERVE_FROM_CACHE;
 
 	/** Automatic retry of transactions rejected by the shard fence. */
-	private final Retry retry = new Retry();
+	@NestedConfigurationProperty
+	private final RetryProperties retry = new RetryProperties();
 
 	/** Liquibase migrations of the directory and of every shard at start-up. */
 	private final Liquibase liquibase = new Liquibase();
@@ -64,7 +67,8 @@ public class ShardTenancyProperties implements InitializingBean {
 	private final Web web = new Web();
 
 	/** Tenant moves. */
-	private final Move move = new Move();
+	@NestedConfigurationProperty
+	private final MoveProperties move = new MoveProperties();
 
 	/**
 	 * Who is recorded in the directory history for the changes this application makes (creates, moves). Default
@@ -73,7 +77,8 @@ public class ShardTenancyProperties implements InitializingBean {
 	private String actor;
 
 	/** Tenant lifecycle: placement of new tenants and the shard registry. */
-	private final Lifecycle lifecycle = new Lifecycle();
+	@NestedConfigurationProperty
+	private final LifecycleProperties lifecycle = new LifecycleProperties();
 
 	/** The reconciliation job comparing the directory with the rows on the shards. */
 	private final Reconciliation reconciliation = new Reconciliation();
@@ -82,7 +87,8 @@ public class ShardTenancyProperties implements InitializingBean {
 	private final Pool pool = new Pool();
 
 	/** What the shard fence enforces beyond its write checks (PostgreSQL shards). */
-	private final Fence fence = new Fence();
+	@NestedConfigurationProperty
+	private final FenceProperties fence = new FenceProperties();
 
 	/**
 	 * Checks the numeric settings once bound.
@@ -106,7 +112,7 @@ public class ShardTenancyProperties implements InitializingBean {
 		return this.directory;
 	}
 
-	public Map<String, Shard> getShards() {
+	public Map<String, ShardProperties> getShards() {
 		return this.shards;
 	}
 
@@ -114,7 +120,7 @@ public class ShardTenancyProperties implements InitializingBean {
 		return this.cache;
 	}
 
-	public Sync getSync() {
+	public SyncProperties getSync() {
 		return this.sync;
 	}
 
@@ -126,7 +132,7 @@ public class ShardTenancyProperties implements InitializingBean {
 		this.directoryDownPolicy = directoryDownPolicy;
 	}
 
-	public Retry getRetry() {
+	public RetryProperties getRetry() {
 		return this.retry;
 	}
 
@@ -146,11 +152,11 @@ public class ShardTenancyProperties implements InitializingBean {
 		return this.web;
 	}
 
-	public Move getMove() {
+	public MoveProperties getMove() {
 		return this.move;
 	}
 
-	public Lifecycle getLifecycle() {
+	public LifecycleProperties getLifecycle() {
 		return this.lifecycle;
 	}
 
@@ -162,7 +168,7 @@ public class ShardTenancyProperties implements InitializingBean {
 		return this.pool;
 	}
 
-	public Fence getFence() {
+	public FenceProperties getFence() {
 		return this.fence;
 	}
 
@@ -237,83 +243,6 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	}
 
-	/** Connection settings of one shard database. */
-	public static class Shard {
-
-		/** JDBC URL of the shard database. Required; no default. */
-		private String url;
-
-		/** Database user of the shard. Default: none (the driver's default). */
-		private String username;
-
-		/** Password of the shard user. Default: none. */
-		private String password;
-
-		/** Maximum size of the shard's HikariCP pool, in connections. Default 10. */
-		private int maximumPoolSize = 10;
-
-		/**
-		 * The shard's region, recorded in the shard registry and used by the {@code region} placement policy (data
-		 * residency). Default: none.
-		 */
-		private String region;
-
-		/**
-		 * How long a borrower waits for a connection of this shard's pool before failing (HikariCP
-		 * {@code connectionTimeout}), at least 250 ms. Default: none, {@code shard-tenancy.pool.connection-timeout}.
-		 */
-		private Duration connectionTimeout;
-
-		public Duration getConnectionTimeout() {
-			return this.connectionTimeout;
-		}
-
-		public void setConnectionTimeout(Duration connectionTimeout) {
-			this.connectionTimeout = connectionTimeout;
-		}
-
-		public String getRegion() {
-			return this.region;
-		}
-
-		public void setRegion(String region) {
-			this.region = region;
-		}
-
-		public String getUrl() {
-			return this.url;
-		}
-
-		public void setUrl(String url) {
-			this.url = url;
-		}
-
-		public String getUsername() {
-			return this.username;
-		}
-
-		public void setUsername(String username) {
-			this.username = username;
-		}
-
-		public String getPassword() {
-			return this.password;
-		}
-
-		public void setPassword(String password) {
-			this.password = password;
-		}
-
-		public int getMaximumPoolSize() {
-			return this.maximumPoolSize;
-		}
-
-		public void setMaximumPoolSize(int maximumPoolSize) {
-			this.maximumPoolSize = maximumPoolSize;
-		}
-
-	}
-
 	/** The router's cache. */
 	public static class Cache {
 
@@ -337,293 +266,6 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		public void setNegativeTtl(Duration negativeTtl) {
 			this.negativeTtl = negativeTtl;
-		}
-
-	}
-
-	/** The router's background sync. */
-	public static class Sync {
-
-		/** How often the router polls the directory version for changes. Default 1 second. */
-		private Duration interval = Duration.ofSeconds(1);
-
-		/**
-		 * With a PostgreSQL directory and {@code hibernate-shard-tenancy-postgresql} on the class path: whether to
-		 * listen for the directory's {@code NOTIFY} pushes on a dedicated connection. Default true.
-		 */
-		private boolean listen = true;
-
-		/**
-		 * How often the PostgreSQL directory watcher polls as a safety net for missed notifications (and checks its
-		 * listener connection). Default 30 seconds.
-		 */
-		private Duration safetyPoll = Duration.ofSeconds(30);
-
-		public boolean isListen() {
-			return this.listen;
-		}
-
-		public void setListen(boolean listen) {
-			this.listen = listen;
-		}
-
-		public Duration getSafetyPoll() {
-			return this.safetyPoll;
-		}
-
-		public void setSafetyPoll(Duration safetyPoll) {
-			this.safetyPoll = safetyPoll;
-		}
-
-		public Duration getInterval() {
-			return this.interval;
-		}
-
-		public void setInterval(Duration interval) {
-			this.interval = interval;
-		}
-
-	}
-
-	/** Tenant moves. */
-	public static class Move {
-
-		/**
-		 * How long after a move's flip the tenant's rows are deleted from the source shard: the safety period that
-		 * lets transactions which began on the source before the flip finish reading. Zero deletes them before the
-		 * move returns. Default 5 seconds.
-		 */
-		private Duration cleanDelay = Duration.ofSeconds(5);
-
-		/**
-		 * Online mover ({@code OnlineMover} bean, {@code MoveOptions} bean): rows per bulk-copy batch and change-log
-		 * entries per catch-up batch (at most 500 of those per statement), each committed on the target. At least 1.
-		 * Default 10,000 rows.
-		 */
-		private int batchSize = 10_000;
-
-		/**
-		 * Online mover: pause after every copy and catch-up batch, to spare the source shard. Zero for none (the
-		 * default).
-		 */
-		private Duration throttle = Duration.ZERO;
-
-		/**
-		 * Online mover: change-log entries (rows) left after a catch-up round at or below which the tenant is frozen
-		 * for the final catch-up. The freeze window grows with it. At least 0. Default 20 rows.
-		 */
-		private long catchUpLagThreshold = 20;
-
-		/**
-		 * Online mover: catch-up rounds before the tenant is frozen whatever the lag. At least 1. Default 20.
-		 */
-		private int maxCatchUpRounds = 20;
-
-		/**
-		 * Online mover: how long the source rows are kept after the flip. Zero (the default) cleans them before
-		 * {@code move} returns; otherwise the move stays FLIPPED until {@code OnlineMover.resume} or
-		 * {@code OnlineMover.clean} is called for it after that time.
-		 */
-		private Duration onlineCleanDelay = Duration.ZERO;
-
-		/**
-		 * Online mover: how long a move's owner may stay silent (no heartbeat in the move log) before another mover
-		 * instance may take the move over with {@code resume}. Default 30 seconds.
-		 */
-		private Duration lease = Duration.ofSeconds(30);
-
-		/**
-		 * Whether the online mover's change capture trigger is installed on every tenant table of every shard at
-		 * start-up, next to the fence's write check (a move installs it anyway, but on H2 creating a trigger under
-		 * concurrent writes can fail them). Default {@code true}.
-		 */
-		private boolean installCapture = true;
-
-		public Duration getCleanDelay() {
-			return this.cleanDelay;
-		}
-
-		public void setCleanDelay(Duration cleanDelay) {
-			this.cleanDelay = cleanDelay;
-		}
-
-		public int getBatchSize() {
-			return this.batchSize;
-		}
-
-		public void setBatchSize(int batchSize) {
-			this.batchSize = batchSize;
-		}
-
-		public Duration getThrottle() {
-			return this.throttle;
-		}
-
-		public void setThrottle(Duration throttle) {
-			this.throttle = throttle;
-		}
-
-		public long getCatchUpLagThreshold() {
-			return this.catchUpLagThreshold;
-		}
-
-		public void setCatchUpLagThreshold(long catchUpLagThreshold) {
-			this.catchUpLagThreshold = catchUpLagThreshold;
-		}
-
-		public int getMaxCatchUpRounds() {
-			return this.maxCatchUpRounds;
-		}
-
-		public void setMaxCatchUpRounds(int maxCatchUpRounds) {
-			this.maxCatchUpRounds = maxCatchUpRounds;
-		}
-
-		public Duration getOnlineCleanDelay() {
-			return this.onlineCleanDelay;
-		}
-
-		public void setOnlineCleanDelay(Duration onlineCleanDelay) {
-			this.onlineCleanDelay = onlineCleanDelay;
-		}
-
-		public Duration getLease() {
-			return this.lease;
-		}
-
-		public void setLease(Duration lease) {
-			this.lease = lease;
-		}
-
-		public boolean isInstallCapture() {
-			return this.installCapture;
-		}
-
-		public void setInstallCapture(boolean installCapture) {
-			this.installCapture = installCapture;
-		}
-
-	}
-
-	/** Automatic retry of rejected transactions. */
-	public static class Retry {
-
-		/**
-		 * Whether outermost {@code @Transactional} methods and Spring Data repository calls are retried automatically
-		 * after a fence rejection. Default {@code true}. The programmatic
-		 * {@link io.github.shardtenancy.boot.retry.ShardTenancyRetry} stays available either way.
-		 */
-		private boolean enabled = true;
-
-		/**
-		 * Total attempts, the first included, for rejections other than FROZEN, for genuine serialization failures
-		 * (when retried) and for a shard that could not be reached. Default 5.
-		 */
-		private int maxAttempts = 5;
-
-		/** Delay before the first retry. Default 10 ms. */
-		private Duration initialDelay = Duration.ofMillis(10);
-
-		/** Factor applied to the delay after each retry. Default 2.0. */
-		private double multiplier = 2.0;
-
-		/** Longest delay between two attempts. Default 500 ms. */
-		private Duration maxDelay = Duration.ofMillis(500);
-
-		/** Random extra or reduced delay added to each backoff, at most this much. Default 10 ms. */
-		private Duration jitter = Duration.ofMillis(10);
-
-		/**
-		 * How long a FROZEN or INCOMING rejection (a move in progress) keeps being retried, measured from the start of the first
-		 * attempt, regardless of {@code max-attempts}. Default 10 seconds.
-		 */
-		private Duration freezeWait = Duration.ofSeconds(10);
-
-		/**
-		 * Whether a genuine serialization failure (SQLSTATE 40001 without the fence marker) is retried as well, up to
-		 * {@code max-attempts}; it never invalidates a cache entry. Default {@code true}.
-		 */
-		private boolean serializationFailures = true;
-
-		/**
-		 * Whether a rejected attempt is run again even when work independent of its own transaction (a
-		 * {@code REQUIRES_NEW} transaction, an earlier transaction of the same unit of work) committed inside it,
-		 * repeating that work. Default {@code false}: such an attempt ends in
-		 * {@link io.github.shardtenancy.UnsafeToRerunException}; declare single methods safe with
-		 * {@link io.github.shardtenancy.boot.retry.SafeToRerun} instead.
-		 */
-		private boolean safeToRerun;
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		public int getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public Duration getInitialDelay() {
-			return this.initialDelay;
-		}
-
-		public void setInitialDelay(Duration initialDelay) {
-			this.initialDelay = initialDelay;
-		}
-
-		public double getMultiplier() {
-			return this.multiplier;
-		}
-
-		public void setMultiplier(double multiplier) {
-			this.multiplier = multiplier;
-		}
-
-		public Duration getMaxDelay() {
-			return this.maxDelay;
-		}
-
-		public void setMaxDelay(Duration maxDelay) {
-			this.maxDelay = maxDelay;
-		}
-
-		public Duration getJitter() {
-			return this.jitter;
-		}
-
-		public void setJitter(Duration jitter) {
-			this.jitter = jitter;
-		}
-
-		public Duration getFreezeWait() {
-			return this.freezeWait;
-		}
-
-		public void setFreezeWait(Duration freezeWait) {
-			this.freezeWait = freezeWait;
-		}
-
-		public boolean isSafeToRerun() {
-			return this.safeToRerun;
-		}
-
-		public void setSafeToRerun(boolean safeToRerun) {
-			this.safeToRerun = safeToRerun;
-		}
-
-		public boolean isSerializationFailures() {
-			return this.serializationFailures;
-		}
-
-		public void setSerializationFailures(boolean serializationFailures) {
-			this.serializationFailures = serializationFailures;
 		}
 
 	}
@@ -687,117 +329,6 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		public void setHeaderName(String headerName) {
 			this.headerName = headerName;
-		}
-
-	}
-
-	/** Placement policies for new tenants. */
-	public enum Placement {
-
-		/** The ACTIVE shard owning fewest tenants (a requested region restricts the candidates). */
-		LEAST_LOADED,
-
-		/** The least-loaded ACTIVE shard of the requested region, or of {@code lifecycle.default-region}. */
-		REGION,
-
-		/** The shard of the tenant's fixed slot (fixed-slot mode must be initialised). */
-		SLOTS
-
-	}
-
-	/** Tenant lifecycle settings. */
-	public static class Lifecycle {
-
-		/**
-		 * How {@code TenantLifecycle.create} places a tenant when neither an override nor the request names a shard:
-		 * {@code least-loaded}, {@code region} or {@code slots}. Default {@code least-loaded}.
-		 */
-		private Placement placement = Placement.LEAST_LOADED;
-
-		/** The region the {@code region} policy uses for requests that name none. Default: none (a region is required). */
-		private String defaultRegion;
-
-		/**
-		 * Whether the configured shards ({@code shard-tenancy.shards}) are recorded ACTIVE in the shard registry at
-		 * start-up, after their migration, so that placement can use them. Default {@code true}.
-		 */
-		private boolean registerShards = true;
-
-		/**
-		 * How often the shard registry is read to drop the pools of shards retired by other instances and to connect
-		 * to shards they registered. Default 30 s.
-		 */
-		private Duration registrySyncInterval = Duration.ofSeconds(30);
-
-		public Placement getPlacement() {
-			return this.placement;
-		}
-
-		public void setPlacement(Placement placement) {
-			this.placement = placement;
-		}
-
-		public String getDefaultRegion() {
-			return this.defaultRegion;
-		}
-
-		public void setDefaultRegion(String defaultRegion) {
-			this.defaultRegion = defaultRegion;
-		}
-
-		public boolean isRegisterShards() {
-			return this.registerShards;
-		}
-
-		public void setRegisterShards(boolean registerShards) {
-			this.registerShards = registerShards;
-		}
-
-		public Duration getRegistrySyncInterval() {
-			return this.registrySyncInterval;
-		}
-
-		public void setRegistrySyncInterval(Duration registrySyncInterval) {
-			this.registrySyncInterval = registrySyncInterval;
-		}
-
-	}
-
-	/** Shard fence settings. */
-	public static class Fence {
-
-		/**
-		 * Whether every tenant table of a PostgreSQL shard gets row-level security (its policy
-		 * {@code shard_fence_tenant}, with {@code ENABLE} and {@code FORCE ROW LEVEL SECURITY}) when the fence is
-		 * installed at start-up, so that a tenant's transaction reads only its tenant's rows, also with native SQL
-		 * that has no tenant predicate. {@code false} drops the policy and disables row-level security on those
-		 * tables. Changing it needs the tables' owner. Ignored on H2. Default {@code false}: it costs more routing
-		 * throughput than the write fence's budget allows (see the README's Performance section).
-		 */
-		private boolean rowLevelSecurity = false;
-
-		/**
-		 * Whether start-up fails (a {@code ShardTenancyConfigurationException}) when row-level security is on but
-		 * cannot hold on a shard because the shard's role is a superuser or has {@code BYPASSRLS} (PostgreSQL skips
-		 * row-level security for both). {@code false} logs a warning naming the shard, the role and the remedy.
-		 * Default {@code false}.
-		 */
-		private boolean requireRowLevelSecurity = false;
-
-		public boolean isRowLevelSecurity() {
-			return this.rowLevelSecurity;
-		}
-
-		public void setRowLevelSecurity(boolean rowLevelSecurity) {
-			this.rowLevelSecurity = rowLevelSecurity;
-		}
-
-		public boolean isRequireRowLevelSecurity() {
-			return this.requireRowLevelSecurity;
-		}
-
-		public void setRequireRowLevelSecurity(boolean requireRowLevelSecurity) {
-			this.requireRowLevelSecurity = requireRowLevelSecurity;
 		}
 
 	}

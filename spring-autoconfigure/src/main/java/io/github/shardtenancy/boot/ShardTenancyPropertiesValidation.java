@@ -37,7 +37,7 @@ final class ShardTenancyPropertiesValidation {
 		notNegative("shard-tenancy.cache.negative-ttl", p.getCache().getNegativeTtl());
 		positive("shard-tenancy.sync.interval", p.getSync().getInterval());
 		positive("shard-tenancy.sync.safety-poll", p.getSync().getSafetyPoll());
-		ShardTenancyProperties.Retry retry = p.getRetry();
+		RetryProperties retry = p.getRetry();
 		atLeast("shard-tenancy.retry.max-attempts", retry.getMaxAttempts(), 1);
 		notNegative("shard-tenancy.retry.initial-delay", retry.getInitialDelay());
 		if (!(retry.getMultiplier() >= 1)) {
@@ -46,7 +46,7 @@ final class ShardTenancyPropertiesValidation {
 		atLeast("shard-tenancy.retry.max-delay", retry.getMaxDelay(), retry.getInitialDelay());
 		notNegative("shard-tenancy.retry.jitter", retry.getJitter());
 		notNegative("shard-tenancy.retry.freeze-wait", retry.getFreezeWait());
-		ShardTenancyProperties.Move move = p.getMove();
+		MoveProperties move = p.getMove();
 		notNegative("shard-tenancy.move.clean-delay", move.getCleanDelay());
 		atLeast("shard-tenancy.move.batch-size", move.getBatchSize(), 1);
 		notNegative("shard-tenancy.move.throttle", move.getThrottle());

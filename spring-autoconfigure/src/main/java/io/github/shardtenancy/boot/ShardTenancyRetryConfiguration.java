@@ -22,7 +22,7 @@ class ShardTenancyRetryConfiguration {
 	@ConditionalOnMissingBean
 	ShardTenancyRetry shardTenancyRetry(Router router, ShardTenancyProperties properties,
 			ObjectProvider<RetryListener> listeners) {
-		ShardTenancyProperties.Retry retry = properties.getRetry();
+		RetryProperties retry = properties.getRetry();
 		RetrySettings settings = new RetrySettings(retry.getMaxAttempts(), retry.getInitialDelay(),
 				retry.getMultiplier(), retry.getMaxDelay(), retry.getJitter(), retry.getFreezeWait(),
 				retry.isSerializationFailures());

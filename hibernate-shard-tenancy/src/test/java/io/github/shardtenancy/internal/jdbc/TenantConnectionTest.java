@@ -41,7 +41,7 @@ class TenantConnectionTest {
 			"REVOKE ALL ON note FROM PUBLIC", "COMMENT ON TABLE note IS 'x'", "(TRUNCATE note)" })
 	@DisplayName("TRUNCATE and DDL act on whole tables")
 	void wholeTableStatements(String sql) {
-		assertThat(TenantConnection.actsOnWholeTables(sql)).isTrue();
+		assertThat(StatementClassifier.actsOnWholeTables(sql)).isTrue();
 	}
 
 	@ParameterizedTest
@@ -51,16 +51,16 @@ class TenantConnectionTest {
 			"", "   ", "-- only a comment" })
 	@DisplayName("queries, DML and temporary tables do not")
 	void otherStatements(String sql) {
-		assertThat(TenantConnection.actsOnWholeTables(sql)).isFalse();
+		assertThat(StatementClassifier.actsOnWholeTables(sql)).isFalse();
 	}
 
 	@Test
 	@DisplayName("only SELECT and SHOW count as reads")
 	void reads() {
-		assertThat(TenantConnection.isRead(" /* c */ select 1")).isTrue();
-		assertThat(TenantConnection.isRead("SHOW TABLES")).isTrue();
-		assertThat(TenantConnection.isRead("WITH x AS (DELETE FROM note RETURNING *) SELECT * FROM x")).isFalse();
-		assertThat(TenantConnection.isRead("INSERT INTO note VALUES (1)")).isFalse();
+		assertThat(StatementClassifier.isRead(" /* c */ select 1")).isTrue();
+		assertThat(StatementClassifier.isRead("SHOW TABLES")).isTrue();
+		assertThat(StatementClassifier.isRead("WITH x AS (DELETE FROM note RETURNING *) SELECT * FROM x")).isFalse();
+		assertThat(StatementClassifier.isRead("INSERT INTO note VALUES (1)")).isFalse();
 	}
 
 	@Test

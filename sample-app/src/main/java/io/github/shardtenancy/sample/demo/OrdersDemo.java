@@ -1,48 +1,31 @@
 package io.github.shardtenancy.sample.demo;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 
-import io.github.shardtenancy.ShardTenancyException;
-import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.MoveResult;
-import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.move.MoveHook;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.MoveStatus;
-import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.sample.orders.OrderService;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.move.MoveOptions;
+import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.sample.orders.OrderService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -63,6 +46,10 @@ import org.springframework.stereotype.Component;
  * <p>Counting is done by instrumentation, not inferred: the {@link RetryObserver} (a Spring {@code RetryListener} the
  * library calls) sees every attempt and retry; the transactional body counts its runs; an order id is recorded only
  * after the call returned, that is after its commit. Not thread-safe: run one demo at a time.
+ *
+ * <p>The parts: {@code DemoWriters} (the writer loop), {@code DemoMover} (the mover loop, with the hook
+ * {@code MoveStepTimes}), {@code RunRecord} (what both saw), {@code ShardCheck} (the shards read after the run) and
+ * {@code StaleRouteNarration} (one retried call told step by step).
  */
 @Component
 public class OrdersDemo {
@@ -70,15 +57,8 @@ public class OrdersDemo {
 	/** How much longer than its duration a run may go on to see one move and one stale route retried to a commit. */
 	static final Duration OVERTIME = Duration.ofSeconds(60);
 
-
 	/** Fence rejection reasons that mean the route was stale (as opposed to FROZEN: the tenant is moving now). */
 	static final Set<String> STALE_REASONS = Set.of("MOVED", "STALE", "NOT_OWNED");
-
-	/** The sample's tenant tables (the ones the entities map), checked on every shard after the run. */
-	static final List<TenantTable> TENANT_TABLES = List.of(new TenantTable("customers", "tenant_id"),
-			new TenantTable("orders", "tenant_id"), new TenantTable("order_lines", "tenant_id"));
-
-	private static final List<String> PRODUCTS = List.of("widget", "gadget", "sprocket", "gizmo", "doohickey");
 
 	private static final Logger log = LoggerFactory.getLogger(OrdersDemo.class);
 
@@ -149,7 +129,7 @@ public class OrdersDemo {
 			}
 		}
 		this.observer.reset();
-		Run run = new Run(tenants, shards, customers);
+		RunRecord run = new RunRecord(tenants, shards, customers);
 		log.info("Demo: {} writers, {} tenants, shards {}, for {}", this.properties.writers(), tenants.size(), shards,
 				this.properties.duration());
 		long started = System.nanoTime();
@@ -162,18 +142,19 @@ public class OrdersDemo {
 		try (Router moverRouter = new Router(this.directory,
 				RouterSettings.defaults().withSyncInterval(this.properties.moverSyncInterval()))) {
 			moverRouter.start();
-			StepTimes steps = new StepTimes(this.onlineMover);
-			OnlineMover mover = this.onlineMover.withRouter(moverRouter).withHook(steps);
-			MoveOptions options = this.moveOptions.withCleanDelay(Duration.ofSeconds(1));
+			MoveStepTimes steps = new MoveStepTimes(this.onlineMover);
+			DemoMover mover = new DemoMover(this.directory, this.onlineMover.withRouter(moverRouter).withHook(steps),
+					this.moveOptions.withCleanDelay(Duration.ofSeconds(1)), steps, this.properties.movePause());
+			DemoWriters writers = new DemoWriters(this.writer, this.observer, this.properties.writerPause());
 			AtomicInteger threadNumber = new AtomicInteger();
 			ExecutorService pool = Executors.newFixedThreadPool(this.properties.writers() + 1,
 					r -> new Thread(r, "demo-" + threadNumber.incrementAndGet()));
 			try {
 				List<Future<?>> workers = new ArrayList<>();
 				for (int i = 0; i < this.properties.writers(); i++) {
-					workers.add(pool.submit(() -> write(run, running)));
+					workers.add(pool.submit(() -> writers.write(run, running)));
 				}
-				Future<?> moverTask = pool.submit(() -> move(run, mover, options, steps, running));
+				Future<?> moverTask = pool.submit(() -> mover.move(run, running));
 				for (Future<?> worker : workers) {
 					awaitWorker(worker, run.untypedFailures, run);
 				}
@@ -184,12 +165,13 @@ public class OrdersDemo {
 			}
 		}
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
+		ShardCheck shardCheck = new ShardCheck(this.directory, this.topology);
 		List<DemoReport.TenantCheck> checks = new ArrayList<>();
 		Map<UUID, String> ownerOfCommitted = new HashMap<>();
 		for (String tenant : tenants) {
-			checks.add(check(tenant, shards, run.committed.get(tenant), ownerOfCommitted));
+			checks.add(shardCheck.check(tenant, shards, run.committed.get(tenant), ownerOfCommitted));
 		}
-		String narration = narrate(run.narrated.get(), run.moves, ownerOfCommitted);
+		String narration = StaleRouteNarration.narrate(run.narrated.get(), run.moves, ownerOfCommitted);
 		SortedMap<Integer, Long> histogram = new TreeMap<>();
 		run.histogram.forEach((attempts, calls) -> histogram.put(attempts, calls.sum()));
 		return new DemoReport(elapsed, this.properties.writers(), shards, run.attempted.sum(), run.committedCalls.sum(),
@@ -203,367 +185,13 @@ public class OrdersDemo {
 				this.router.stats(), checks, narration, List.copyOf(run.moveSteps));
 	}
 
-	/** Shared state of one run; every field is thread-safe. */
-	private static final class Run {
-
-		final List<String> tenants;
-
-		final List<String> shards;
-
-		final Map<String, UUID> customers;
-
-		final Map<String, Set<UUID>> committed = new ConcurrentHashMap<>();
-
-		final LongAdder attempted = new LongAdder();
-
-		final LongAdder committedCalls = new LongAdder();
-
-		final LongAdder bodyRuns = new LongAdder();
-
-		final LongAdder untypedFailures = new LongAdder();
-
-		final LongAdder moverUntypedFailures = new LongAdder();
-
-		final LongAdder staleRetriedToSuccess = new LongAdder();
-
-		final Map<String, LongAdder> typedFailures = new ConcurrentHashMap<>();
-
-		final List<String> untypedExamples = Collections.synchronizedList(new ArrayList<>());
-
-		final Map<Integer, LongAdder> histogram = new ConcurrentSkipListMap<>();
-
-		final List<MoveResult> moves = Collections.synchronizedList(new ArrayList<>());
-
-		final List<String> moveFailures = Collections.synchronizedList(new ArrayList<>());
-
-		/** Per move (same order as {@link #moves}): its steps and the time each took. */
-		final List<String> moveSteps = Collections.synchronizedList(new ArrayList<>());
-
-		final AtomicReference<CallTrace> narrated = new AtomicReference<>();
-
-		Run(List<String> tenants, List<String> shards, Map<String, UUID> customers) {
-			this.tenants = tenants;
-			this.shards = shards;
-			this.customers = Map.copyOf(customers);
-			tenants.forEach(t -> this.committed.put(t, ConcurrentHashMap.newKeySet()));
-		}
-
-		void untyped(LongAdder counter, String where, Throwable ex) {
-			counter.increment();
-			if (this.untypedExamples.size() < 5) {
-				this.untypedExamples.add(where + ": " + ex);
-			}
-			log.error("Untyped failure in {}", where, ex);
-		}
-
-	}
-
-	private void write(Run run, BooleanSupplier running) {
-		ThreadLocalRandom random = ThreadLocalRandom.current();
-		while (running.getAsBoolean()) {
-			String tenant = run.tenants.get(random.nextInt(run.tenants.size()));
-			String product = PRODUCTS.get(random.nextInt(PRODUCTS.size()));
-			int quantity = 1 + random.nextInt(5);
-			CallTrace trace = this.observer.begin(tenant);
-			AtomicInteger bodyRuns = new AtomicInteger();
-			run.attempted.increment();
-			try (TenantContext.Scope scope = TenantContext.bind(tenant)) {
-				UUID id = this.writer.placeOrder(run.customers.get(tenant), product, quantity, bodyRuns);
-				run.committed.get(tenant).add(id);
-				run.committedCalls.increment();
-				trace.committedId = id;
-			}
-			catch (ShardTenancyException ex) {
-				run.typedFailures.computeIfAbsent(ex.getClass().getSimpleName(), k -> new LongAdder()).increment();
-				log.warn("Writer call for tenant '{}' failed: {}", tenant, ex.getMessage());
-			}
-			catch (RuntimeException ex) {
-				run.untyped(run.untypedFailures, "writer call for tenant '" + tenant + "'", ex);
-			}
-			finally {
-				this.observer.end();
-			}
-			run.bodyRuns.add(bodyRuns.get());
-			int attempts = Math.max(1, Math.max(trace.executions, bodyRuns.get()));
-			run.histogram.computeIfAbsent(attempts, k -> new LongAdder()).increment();
-			if (trace.committedId != null && trace.firstStaleRejection().isPresent()) {
-				run.staleRetriedToSuccess.increment();
-				run.narrated.compareAndSet(null, trace);
-			}
-			pause(this.properties.writerPause());
-		}
-	}
-
-	/**
-	 * Moves random tenants while the run lasts, then cleans the sources of the moves still waiting for their clean
-	 * delay. A tenant whose last move is not cleaned yet is not moved again (the move log would refuse it).
-	 */
-	private void move(Run run, OnlineMover mover, MoveOptions options, StepTimes steps, BooleanSupplier running) {
-		ThreadLocalRandom random = ThreadLocalRandom.current();
-		Map<String, String> uncleaned = new LinkedHashMap<>();
-		while (running.getAsBoolean()) {
-			clean(run, mover, uncleaned);
-			String tenant = run.tenants.get(random.nextInt(run.tenants.size()));
-			if (uncleaned.containsKey(tenant)) {
-				pause(this.properties.movePause());
-				continue;
-			}
-			try {
-				DirectoryEntry entry = this.directory.find(tenant).orElseThrow();
-				List<String> others = run.shards.stream().filter(s -> !s.equals(entry.shardId())).toList();
-				String target = others.get(random.nextInt(others.size()));
-				long started = System.nanoTime();
-				String moveId = mover.move(tenant, target, options);
-				MoveStatus status = mover.status(moveId);
-				synchronized (run.moves) {
-					run.moves.add(steps.result(status, Duration.ofNanos(System.nanoTime() - started)));
-					run.moveSteps.add(steps.describe(moveId));
-				}
-				if (status.step() == MoveStep.FLIPPED) {
-					uncleaned.put(tenant, moveId);
-				}
-			}
-			catch (ShardTenancyException ex) {
-				run.moveFailures.add(ex.getClass().getSimpleName() + ": " + ex.getMessage());
-			}
-			catch (RuntimeException ex) {
-				run.untyped(run.moverUntypedFailures, "move of tenant '" + tenant + "'", ex);
-			}
-			pause(this.properties.movePause());
-		}
-		long cleanDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (!uncleaned.isEmpty() && System.nanoTime() < cleanDeadline) {
-			pause(Duration.ofMillis(100));
-			clean(run, mover, uncleaned);
-		}
-		if (!uncleaned.isEmpty()) {
-			run.moveFailures.add("source clean-up did not finish within 30 s: " + uncleaned);
-		}
-	}
-
-	/** Resumes every flipped move: it cleans the source once the clean delay has passed. */
-	private static void clean(Run run, OnlineMover mover, Map<String, String> uncleaned) {
-		uncleaned.entrySet().removeIf(move -> {
-			try {
-				return mover.resume(move.getValue()).step() == MoveStep.DONE;
-			}
-			catch (ShardTenancyException ex) {
-				run.moveFailures.add("clean of move " + move.getValue() + ": " + ex.getClass().getSimpleName() + ": "
-						+ ex.getMessage());
-				return true;
-			}
-		});
-	}
-
-	/**
-	 * The online mover's hook here: records when each step of each move was recorded, and the step's data (the
-	 * directory versions of the freeze and the flip, the rows copied). Thread-safe.
-	 */
-	private static final class StepTimes implements MoveHook {
-
-		private final OnlineMover reader;
-
-		private final Map<String, List<String[]>> steps = new ConcurrentHashMap<>();
-
-		private final Map<String, Long> last = new ConcurrentHashMap<>();
-
-		StepTimes(OnlineMover reader) {
-			this.reader = reader;
-		}
-
-		@Override
-		public void stepRecorded(String moveId, MoveStep step) {
-			long now = System.nanoTime();
-			Long previous = this.last.put(moveId, now);
-			String data = this.reader.status(moveId).stepData();
-			this.steps.computeIfAbsent(moveId, id -> Collections.synchronizedList(new ArrayList<>()))
-				.add(new String[] { step.name(), previous == null ? "0" : "" + (now - previous) / 1_000_000,
-						data == null ? "" : data });
-		}
-
-		/** @return e.g. {@code MARKED 4 ms, COPIED 9 ms (rows=120), ...} */
-		String describe(String moveId) {
-			StringBuilder out = new StringBuilder();
-			for (String[] step : this.steps.getOrDefault(moveId, List.of())) {
-				if (step[0].equals(MoveStep.PLANNED.name())) {
-					continue;
-				}
-				out.append(out.isEmpty() ? "" : ", ").append(step[0]).append(' ').append(step[1]).append(" ms");
-				if (step[0].equals(MoveStep.COPIED.name()) || step[0].equals(MoveStep.CAUGHT_UP.name())) {
-					out.append(" (").append(step[2].replaceAll(" tables=\\{.*\\}", "")).append(')');
-				}
-			}
-			return out.toString();
-		}
-
-		MoveResult result(MoveStatus status, Duration total) {
-			return new MoveResult(status.tenantId(), status.sourceShardId(), status.targetShardId(),
-					number(status.moveId(), MoveStep.FROZEN, "directory version "),
-					number(status.moveId(), MoveStep.FLIPPED, "directory version "),
-					Map.of("all tables", number(status.moveId(), MoveStep.COPIED, "rows=")),
-					status.freezeWindow().orElse(Duration.ZERO), total);
-		}
-
-		private long number(String moveId, MoveStep step, String prefix) {
-			for (String[] recorded : this.steps.getOrDefault(moveId, List.of())) {
-				int at = recorded[2].indexOf(prefix);
-				if (recorded[0].equals(step.name()) && at >= 0) {
-					String digits = recorded[2].substring(at + prefix.length()).replaceAll("^(\\d+).*$", "$1");
-					return Long.parseLong(digits);
-				}
-			}
-			return -1;
-		}
-
-	}
-
-	private static void awaitWorker(Future<?> worker, LongAdder untyped, Run run) throws InterruptedException {
+	private static void awaitWorker(Future<?> worker, LongAdder untyped, RunRecord run) throws InterruptedException {
 		try {
 			worker.get();
 		}
 		catch (ExecutionException ex) {
 			run.untyped(untyped, "worker thread", ex.getCause());
 		}
-	}
-
-	private static void pause(Duration pause) {
-		if (pause.isZero()) {
-			return;
-		}
-		try {
-			Thread.sleep(pause.toMillis(), (int) (pause.toNanos() % 1_000_000));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	/**
-	 * Reads the tenant's rows on every shard with plain JDBC (no routing, no fence) and compares them with the ids the
-	 * writers saw committed.
-	 */
-	private DemoReport.TenantCheck check(String tenant, List<String> shards, Set<UUID> committed,
-			Map<UUID, String> ownerOfCommitted) {
-		DirectoryEntry owner = this.directory.find(tenant).orElseThrow();
-		Map<String, List<UUID>> idsByShard = new LinkedHashMap<>();
-		long misplaced = 0;
-		for (String shard : shards) {
-			idsByShard.put(shard, query(shard, "SELECT id FROM orders WHERE tenant_id = ?", tenant));
-			if (!shard.equals(owner.shardId())) {
-				for (TenantTable table : TENANT_TABLES) {
-					misplaced += query(shard, "SELECT id FROM " + table.table() + " WHERE " + table.tenantColumn()
-							+ " = ?", tenant).size();
-				}
-			}
-		}
-		List<UUID> onOwner = idsByShard.get(owner.shardId());
-		Set<UUID> onOwnerSet = Set.copyOf(onOwner);
-		Map<UUID, Integer> occurrences = new HashMap<>();
-		idsByShard.values().forEach(ids -> ids.forEach(id -> occurrences.merge(id, 1, Integer::sum)));
-		long duplicated = occurrences.values().stream().filter(n -> n > 1).count();
-		long lost = committed.stream().filter(id -> !onOwnerSet.contains(id)).count();
-		long unexpected = onOwnerSet.stream().filter(id -> !committed.contains(id)).count();
-		committed.stream().filter(onOwnerSet::contains).forEach(id -> ownerOfCommitted.put(id, owner.shardId()));
-		long customers = query(owner.shardId(), "SELECT id FROM customers WHERE tenant_id = ?", tenant).size();
-		long withoutOneLine = query(owner.shardId(), "SELECT o.id FROM orders o LEFT JOIN order_lines l "
-				+ "ON l.order_id = o.id AND l.tenant_id = o.tenant_id WHERE o.tenant_id = ? GROUP BY o.id "
-				+ "HAVING COUNT(l.id) <> 1", tenant).size();
-		return new DemoReport.TenantCheck(tenant, owner.shardId(), owner.state().name(), committed.size(),
-				onOwner.size(), customers, lost, duplicated, misplaced, unexpected, withoutOneLine);
-	}
-
-	private List<UUID> query(String shardId, String sql, String tenant) {
-		try (Connection c = this.topology.shard(shardId).dataSource().getConnection();
-				PreparedStatement ps = c.prepareStatement(sql)) {
-			ps.setString(1, tenant);
-			List<UUID> ids = new ArrayList<>();
-			try (ResultSet rs = ps.executeQuery()) {
-				while (rs.next()) {
-					ids.add(rs.getObject(1, UUID.class));
-				}
-			}
-			return ids;
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("Cannot read the orders of tenant '" + tenant + "' on shard '" + shardId
-					+ "': " + ex.getMessage(), ex);
-		}
-	}
-
-	private static String narrate(CallTrace trace, List<MoveResult> moves, Map<UUID, String> ownerOfCommitted) {
-		if (trace == null) {
-			return null;
-		}
-		CallTrace.Failure stale = trace.firstStaleRejection().orElseThrow();
-		FenceRejection r = stale.rejection();
-		StringBuilder out = new StringBuilder();
-		int step = 0;
-		out.append(String.format("  %d. A writer bound tenant '%s' and called DemoOrderWriter.placeOrder (outermost "
-				+ "@Transactional). The application's router had tenant '%s' cached on shard '%s' with directory "
-				+ "version %d, and attempt %d was routed there.%n", ++step, trace.tenantId, r.tenantId(), r.shardId(),
-				r.seenVersion(), stale.attempt()));
-		MoveResult cause = null;
-		synchronized (moves) {
-			for (MoveResult m : moves) {
-				if (m.tenantId().equals(r.tenantId())
-						&& (m.flipVersion() == r.requiredVersion() || m.freezeVersion() == r.requiredVersion())) {
-					cause = m;
-				}
-			}
-		}
-		if (cause != null && cause.freezeVersion() == r.requiredVersion()) {
-			out.append(String.format("  %d. Meanwhile the mover (the other instance, with its own router) had started "
-					+ "moving it %s -> %s: it froze the tenant at directory version %d, so the source fence required "
-					+ "at least that version (the move flipped at version %d after a freeze window of %d ms). The "
-					+ "app's router had not synced the freeze.%n", ++step, cause.sourceShardId(), cause.targetShardId(),
-					cause.freezeVersion(), cause.flipVersion(), cause.freezeWindow().toMillis()));
-		}
-		else if (cause != null) {
-			out.append(String.format("  %d. Meanwhile the mover (the other instance, with its own router) had moved "
-					+ "it %s -> %s: frozen at version %d, flipped at version %d after a freeze window of %d ms, and "
-					+ "the source fence marked MOVED at %d. The app's router had not synced the flip.%n", ++step,
-					cause.sourceShardId(), cause.targetShardId(), cause.freezeVersion(), cause.flipVersion(),
-					cause.freezeWindow().toMillis(), cause.flipVersion()));
-		}
-		out.append(String.format("  %d. Shard '%s' fence rejected it: %s, directory version seen %d, required %d "
-				+ "(SQLSTATE 40001, surfaced as %s%s).%n", ++step, r.shardId(), r.reason(), r.seenVersion(),
-				r.requiredVersion(), stale.surfacedAs(), where(stale.surfacedAs())));
-		out.append(String.format("  %d. The retry found the fence rejection in the cause chain and invalidated that one "
-				+ "router entry (%s). After the backoff, just before the retry, the cache held "
-				+ "%s.%n", ++step, "counted in the router's invalidations",
-				trace.cachedBeforeFirstRetry == null ? "(not observed)"
-						: trace.cachedBeforeFirstRetry.map(e -> "shard '" + e.shardId() + "' version " + e.version()
-								+ " " + e.state() + " (already reloaded from the directory by a lookup or the sync)")
-							.orElse("nothing for the tenant (dropped): the next lookup reads the directory")));
-		for (CallTrace.Failure later : trace.failures) {
-			if (later != stale && later.attempt() > stale.attempt()) {
-				out.append(String.format("  %d. Attempt %d was rejected again: %s.%n", ++step, later.attempt(),
-						later.rejection() != null ? later.rejection().reason() + " on shard '"
-								+ later.rejection().shardId() + "', required version "
-								+ later.rejection().requiredVersion() : later.surfacedAs()));
-			}
-		}
-		String entry = trace.cachedAtSuccess == null ? "(entry not observed)"
-				: "shard '" + trace.cachedAtSuccess.shardId() + "' with directory version "
-						+ trace.cachedAtSuccess.version() + " (" + trace.cachedAtSuccess.state() + ")";
-		out.append(String.format("  %d. Attempt %d was routed with the refreshed entry, %s: the whole method ran "
-				+ "again with a fresh persistence context and committed order %s.%n", ++step, trace.executions, entry,
-				trace.committedId));
-		String foundOn = ownerOfCommitted.get(trace.committedId);
-		out.append(String.format("  %d. Check after the run: order %s %s.%n", ++step, trace.committedId,
-				foundOn != null ? "is on shard '" + foundOn + "', the tenant's owner at the end of the run"
-						: "was NOT found on the tenant's owner"));
-		return out.toString();
-	}
-
-	private static String where(String surfacedAs) {
-		return switch (surfacedAs) {
-			case "CannotCreateTransactionException" -> ", at transaction begin, before the body ran";
-			case "CannotAcquireLockException" -> ", at a statement or the flush";
-			case "PessimisticLockException" -> ", at an explicit flush";
-			case "JpaSystemException", "TransactionSystemException" -> ", at commit";
-			default -> "";
-		};
 	}
 
 }

@@ -1,0 +1,80 @@
+package io.github.shardtenancy.boot;
+
+import java.time.Duration;
+
+/** Connection settings of one shard database. Bound from {@code shard-tenancy.shards.<id>.*}, see {@link ShardTenancyProperties}. */
+public class ShardProperties {
+
+	/** JDBC URL of the shard database. Required; no default. */
+	private String url;
+
+	/** Database user of the shard. Default: none (the driver's default). */
+	private String username;
+
+	/** Password of the shard user. Default: none. */
+	private String password;
+
+	/** Maximum size of the shard's HikariCP pool, in connections. Default 10. */
+	private int maximumPoolSize = 10;
+
+	/**
+	 * The shard's region, recorded in the shard registry and used by the {@code region} placement policy (data
+	 * residency). Default: none.
+	 */
+	private String region;
+
+	/**
+	 * How long a borrower waits for a connection of this shard's pool before failing (HikariCP
+	 * {@code connectionTimeout}), at least 250 ms. Default: none, {@code shard-tenancy.pool.connection-timeout}.
+	 */
+	private Duration connectionTimeout;
+
+	public Duration getConnectionTimeout() {
+		return this.connectionTimeout;
+	}
+
+	public void setConnectionTimeout(Duration connectionTimeout) {
+		this.connectionTimeout = connectionTimeout;
+	}
+
+	public String getRegion() {
+		return this.region;
+	}
+
+	public void setRegion(String region) {
+		this.region = region;
+	}
+
+	public String getUrl() {
+		return this.url;
+	}
+
+	public void setUrl(String url) {
+		this.url = url;
+	}
+
+	public String getUsername() {
+		return this.username;
+	}
+
+	public void setUsername(String username) {
+		this.username = username;
+	}
+
+	public String getPassword() {
+		return this.password;
+	}
+
+	public void setPassword(String password) {
+		this.password = password;
+	}
+
+	public int getMaximumPoolSize() {
+		return this.maximumPoolSize;
+	}
+
+	public void setMaximumPoolSize(int maximumPoolSize) {
+		this.maximumPoolSize = maximumPoolSize;
+	}
+
+}
