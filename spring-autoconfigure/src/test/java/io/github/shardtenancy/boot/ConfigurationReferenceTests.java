@@ -124,8 +124,9 @@ class ConfigurationReferenceTests {
 	}
 
 	/**
-	 * Spring Boot's rules for property descriptions: a sentence that starts with a capital letter, not with an article,
-	 * and ends with a period; a boolean's starts with "Whether" or "Enable", a collection's with "Comma-separated list".
+	 * Spring Boot's rules for property descriptions: a sentence that starts with a capital letter, not with an
+	 * article, and ends with a period; a boolean's starts with "Whether" or "Enable", a collection's with
+	 * "Comma-separated list".
 	 */
 	@Test
 	void descriptionsFollowSpringBootsWordingRules() {
@@ -273,7 +274,8 @@ class ConfigurationReferenceTests {
 		String value = String.valueOf(bound);
 		try {
 			if (Duration.class.getName().equals(type)) {
-				Duration expected = (bound instanceof Duration duration) ? duration : DurationStyle.detectAndParse(value);
+				Duration expected = (bound instanceof Duration duration) ? duration
+						: DurationStyle.detectAndParse(value);
 				return expected.equals(DurationStyle.detectAndParse(documented));
 			}
 			if (bound instanceof Enum<?> constant) {
