@@ -18,7 +18,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -79,17 +81,15 @@ class ConfigurationReferenceTests {
 
 	@Test
 	void everyBoundPropertyIsDocumented() {
-		TreeSet<String> missing = new TreeSet<>(bound.keySet());
-		missing.removeAll(documented.keySet());
-		assertThat(missing).as("properties bound from shard-tenancy.* but missing from docs/configuration.md")
+		assertThat(without(bound.keySet(), documented.keySet()))
+			.as("properties bound from shard-tenancy.* but missing from docs/configuration.md")
 			.isEmpty();
 	}
 
 	@Test
 	void everyDocumentedPropertyIsBound() {
-		TreeSet<String> unknown = new TreeSet<>(documented.keySet());
-		unknown.removeAll(bound.keySet());
-		assertThat(unknown).as("properties listed in docs/configuration.md that are not bound from shard-tenancy.*")
+		assertThat(without(documented.keySet(), bound.keySet()))
+			.as("properties listed in docs/configuration.md that are not bound from shard-tenancy.*")
 			.isEmpty();
 	}
 
@@ -100,27 +100,19 @@ class ConfigurationReferenceTests {
 
 	@Test
 	void documentedTypesAreTheBoundTypes() {
-		List<String> wrong = new ArrayList<>();
-		bound.forEach((name, property) -> {
-			DocumentedProperty row = documented.get(name);
-			if (row != null && !row.type().equals(simpleTypeName(property.type()))) {
-				wrong.add(name + ": documented " + row.type() + ", bound " + simpleTypeName(property.type()));
-			}
-		});
-		assertThat(wrong).as("types in docs/configuration.md").isEmpty();
+		assertThat(mismatches((property, row) -> row.type().equals(simpleTypeName(property.type())) ? null
+				: "documented " + row.type() + ", bound " + simpleTypeName(property.type())))
+			.as("types in docs/configuration.md")
+			.isEmpty();
 	}
 
 	@Test
 	void documentedDefaultsAreTheBoundDefaults() {
-		List<String> wrong = new ArrayList<>();
-		bound.forEach((name, property) -> {
-			DocumentedProperty row = documented.get(name);
-			if (row != null && property.defaultValue() != null
-					&& !sameValue(property.type(), property.defaultValue(), row.defaultValue())) {
-				wrong.add(name + ": documented " + row.defaultValue() + ", bound " + property.defaultValue());
-			}
-		});
-		assertThat(wrong).as("defaults in docs/configuration.md").isEmpty();
+		assertThat(mismatches((property, row) -> (property.defaultValue() == null
+				|| sameValue(property.type(), property.defaultValue(), row.defaultValue())) ? null
+						: "documented " + row.defaultValue() + ", bound " + property.defaultValue()))
+			.as("defaults in docs/configuration.md")
+			.isEmpty();
 	}
 
 	/**
@@ -152,6 +144,29 @@ class ConfigurationReferenceTests {
 			}
 		});
 		assertThat(wrong).as("descriptions in docs/configuration.md").isEmpty();
+	}
+
+	/**
+	 * @param check what is wrong with a documented property, or {@code null} when nothing is
+	 * @return "name: what is wrong" for every bound property that is documented and fails the check
+	 */
+	private static List<String> mismatches(BiFunction<BoundProperty, DocumentedProperty, String> check) {
+		List<String> wrong = new ArrayList<>();
+		bound.forEach((name, property) -> {
+			DocumentedProperty row = documented.get(name);
+			String problem = (row != null) ? check.apply(property, row) : null;
+			if (problem != null) {
+				wrong.add(name + ": " + problem);
+			}
+		});
+		return wrong;
+	}
+
+	/** @return the names in {@code names} that are not in {@code others}, sorted */
+	private static Set<String> without(Set<String> names, Set<String> others) {
+		Set<String> rest = new TreeSet<>(names);
+		rest.removeAll(others);
+		return rest;
 	}
 
 	/** @return the properties under {@code shard-tenancy.}, by name with every map key written {@code *} */
