@@ -1,7 +1,7 @@
 package io.github.shardtenancy;
 
 /**
- * What the router does while the directory cannot be reached (design reference 001, step 4).
+ * What the router does while the directory cannot be reached.
  */
 public enum DirectoryDownPolicy {
 

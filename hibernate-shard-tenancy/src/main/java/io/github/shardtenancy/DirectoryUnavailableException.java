@@ -2,8 +2,7 @@ package io.github.shardtenancy;
 
 /**
  * The directory database could not be reached when the router needed it: a cache miss, or any lookup under the
- * {@code fail-closed} policy. Cached ACTIVE entries keep routing under the default {@code serve-from-cache} policy
- * (design reference 001, step 4).
+ * {@code fail-closed} policy. Cached ACTIVE entries keep routing under the default {@code serve-from-cache} policy.
  */
 public class DirectoryUnavailableException extends ShardTenancyException {
 

@@ -8,7 +8,7 @@ import java.util.Objects;
  *
  * @param maximumEntries the most entries the cache holds before it evicts (least recently used first); at least 1
  * @param negativeTtl how long an unknown tenant is remembered as unknown; a few seconds at most, so that a tenant
- * created meanwhile becomes routable (design reference 000)
+ * created meanwhile becomes routable
  * @param syncInterval how often the background sync polls the directory version; the safety net when push
  * notifications are in use
  * @param directoryDownPolicy what lookups do while the directory is unreachable

@@ -1,7 +1,7 @@
 package io.github.shardtenancy;
 
 /**
- * The state of a directory entry (design reference 000, "The directory data model").
+ * The state of a directory entry.
  *
  * <ul>
  * <li>{@link #ACTIVE}: reads and writes go to the owner shard.</li>

@@ -3,7 +3,7 @@ package io.github.shardtenancy;
 /**
  * The directory has no entry for the tenant. Raised by the router on a lookup, before any shard connection is
  * taken. The answer is remembered for a few seconds only (the negative cache TTL), so a tenant created a moment ago
- * becomes routable quickly (design reference 000, "Resolving a request").
+ * becomes routable quickly.
  */
 public class UnknownTenantException extends ShardTenancyException {
 

@@ -19,7 +19,7 @@ import liquibase.Scope;
 import liquibase.ui.LoggerUIService;
 
 /**
- * Runs every figure of issue 7 side by side with its baseline in one run and prints one table (figure, baseline,
+ * Runs every benchmark figure side by side with its baseline in one run and prints one table (figure, baseline,
  * ours, ratio, goal, met?).
  *
  * <p>Usage: {@code BenchmarkHarness [--full|--smoke] [--out FILE] [--only FIGURES] [--no-row-level-security]}. {@code --full} (the default) takes a few
@@ -70,7 +70,7 @@ public final class BenchmarkHarness {
 	/**
 	 * Runs every figure.
 	 * @param sizes how long and how big
-	 * @return the figures, in the order of issue 7
+	 * @return the figures, in the order of {@link #FIGURES}
 	 */
 	public static List<Figure> run(Sizes sizes) {
 		return run(sizes, Set.of());
@@ -80,7 +80,7 @@ public final class BenchmarkHarness {
 	 * Runs some figures.
 	 * @param sizes how long and how big
 	 * @param only keys of the figures to run (see {@link #FIGURES}); empty for all
-	 * @return the figures, in the order of issue 7
+	 * @return the figures, in the order of {@link #FIGURES}
 	 */
 	public static List<Figure> run(Sizes sizes, Set<String> only) {
 		// Liquibase (run once per database here) reports through JUL instead of printing to stdout; warnings only.

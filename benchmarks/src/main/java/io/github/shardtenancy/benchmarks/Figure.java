@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param baseline the baseline's value with its unit, or a dash when there is none; never {@code null}
  * @param ours the library's value with its unit; never {@code null}
  * @param ratio ours divided by baseline, {@link Double#NaN} when not measured or when there is no baseline
- * @param goal the goal from issue 7, never {@code null}
+ * @param goal the figure's target, as shown in docs/performance.md, never {@code null}
  * @param met whether the goal is met
  * @param note a short explanation (where the time goes, what was measured instead), never {@code null}, may be empty
  */

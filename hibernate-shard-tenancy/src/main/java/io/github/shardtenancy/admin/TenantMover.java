@@ -41,8 +41,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The basic, stop-the-world move of one tenant (design reference 000, "Worked example: moving one tenant", without the
- * online copy): the tenant's writes are refused for the whole copy; its neighbours on both shards keep working, and
+ * The basic, stop-the-world move of one tenant (freeze, copy, verify, flip, clean; no online copy): the tenant's
+ * writes are refused for the whole copy; its neighbours on both shards keep working, and
  * its reads keep being served by the source.
  *
  * <ol>
@@ -105,8 +105,8 @@ public class TenantMover {
 	 * @param tables the tenant tables to move, in any order (they are sorted by foreign keys)
 	 * @param actor who moves, recorded in the directory history (e.g. {@code mover@host})
 	 * @param cleanDelay how long after the flip the source rows are deleted (in the background): the safety period
-	 * that lets transactions which began on the source before the flip finish reading (design reference 000, step 5
-	 * "Drain and clean"); {@link Duration#ZERO} deletes them before {@link #move} returns
+	 * that lets transactions which began on the source before the flip finish reading; {@link Duration#ZERO} deletes
+	 * them before {@link #move} returns
 	 */
 	public TenantMover(Directory directory, Router router, Topology topology, List<TenantTable> tables,
 			String actor, Duration cleanDelay) {

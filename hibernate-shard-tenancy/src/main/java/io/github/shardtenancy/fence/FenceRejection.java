@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  * </pre>
  * The reason is one of {@code NOT_OWNED}, {@code MOVED}, {@code INCOMING}, {@code STALE}, {@code FROZEN},
  * {@code FOREIGN_ROW} or {@code NO_TENANT}. SQLSTATE 40001 is {@code serialization_failure}, a state that drivers and
- * frameworks already treat as retryable (design reference 001, step 3).
+ * frameworks already treat as retryable
+ * (<a href="https://www.postgresql.org/docs/current/errcodes-appendix.html">PostgreSQL error codes</a>).
  *
  * @param tenantId the rejected tenant
  * @param shardId the shard that rejected it

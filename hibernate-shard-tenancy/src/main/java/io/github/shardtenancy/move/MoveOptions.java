@@ -16,7 +16,7 @@ import java.util.Objects;
  * @param maxCatchUpRounds catch-up rounds before the move freezes the tenant whatever the lag, {@code >= 1}
  * @param cleanDelay how long the source rows are kept after the flip; {@link Duration#ZERO} cleans at once, otherwise
  * {@link OnlineMover#resume(String)} or {@link OnlineMover#clean(String)} cleans later. The delay is the safety period
- * of design reference 000 ("Drain and clean"): a transaction that began on the source before the flip (a FROZEN
+ * after the flip: a transaction that began on the source before the flip (a FROZEN
  * fence admits reads) and runs its statements after it finds the rows still there, so its writes are rejected by
  * the fence and retried instead of matching no row. With zero, such a transaction can read nothing or update zero
  * rows; use zero only when no transaction of the tenant can be in flight (tests, maintenance)

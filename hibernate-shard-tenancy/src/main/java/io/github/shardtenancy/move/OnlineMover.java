@@ -39,9 +39,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The online, resumable move of one tenant to another shard: the tenant's writes are refused only during the final
  * catch-up, verification and flip, a crash of the process running it loses nothing (another instance resumes it),
- * and the tenant's neighbours on both shards are never touched (design reference 000, "Worked example: moving one
- * tenant"). The steps are those of {@link MoveStep}: mark, copy, catch up, freeze, final catch-up, verify, flip,
- * clean.
+ * and the tenant's neighbours on both shards are never touched. The steps are those of {@link MoveStep}: mark, copy,
+ * catch up, freeze, final catch-up, verify, flip, clean.
  *
  * <h2>Catch-up mechanism, and why</h2>
  * While a move copies the tenant, a row trigger on each moved table of the source (installed by

@@ -8,7 +8,7 @@ import java.sql.SQLException;
  * dialects for H2 and PostgreSQL; implement this to support another database, together with a shard changelog that
  * installs the fence table and checks.
  *
- * <p>The contract, for every implementation (design reference 001, step 3):
+ * <p>The contract, for every implementation:
  * <ul>
  * <li>{@link #begin} runs on a freshly borrowed connection before Hibernate uses it. In one round trip it checks the
  * fence and makes the tenant id and directory version visible to every statement of the transaction that follows.
@@ -49,7 +49,7 @@ public interface FenceDialect {
 
 	/**
 	 * The begin as one SQL statement, for sending in the same flight as the transaction's first query instead of in a
-	 * round trip of its own (issue 7). Its parameters are the tenant id (1, a string) and the directory version (2, a
+	 * round trip of its own. Its parameters are the tenant id (1, a string) and the directory version (2, a
 	 * long); it must do exactly what {@link #begin} does after switching auto-commit off, and return one result set
 	 * (which is discarded). The connection provider prepares {@code beginStatement + ";\n" + query} for the first
 	 * {@code SELECT} of a transaction, shifts the query's parameters by two, and answers with the query's result; this

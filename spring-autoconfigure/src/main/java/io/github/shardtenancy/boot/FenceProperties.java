@@ -9,7 +9,7 @@ public class FenceProperties {
 	 * installed at start-up, so that a tenant's transaction reads only its tenant's rows, also with native SQL
 	 * that has no tenant predicate. {@code false} drops the policy and disables row-level security on those
 	 * tables. Changing it needs the tables' owner. Ignored on H2. Default {@code false}: it costs more routing
-	 * throughput than the write fence's budget allows (see the README's Performance section).
+	 * throughput than the write fence's budget allows (see docs/performance.md).
 	 */
 	private boolean rowLevelSecurity = false;
 

@@ -13,8 +13,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Push invalidation for a PostgreSQL directory: a {@link DirectoryWatcher} that listens for the directory's
- * {@code NOTIFY} on a connection of its own and applies each change at once, with a slow safety poll (design
- * reference 001, step 2). Active when {@code hibernate-shard-tenancy-postgresql} is on the class path, the directory
+ * {@code NOTIFY} on a connection of its own and applies each change at once, with a slow safety poll for missed
+ * notifications. Active when {@code hibernate-shard-tenancy-postgresql} is on the class path, the directory
  * URL is a PostgreSQL one and {@code shard-tenancy.sync.listen} is not {@code false}.
  */
 @Configuration(proxyBeanMethods = false)

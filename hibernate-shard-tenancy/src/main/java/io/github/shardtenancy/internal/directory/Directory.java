@@ -27,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The directory: the authoritative mapping of tenants to logical shards, kept in a database of its own (design
- * references 000 and 001). Reads never cache; the {@link io.github.shardtenancy.internal.routing.Router} does that.
+ * The directory: the authoritative mapping of tenants to logical shards, kept in a database of its own. Reads never
+ * cache; the {@link io.github.shardtenancy.internal.routing.Router} does that.
  *
  * <p>Tables (created by the {@code directory} Liquibase changelog): {@code shard_directory_entry} (one row per tenant),
  * {@code shard_directory_version} (one row, the global directory version) and {@code shard_directory_history}. Every

@@ -13,8 +13,8 @@ import io.github.shardtenancy.ShardTenancyException;
 /**
  * Reads and writes one shard's fence table ({@code shard_fence}): which tenants the shard owns, in which
  * {@link FenceState}, and the minimum directory version it accepts for each. Only the library's placement and move
- * code writes it; the shard's own checks read it (design reference 000, "Two rules keep this safe": the source must
- * refuse writes from the moment of the freeze).
+ * code writes it; the shard's own checks read it, so the source refuses the tenant's writes from the moment of the
+ * freeze whatever a router believes.
  *
  * <p>Writing a tenant's fence row takes the row lock that every fenced write holds until its transaction ends, so
  * {@link #set} waits for the tenant's in-flight writes on that shard: after it returns, no write that the new state

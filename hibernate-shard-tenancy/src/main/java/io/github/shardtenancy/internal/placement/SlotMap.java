@@ -21,7 +21,7 @@ import io.github.shardtenancy.ShardRecord;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 
 /**
- * Fixed slots with per-tenant overrides (design reference 003, "the slot-plus-directory-override hybrid"): a tenant
+ * Fixed slots with per-tenant overrides: a tenant
  * hashes to one of N slots ({@code CRC32(tenant id, UTF-8) mod N}); the slot table maps each slot to a shard; the
  * override table maps chosen tenants (the largest, or the most regulated) to named shards and is checked first.
  *
@@ -39,7 +39,7 @@ import io.github.shardtenancy.internal.topology.ShardRegistry;
  */
 public class SlotMap {
 
-	/** The default slot count (design reference 003: "fixed forever; choose generously"). */
+	/** The default slot count; the count is fixed for the life of the directory, so it is chosen generously. */
 	public static final int DEFAULT_SLOT_COUNT = 4096;
 
 	private record State(long version, int slotCount, String[] slots, Map<String, String> overrides) {

@@ -39,8 +39,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The router: an in-process Caffeine cache of directory entries, kept fresh in the background (design reference 000,
- * "Resolving a request"; reference 001, step 2).
+ * The router: an in-process Caffeine cache of directory entries, kept fresh in the background by polling the
+ * directory version and by push notifications.
  *
  * <ul>
  * <li>The hot path ({@link #route(String)} on a cached tenant) is a hash-map lookup; it never reads the directory.</li>

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The topology: logical shard id to a connection pool (HikariCP) on that shard's database. The directory names only
- * logical ids, so a failover or a new host changes the topology, never the directory (design reference 000).
+ * logical ids, so a failover or a new host changes the topology, never the directory.
  *
  * <p>Shards can be added while the application runs. Each shard's {@link FenceDialect} is chosen once, when the shard
  * is added, from the database product name: the built-in H2 and PostgreSQL dialects, or any found through

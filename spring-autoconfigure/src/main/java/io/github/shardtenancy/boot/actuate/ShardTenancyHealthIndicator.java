@@ -9,7 +9,7 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * Readiness of this instance to route tenants (design reference 001, step 4: directory-down policy): DOWN until the
+ * Readiness of this instance to route tenants, as the directory-down policy decides: DOWN until the
  * router has loaded the directory once, and while the directory is unreachable under the {@code fail-closed} policy
  * ({@link Router#isReady()}); UP otherwise, also while the directory is unreachable under
  * {@code serve-from-cache} (the details then say since when). A push listener that is not listening does not make

@@ -47,7 +47,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * A Spring Boot / Spring Data JPA application ({@link JpaPathsApplication}) on the PostgreSQL shards, driving every
  * kind of statement Hibernate, Spring Data and JdbcTemplate start a transaction with: the fence begin travels with a
- * first {@code select} and runs on its own before anything else (issue 7). Each kind is checked twice: on a fresh
+ * first {@code select} and runs on its own before anything else. Each kind is checked twice: on a fresh
  * route (the rows are the tenant's, and only its), and on a stale route after a move this instance did not hear of
  * (rejected by the old owner with SQLSTATE 40001, retried once by the Boot retry, done on the new owner only).
  */

@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * The fence begin sent with the transaction's first query (issue 7), on a real PostgreSQL shard through the
- * tenant-routing DataSource, which hands out the same connections as the Hibernate provider.
+ * The fence begin sent with the transaction's first query (saving it a round trip of its own), on a real PostgreSQL
+ * shard through the tenant-routing DataSource, which hands out the same connections as the Hibernate provider.
  */
 @DisplayName("PostgreSQL: the fence begin travels with the first query")
 class PostgresFirstQueryBeginTest {
