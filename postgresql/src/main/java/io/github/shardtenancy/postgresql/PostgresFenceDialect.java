@@ -1,4 +1,4 @@
-package io.github.shardtenancy.internal;
+package io.github.shardtenancy.postgresql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
