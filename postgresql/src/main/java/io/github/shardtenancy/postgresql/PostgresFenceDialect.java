@@ -2,13 +2,21 @@ package io.github.shardtenancy.postgresql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
 
+import io.github.shardtenancy.spi.DialectSql;
 import io.github.shardtenancy.spi.FenceDialect;
 
 /**
  * The PostgreSQL fence: PL/pgSQL functions installed by the shard changelog ({@code shard_fence_begin},
- * {@code shard_fence_mover}, {@code shard_fence_install} and the per-table row triggers).
+ * {@code shard_fence_mover}, {@code shard_fence_install} and the per-table row triggers); the statements sent from
+ * here are in the {@code .sql} files next to this class. Also the online mover's upsert
+ * ({@code INSERT ... ON CONFLICT}) and in-database checksum; its bulk copy is {@link PostgresBulkCopier}.
  *
  * <p>The variables ({@code shard_tenancy.tenant}, {@code shard_tenancy.version}, {@code shard_tenancy.role}) are set
  * with {@code set_config(name, value, true)}, which lasts until the end of the current transaction. {@link #begin}
@@ -18,9 +26,9 @@ import io.github.shardtenancy.spi.FenceDialect;
  * when the transaction it ran in rolls back.
  *
  * <p>Consequences for callers: the work must run in that transaction and commit it (Hibernate and Spring's
- * transaction managers do; on {@link io.github.shardtenancy.jdbc.TenantRoutingDataSource} the connection itself
- * commits after each statement in auto-commit mode, see {@link TenantConnection}); the connection handed out runs the
- * begin again in each transaction ({@link TenantConnection}), so no transaction on it runs without tenant. The mover
+ * transaction managers do; on the library's routing {@code DataSource} the connection itself commits after each
+ * statement in auto-commit mode); the connection handed out runs the begin again in each transaction, so no
+ * transaction on it runs without tenant. The mover
  * mark is transaction-scoped for the same reason: a mover connection that was not cleaned up cannot leak its right
  * to bypass the fence to a later borrower.
  *
@@ -31,7 +39,31 @@ import io.github.shardtenancy.spi.FenceDialect;
 public final class PostgresFenceDialect implements FenceDialect {
 
 	/** Checks the fence and binds the variables: one PL/pgSQL call (shard.xml). */
-	private static final String BEGIN = "SELECT shard_fence_begin(?, ?)";
+	private static final String BEGIN = DialectSql.load(PostgresFenceDialect.class, "begin");
+
+	private static final String MOVER = DialectSql.load(PostgresFenceDialect.class, "mover");
+
+	private static final String INSTALL_WRITE_CHECK = DialectSql.load(PostgresFenceDialect.class,
+			"install-write-check");
+
+	private static final String MAINTENANCE = DialectSql.load(PostgresFenceDialect.class, "maintenance");
+
+	private static final String ROW_LEVEL_SECURITY_BYPASS = DialectSql.load(PostgresFenceDialect.class,
+			"row-level-security-bypass");
+
+	private static final String INSTALL_CHANGE_CAPTURE = DialectSql.load(PostgresFenceDialect.class,
+			"install-change-capture");
+
+	private static final String COUNT_AND_CHECKSUM = DialectSql.load(PostgresFenceDialect.class,
+			"count-and-checksum");
+
+	private static final String UPSERT = DialectSql.load(PostgresFenceDialect.class, "upsert");
+
+	/** Rows per multi-row upsert, at most. */
+	private static final int MAX_ROWS_PER_UPSERT = 1000;
+
+	/** Bind parameters per statement, at most (the protocol allows 32767). */
+	private static final int MAX_PARAMETERS = 30_000;
 
 	@Override
 	public boolean supports(String databaseProductName) {
@@ -69,7 +101,7 @@ public final class PostgresFenceDialect implements FenceDialect {
 	@Override
 	public void beginMover(Connection connection, String tenantId) throws SQLException {
 		connection.setAutoCommit(false);
-		try (PreparedStatement ps = connection.prepareStatement("SELECT shard_fence_mover(?)")) {
+		try (PreparedStatement ps = connection.prepareStatement(MOVER)) {
 			ps.setString(1, tenantId);
 			ps.execute();
 		}
@@ -90,9 +122,9 @@ public final class PostgresFenceDialect implements FenceDialect {
 	@Override
 	public void installWriteCheck(Connection connection, String table, String tenantColumn, boolean rowLevelSecurity)
 			throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement("SELECT shard_fence_install(?, ?, ?)")) {
-			ps.setString(1, Identifiers.require(table));
-			ps.setString(2, Identifiers.require(tenantColumn));
+		try (PreparedStatement ps = connection.prepareStatement(INSTALL_WRITE_CHECK)) {
+			ps.setString(1, DialectSql.identifier(table));
+			ps.setString(2, DialectSql.identifier(tenantColumn));
 			ps.setBoolean(3, rowLevelSecurity);
 			ps.execute();
 		}
@@ -102,7 +134,7 @@ public final class PostgresFenceDialect implements FenceDialect {
 	@Override
 	public void beginMaintenance(Connection connection) throws SQLException {
 		connection.setAutoCommit(false);
-		try (PreparedStatement ps = connection.prepareStatement("SELECT shard_fence_maintenance()")) {
+		try (PreparedStatement ps = connection.prepareStatement(MAINTENANCE)) {
 			ps.execute();
 		}
 	}
@@ -122,9 +154,8 @@ public final class PostgresFenceDialect implements FenceDialect {
 	/** Reads {@code rolsuper} and {@code rolbypassrls} of {@code current_user} from {@code pg_roles}. */
 	@Override
 	public String rowLevelSecurityBypass(Connection connection) throws SQLException {
-		try (PreparedStatement ps = connection
-			.prepareStatement("SELECT rolname, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user");
-				java.sql.ResultSet rs = ps.executeQuery()) {
+		try (PreparedStatement ps = connection.prepareStatement(ROW_LEVEL_SECURITY_BYPASS);
+				ResultSet rs = ps.executeQuery()) {
 			if (!rs.next()) {
 				return null;
 			}
@@ -145,10 +176,73 @@ public final class PostgresFenceDialect implements FenceDialect {
 	 */
 	@Override
 	public void installChangeCapture(Connection connection, String table, String tenantColumn) throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement("SELECT shard_change_install(?, ?)")) {
-			ps.setString(1, Identifiers.require(table));
-			ps.setString(2, Identifiers.require(tenantColumn));
+		try (PreparedStatement ps = connection.prepareStatement(INSTALL_CHANGE_CAPTURE)) {
+			ps.setString(1, DialectSql.identifier(table));
+			ps.setString(2, DialectSql.identifier(tenantColumn));
 			ps.execute();
+		}
+	}
+
+	/**
+	 * Multi-row {@code INSERT ... ON CONFLICT (primary key) DO UPDATE}: one statement per chunk of up to 1000 rows
+	 * (and 30000 parameters) instead of an UPDATE and maybe an INSERT per row. An existing row is updated in place,
+	 * never deleted, so its children are untouched.
+	 * @return {@code true}: the rows were written
+	 */
+	@Override
+	public boolean upsert(Connection target, String table, List<String> columns, List<String> keyColumns,
+			List<Object[]> rows) throws SQLException {
+		List<String> valueColumns = new ArrayList<>();
+		for (String column : columns) {
+			if (keyColumns.stream().noneMatch(column::equalsIgnoreCase)) {
+				valueColumns.add(DialectSql.identifier(column));
+			}
+		}
+		String action = valueColumns.isEmpty() ? "NOTHING"
+				: "UPDATE SET " + String.join(", ", valueColumns.stream().map(c -> c + " = EXCLUDED." + c).toList());
+		String row = "(" + String.join(", ", Collections.nCopies(columns.size(), "?")) + ")";
+		String columnList = String.join(", ", columns.stream().map(DialectSql::identifier).toList());
+		String keys = String.join(", ", keyColumns.stream().map(DialectSql::identifier).toList());
+		int perStatement = Math.max(1, Math.min(MAX_ROWS_PER_UPSERT, MAX_PARAMETERS / columns.size()));
+		for (int from = 0; from < rows.size(); from += perStatement) {
+			List<Object[]> chunk = rows.subList(from, Math.min(rows.size(), from + perStatement));
+			String sql = DialectSql.fill(UPSERT, Map.of("table", DialectSql.identifier(table), "columns", columnList,
+					"rows", String.join(", ", Collections.nCopies(chunk.size(), row)), "keys", keys, "action",
+					action));
+			try (PreparedStatement ps = target.prepareStatement(sql)) {
+				int i = 1;
+				for (Object[] values : chunk) {
+					for (Object value : values) {
+						ps.setObject(i++, value);
+					}
+				}
+				ps.executeUpdate();
+			}
+		}
+		return true;
+	}
+
+	/** @return {@code postgresql-hashtextextended-v1}: the checksum of {@link #countAndChecksum} */
+	@Override
+	public String checksumAlgorithm() {
+		return "postgresql-hashtextextended-v1";
+	}
+
+	/**
+	 * {@code hashtextextended} of each row's text form, summed modulo a prime, and the row count, in one query.
+	 */
+	@Override
+	public long[] countAndChecksum(Connection connection, String table, List<String> columns, String tenantColumn,
+			String tenantId) throws SQLException {
+		String sql = DialectSql.fill(COUNT_AND_CHECKSUM,
+				Map.of("columns", String.join(", ", columns.stream().map(DialectSql::identifier).toList()), "table",
+						DialectSql.identifier(table), "tenantColumn", DialectSql.identifier(tenantColumn)));
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return new long[] { rs.getLong(1), rs.getLong(2) };
+			}
 		}
 	}
 
