@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-import io.github.shardtenancy.DirectoryEntry;
 
 /**
  * Told by a {@link TenantRouter} when the entry it routes a tenant by is about to change, or has been dropped, so that

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.github.shardtenancy.internal.H2FenceDialect;
+import io.github.shardtenancy.h2.H2FenceDialect;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import org.h2.jdbcx.JdbcDataSource;
 

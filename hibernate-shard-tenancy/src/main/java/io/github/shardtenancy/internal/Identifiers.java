@@ -1,11 +1,9 @@
 package io.github.shardtenancy.internal;
 
-import java.util.regex.Pattern;
+import io.github.shardtenancy.spi.DialectSql;
 
 /** Checks SQL identifiers (table and column names) that must be written into DDL, where they cannot be bound. */
 public final class Identifiers {
-
-	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
 	private Identifiers() {
 	}
@@ -16,10 +14,7 @@ public final class Identifiers {
 	 * @throws IllegalArgumentException if it is anything but letters, digits and underscores
 	 */
 	public static String require(String identifier) {
-		if (identifier == null || !IDENTIFIER.matcher(identifier).matches()) {
-			throw new IllegalArgumentException("Not a plain SQL identifier: '" + identifier + "'");
-		}
-		return identifier;
+		return DialectSql.identifier(identifier);
 	}
 
 }

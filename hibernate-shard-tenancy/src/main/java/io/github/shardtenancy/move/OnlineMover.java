@@ -563,12 +563,13 @@ public class OnlineMover {
 	 */
 	private long verifySnapshot(MoveStatus move, Connection source, Topology.Shard from, Topology.Shard to,
 			List<TablePlan> plans) throws SQLException {
-		boolean inDatabase = TenantRows.isPostgres(from) && TenantRows.isPostgres(to);
+		boolean inDatabase = TenantRows.inDatabaseChecksum(from, to);
 		long rows = 0;
 		for (TablePlan table : plans) {
 			CompletableFuture<long[]> targetCheck = CompletableFuture.supplyAsync(() -> sql(move, to,
 					() -> TenantRows.countAndChecksum(to, table, move.tenantId(), inDatabase)), VERIFIERS);
-			long[] sourceSums = TenantRows.countAndChecksum(source, inDatabase, table, move.tenantId());
+			long[] sourceSums = TenantRows.countAndChecksum(source, inDatabase ? from.dialect() : null, table,
+					move.tenantId());
 			long[] target = join(targetCheck);
 			requireEqual(move, from, to, table, sourceSums, target, " (before the freeze)");
 			rows += sourceSums[0];
@@ -638,8 +639,8 @@ public class OnlineMover {
 	private void verifyAll(MoveStatus move, Topology.Shard from, Topology.Shard to, List<TablePlan> plans) {
 		long rows = 0;
 		// Inside the freeze: the source and the target are checked at the same time, and on PostgreSQL each database
-		// computes its count and checksum itself instead of sending every row.
-		boolean inDatabase = TenantRows.isPostgres(from) && TenantRows.isPostgres(to);
+		// computes its count and checksum itself instead of sending every row (see TenantRows.inDatabaseChecksum).
+		boolean inDatabase = TenantRows.inDatabaseChecksum(from, to);
 		for (TablePlan table : plans) {
 			CompletableFuture<long[]> sourceCheck = CompletableFuture.supplyAsync(() -> sql(move, from,
 					() -> TenantRows.countAndChecksum(from, table, move.tenantId(), inDatabase)), VERIFIERS);

@@ -2,11 +2,17 @@ package io.github.shardtenancy.spi;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.List;
 
 /**
- * How one kind of shard database carries the session variables and enforces the shard fence. The library ships
- * dialects for H2 and PostgreSQL; implement this to support another database, together with a shard changelog that
- * installs the fence table and checks.
+ * How one kind of shard database carries the session variables and enforces the shard fence, captures a moving
+ * tenant's writes, and writes and checks the rows the online mover copies. Dialects are found with
+ * {@link java.util.ServiceLoader} ({@code META-INF/services/io.github.shardtenancy.spi.FenceDialect}); the modules
+ * {@code hibernate-shard-tenancy-h2} and {@code hibernate-shard-tenancy-postgresql} ship one each. Implement this to
+ * support another database, together with a shard changelog that installs the fence table and checks
+ * ({@code docs/adding-a-database.md}), and run the contract tests of {@code hibernate-shard-tenancy-test-fixtures}
+ * against it.
  *
  * <p>The contract, for every implementation:
  * <ul>
@@ -174,6 +180,59 @@ public interface FenceDialect {
 	default void beginSnapshotRead(Connection connection) throws SQLException {
 		connection.setAutoCommit(false);
 		connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+	}
+
+	/**
+	 * Writes rows copied from another shard into a table of this shard: a row whose primary key is absent is
+	 * inserted, a row whose primary key exists is updated in place (never deleted and inserted again, which would
+	 * cascade to its children). Used by the online mover's catch-up, on a connection marked by {@link #beginMover}.
+	 * <p>The default writes nothing and answers {@code false}: the mover then writes the rows portably, a batch of
+	 * UPDATEs by key and a batch of INSERTs for the rows no UPDATE found. A dialect with a native upsert (PostgreSQL's
+	 * {@code INSERT ... ON CONFLICT}) writes them in fewer statements.
+	 * @param target a connection to this shard, in a transaction marked as the mover's
+	 * @param table the table, a plain SQL identifier (optionally schema-qualified)
+	 * @param columns the table's columns, plain SQL identifiers, in the order of each row's values
+	 * @param keyColumns the primary key's columns, a non-empty subset of {@code columns}
+	 * @param rows the rows, each with one value per column (as read with {@link java.sql.ResultSet#getObject(int)});
+	 * may be empty
+	 * @return whether the rows were written; {@code false} means nothing was written
+	 * @throws SQLException on a database error (an SQLSTATE of class 23 for a constraint violation, which the mover
+	 * retries after its other writes); the caller rolls back
+	 */
+	default boolean upsert(Connection target, String table, List<String> columns, List<String> keyColumns,
+			List<Object[]> rows) throws SQLException {
+		return false;
+	}
+
+	/**
+	 * Names how {@link #countAndChecksum} computes its checksum. The online mover lets the databases compute the
+	 * checksums of a move's verification only when the source's and the target's dialects answer the same non-null
+	 * name (both sides of a comparison must be computed the same way); otherwise it reads the rows and computes a
+	 * portable checksum itself.
+	 * <p>The default is {@code null}: no in-database checksum.
+	 * @return the name of the algorithm, for example {@code postgresql-hashtextextended-v1}, or {@code null}
+	 */
+	default String checksumAlgorithm() {
+		return null;
+	}
+
+	/**
+	 * Counts a tenant's rows in one table and computes a checksum of them in the database, sending one row instead of
+	 * the table's. The checksum must not depend on the order of the rows, and must be equal for equal rows on any
+	 * database whose dialect has the same {@link #checksumAlgorithm()}.
+	 * @param connection a connection to this shard, in a transaction that may read every tenant's rows
+	 * ({@link #beginMaintenance} or {@link #beginSnapshotRead})
+	 * @param table the table, a plain SQL identifier (optionally schema-qualified)
+	 * @param columns the columns to include, plain SQL identifiers, in a fixed order
+	 * @param tenantColumn the column holding the tenant id
+	 * @param tenantId the tenant
+	 * @return {@code {count, checksum}}; never {@code null}
+	 * @throws SQLException on a database error, or {@link SQLFeatureNotSupportedException} if
+	 * {@link #checksumAlgorithm()} is {@code null} (the default)
+	 */
+	default long[] countAndChecksum(Connection connection, String table, List<String> columns, String tenantColumn,
+			String tenantId) throws SQLException {
+		throw new SQLFeatureNotSupportedException(getClass().getSimpleName() + " has no in-database checksum");
 	}
 
 }

@@ -16,6 +16,7 @@ import java.util.Set;
 
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.spi.BulkCopier;
+import io.github.shardtenancy.spi.FenceDialect;
 import io.github.shardtenancy.internal.topology.Topology;
 
 /**
@@ -668,12 +669,17 @@ public final class TenantRows {
 		}
 	}
 
+	/**
+	 * Writes rows to the target with the dialect's upsert ({@link io.github.shardtenancy.spi.FenceDialect#upsert}),
+	 * else portably with {@link #upsert(Connection, TablePlan, List)}.
+	 */
 	private static void upsert(Connection target, Topology.Shard to, TablePlan table, List<Object[]> rows)
 			throws SQLException {
-		if (isPostgres(to)) {
-			upsertPostgres(target, table, rows);
+		if (rows.isEmpty()) {
+			return;
 		}
-		else {
+		List<String> keyColumns = table.keys().stream().map(TablePlan.KeyColumn::name).toList();
+		if (!to.dialect().upsert(target, table.sqlName(), table.columns(), keyColumns, rows)) {
 			upsert(target, table, rows);
 		}
 	}
@@ -727,30 +733,6 @@ public final class TenantRows {
 			}
 		}
 		return found;
-	}
-
-	/**
-	 * Writes rows to a PostgreSQL target with multi-row {@code INSERT ... ON CONFLICT (primary key) DO UPDATE}: one
-	 * statement per chunk instead of an UPDATE and maybe an INSERT per row. An existing row is updated in place, never
-	 * deleted, so its children are untouched.
-	 */
-	private static void upsertPostgres(Connection target, TablePlan table, List<Object[]> rows) throws SQLException {
-		if (rows.isEmpty()) {
-			return;
-		}
-		List<String> valueColumns = table.valueColumns();
-		String conflict = " ON CONFLICT (" + String.join(", ", table.keys().stream().map(TablePlan.KeyColumn::name)
-			.toList()) + ") DO "
-				+ (valueColumns.isEmpty() ? "NOTHING"
-						: "UPDATE SET " + String.join(", ", valueColumns.stream().map(c -> c + " = EXCLUDED." + c)
-							.toList()));
-		int perStatement = Math.max(1, Math.min(MAX_ROWS_PER_INSERT, MAX_PARAMETERS / table.columns().size()));
-		for (List<Object[]> chunk : chunks(rows, perStatement)) {
-			try (PreparedStatement ps = target.prepareStatement(multiRowInsert(table, chunk.size()) + conflict)) {
-				bindRows(ps, chunk);
-				ps.executeUpdate();
-			}
-		}
 	}
 
 	/**
@@ -844,39 +826,35 @@ public final class TenantRows {
 	}
 
 	/**
-	 * Counts a tenant's rows in one table and sums a hash of each row's values; with {@code inDatabase} on PostgreSQL
-	 * the database computes both ({@code hashtextextended} of the row's text form, summed modulo a prime), sending
-	 * one row instead of the table's, otherwise as {@link #countAndChecksum(Topology.Shard, TablePlan, String)}.
-	 * Both sides of a comparison must be computed the same way.
-	 * @param inDatabase whether to compute in the database; only honoured on PostgreSQL
+	 * Counts a tenant's rows in one table and sums a hash of each row's values; with {@code inDatabase} the database
+	 * computes both ({@link io.github.shardtenancy.spi.FenceDialect#countAndChecksum}), sending one row instead of the
+	 * table's, otherwise as {@link #countAndChecksum(Topology.Shard, TablePlan, String)}. Both sides of a
+	 * comparison must be computed the same way: see {@link #inDatabaseChecksum}.
+	 * @param inDatabase whether to compute in the database; only honoured if the shard's dialect has an in-database
+	 * checksum
 	 * @return {count, checksum}
 	 * @throws SQLException on a database error
 	 */
 	public static long[] countAndChecksum(Topology.Shard shard, TablePlan table, String tenantId,
 			boolean inDatabase) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
-			return acrossTenants(shard, c, () -> countAndChecksum(c, inDatabase && isPostgres(shard), table, tenantId));
+			boolean byDatabase = inDatabase && shard.dialect().checksumAlgorithm() != null;
+			return acrossTenants(shard, c,
+					() -> countAndChecksum(c, byDatabase ? shard.dialect() : null, table, tenantId));
 		}
 	}
 
 	/**
 	 * As {@link #countAndChecksum(Topology.Shard, TablePlan, String, boolean)}, on a connection (for example one
-	 * in a snapshot), in the database only if {@code inDatabase} (the caller checked it is PostgreSQL).
+	 * in a snapshot), in the database if a dialect is given (the caller checked {@link #inDatabaseChecksum}).
+	 * @param inDatabase the dialect of the connection's shard, to compute in the database, or {@code null}
 	 * @return {count, checksum}
 	 * @throws SQLException on a database error
 	 */
-	public static long[] countAndChecksum(Connection c, boolean inDatabase, TablePlan table, String tenantId)
+	public static long[] countAndChecksum(Connection c, FenceDialect inDatabase, TablePlan table, String tenantId)
 			throws SQLException {
-		if (inDatabase) {
-			try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*), COALESCE(SUM(hashtextextended(ROW("
-							+ table.columnList() + ")::text, 0)::numeric) % 9223372036854775783, 0)::bigint FROM "
-							+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
-				ps.setString(1, tenantId);
-				try (ResultSet rs = ps.executeQuery()) {
-					rs.next();
-					return new long[] { rs.getLong(1), rs.getLong(2) };
-				}
-			}
+		if (inDatabase != null) {
+			return inDatabase.countAndChecksum(c, table.sqlName(), table.columns(), table.tenantColumn(), tenantId);
 		}
 		try (PreparedStatement ps = c.prepareStatement("SELECT " + table.columnList() + " FROM " + table.sqlName()
 						+ " WHERE " + table.tenantColumn() + " = ?")) {
@@ -981,9 +959,13 @@ public final class TenantRows {
 		return out.append(')').toString();
 	}
 
-	/** @return whether a shard runs PostgreSQL (by its fence dialect) */
-	public static boolean isPostgres(Topology.Shard shard) {
-		return shard.dialect() instanceof io.github.shardtenancy.internal.PostgresFenceDialect;
+	/**
+	 * @return whether the databases of both shards can compute a move's checksums themselves, the same way: their
+	 * dialects name the same in-database checksum ({@link FenceDialect#checksumAlgorithm()})
+	 */
+	public static boolean inDatabaseChecksum(Topology.Shard from, Topology.Shard to) {
+		String algorithm = from.dialect().checksumAlgorithm();
+		return algorithm != null && algorithm.equals(to.dialect().checksumAlgorithm());
 	}
 
 	private static long mix(long h) {

@@ -18,8 +18,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.UnknownShardException;
-import io.github.shardtenancy.internal.H2FenceDialect;
-import io.github.shardtenancy.internal.PostgresFenceDialect;
 import io.github.shardtenancy.spi.FenceDialect;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * logical ids, so a failover or a new host changes the topology, never the directory.
  *
  * <p>Shards can be added while the application runs. Each shard's {@link FenceDialect} is chosen once, when the shard
- * is added, from the database product name: the built-in H2 and PostgreSQL dialects, or any found through
- * {@link ServiceLoader}.
+ * is added, from the database product name, among the dialects found through {@link ServiceLoader} (the modules
+ * {@code hibernate-shard-tenancy-h2} and {@code hibernate-shard-tenancy-postgresql} ship one each).
  *
  * <p>Thread-safe. Closing the topology closes every pool it created (pools passed in by the caller are left open).
  */
@@ -227,6 +225,15 @@ public class Topology implements ShardTopology, AutoCloseable {
 		}
 	}
 
+	/** @return the suffix of the artifact that ships the dialect of a database, as far as the library knows one */
+	private static String moduleHint(String product) {
+		String lower = String.valueOf(product).toLowerCase(java.util.Locale.ROOT);
+		if (lower.contains("postgres")) {
+			return "postgresql";
+		}
+		return lower.contains("h2") ? "h2" : "<database> (see docs/adding-a-database.md)";
+	}
+
 	private static FenceDialect dialectOf(String shardId, DataSource dataSource) {
 		String product;
 		try (Connection c = dataSource.getConnection()) {
@@ -236,18 +243,21 @@ public class Topology implements ShardTopology, AutoCloseable {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId,
 					"Cannot reach shard '" + shardId + "' to identify its database: " + ex.getMessage());
 		}
-		for (FenceDialect dialect : ServiceLoader.load(FenceDialect.class)) {
-			if (dialect.supports(product)) {
-				return dialect;
-			}
-		}
-		for (FenceDialect dialect : List.of(new H2FenceDialect(), new PostgresFenceDialect())) {
+		List<FenceDialect> dialects = ServiceLoader.load(FenceDialect.class).stream()
+			.map(ServiceLoader.Provider::get)
+			.toList();
+		for (FenceDialect dialect : dialects) {
 			if (dialect.supports(product)) {
 				return dialect;
 			}
 		}
 		throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId, "Shard '" + shardId
-				+ "' runs " + product + ", which has no fence dialect; H2 and PostgreSQL are supported");
+				+ "' runs " + product + ", which no fence dialect on the class path supports (found: "
+				+ (dialects.isEmpty() ? "none" : String.join(", ", dialects.stream()
+					.map(dialect -> dialect.getClass().getName())
+					.toList()))
+				+ "); add the dialect module of that database, e.g. io.github.shardtenancy:hibernate-shard-tenancy-"
+				+ moduleHint(product), shardId);
 	}
 
 }

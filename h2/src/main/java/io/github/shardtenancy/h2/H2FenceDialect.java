@@ -1,16 +1,19 @@
-package io.github.shardtenancy.internal;
+package io.github.shardtenancy.h2;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Locale;
+import java.util.Map;
 
+import io.github.shardtenancy.spi.DialectSql;
 import io.github.shardtenancy.spi.FenceDialect;
 
 /**
  * The H2 fence: the shard changelog installs Java functions ({@code SHARD_FENCE_BEGIN}, {@code SHARD_FENCE_END},
- * {@code SHARD_FENCE_MOVER}) and a row trigger class, from the {@code hibernate-shard-tenancy-liquibase} artifact.
+ * {@code SHARD_FENCE_MOVER}) of {@link H2Fence} and the trigger classes {@link H2FenceTrigger} and
+ * {@link H2CaptureTrigger} of this module; the statements sent from here are in the {@code .sql} files next to it.
  * H2's {@code @variables} are per session and survive a rollback, so {@link #end} clears them before the connection
  * returns to its pool.
  *
@@ -30,18 +33,31 @@ import io.github.shardtenancy.spi.FenceDialect;
 public final class H2FenceDialect implements FenceDialect {
 
 	/** Reads the fence row (NULLs when there is none) and binds tenant, version and no role, in one statement. */
-	private static final String BIND = "SELECT f.state, f.min_version, SET(@SHARD_TENANT, ?), SET(@SHARD_VERSION, ?), "
-			+ "SET(@SHARD_ROLE, NULL) FROM (VALUES 0) AS one LEFT JOIN shard_fence f ON f.tenant_id = ?";
+	private static final String BIND = DialectSql.load(H2FenceDialect.class, "bind");
 
-	private static final String CLEAR = "SELECT SET(@SHARD_TENANT, NULL), SET(@SHARD_VERSION, NULL), "
-			+ "SET(@SHARD_ROLE, NULL), SET(@SHARD_READ_ONLY, NULL)";
+	private static final String CLEAR = DialectSql.load(H2FenceDialect.class, "clear");
 
 	/** Unbinds the route only, keeping a read-only mark set for the transaction before the begin. */
-	private static final String UNBIND = "SELECT SET(@SHARD_TENANT, NULL), SET(@SHARD_VERSION, NULL), "
-			+ "SET(@SHARD_ROLE, NULL)";
+	private static final String UNBIND = DialectSql.load(H2FenceDialect.class, "unbind");
 
 	/** Marks the session's transaction read-only for the fence trigger (see {@link #beginReadOnly}). */
-	private static final String READ_ONLY = "SELECT SET(@SHARD_READ_ONLY, TRUE)";
+	private static final String READ_ONLY = DialectSql.load(H2FenceDialect.class, "read-only");
+
+	private static final String BEGIN_CHECKED = DialectSql.load(H2FenceDialect.class, "begin-checked");
+
+	private static final String MOVER = DialectSql.load(H2FenceDialect.class, "mover");
+
+	private static final String REGISTER_TABLE = DialectSql.load(H2FenceDialect.class, "register-table");
+
+	private static final String ROW_TRIGGER = DialectSql.load(H2FenceDialect.class, "row-trigger");
+
+	private static final String STATEMENT_TRIGGER = DialectSql.load(H2FenceDialect.class, "statement-trigger");
+
+	private static final String TRIGGER_CLASS = DialectSql.load(H2FenceDialect.class, "trigger-class");
+
+	private static final String DROP_TRIGGER = DialectSql.load(H2FenceDialect.class, "drop-trigger");
+
+	private static final String SNAPSHOT_READ = DialectSql.load(H2FenceDialect.class, "snapshot-read");
 
 	@Override
 	public boolean supports(String databaseProductName) {
@@ -69,7 +85,7 @@ public final class H2FenceDialect implements FenceDialect {
 		try (PreparedStatement ps = connection.prepareStatement(UNBIND); ResultSet rs = ps.executeQuery()) {
 			// executed for its side effect
 		}
-		try (PreparedStatement ps = connection.prepareStatement("CALL SHARD_FENCE_BEGIN(?, ?)")) {
+		try (PreparedStatement ps = connection.prepareStatement(BEGIN_CHECKED)) {
 			ps.setString(1, tenantId);
 			ps.setLong(2, directoryVersion);
 			ps.execute();
@@ -100,7 +116,7 @@ public final class H2FenceDialect implements FenceDialect {
 
 	@Override
 	public void beginMover(Connection connection, String tenantId) throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement("CALL SHARD_FENCE_MOVER(?)")) {
+		try (PreparedStatement ps = connection.prepareStatement(MOVER)) {
 			ps.setString(1, tenantId);
 			ps.execute();
 		}
@@ -109,45 +125,70 @@ public final class H2FenceDialect implements FenceDialect {
 	@Override
 	public void installWriteCheck(Connection connection, String table, String tenantColumn) throws SQLException {
 		installTrigger(connection, table, tenantColumn, "shard_fence_table", "SHARD_FENCE_", "BEFORE",
-				"io.github.shardtenancy.liquibase.h2.H2FenceTrigger");
+				H2FenceTrigger.class);
 		// The same class as a statement trigger on UPDATE and DELETE: an UPDATE or DELETE that matches no row (the
 		// tenant's rows cleaned away after a move) is rejected too, not committed as a silent no-op. INSERT-only
 		// transactions never fire it.
-		String tableName = Identifiers.require(table).toUpperCase(Locale.ROOT);
-		try (PreparedStatement ps = connection.prepareStatement("CREATE TRIGGER IF NOT EXISTS SHARD_STATEMENT_FENCE_"
-				+ tableName.replace('.', '_') + " BEFORE UPDATE, DELETE ON " + tableName
-				+ " CALL 'io.github.shardtenancy.liquibase.h2.H2FenceTrigger'")) {
+		String tableName = DialectSql.identifier(table).toUpperCase(Locale.ROOT);
+		String trigger = "SHARD_STATEMENT_FENCE_" + tableName.replace('.', '_');
+		dropIfOtherClass(connection, trigger, H2FenceTrigger.class);
+		try (PreparedStatement ps = connection.prepareStatement(DialectSql.fill(STATEMENT_TRIGGER,
+				Map.of("trigger", trigger, "table", tableName, "class", H2FenceTrigger.class.getName())))) {
 			ps.execute();
 		}
 	}
 
 	/**
+	 * Drops a trigger that runs another class than the one it should (a database whose triggers were created when the
+	 * classes lived in {@code io.github.shardtenancy.liquibase.h2}), so that it is created again with this module's.
+	 */
+	private static void dropIfOtherClass(Connection connection, String trigger, Class<?> triggerClass)
+			throws SQLException {
+		boolean other = false;
+		try (PreparedStatement ps = connection.prepareStatement(TRIGGER_CLASS)) {
+			ps.setString(1, trigger);
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					other |= !triggerClass.getName().equals(rs.getString(1));
+				}
+			}
+		}
+		if (other) {
+			try (PreparedStatement ps = connection
+				.prepareStatement(DialectSql.fill(DROP_TRIGGER, Map.of("trigger", trigger)))) {
+				ps.execute();
+			}
+		}
+	}
+
+	/**
 	 * Registers the table in {@code shard_capture_table} and creates an {@code AFTER} row trigger running
-	 * {@code io.github.shardtenancy.liquibase.h2.H2CaptureTrigger}.
+	 * {@link H2CaptureTrigger}.
 	 */
 	@Override
 	public void installChangeCapture(Connection connection, String table, String tenantColumn) throws SQLException {
 		installTrigger(connection, table, tenantColumn, "shard_capture_table", "SHARD_CAPTURE_", "AFTER",
-				"io.github.shardtenancy.liquibase.h2.H2CaptureTrigger");
+				H2CaptureTrigger.class);
 	}
 
 	/**
 	 * Registers a tenant table and its tenant column in a registry table (which the trigger reads when H2 loads it),
-	 * then creates, if missing, a row trigger on every write to the table.
+	 * then creates, if missing (or running another class), a row trigger on every write to the table.
 	 */
 	private static void installTrigger(Connection connection, String table, String tenantColumn, String registry,
-			String triggerPrefix, String timing, String triggerClass) throws SQLException {
-		String tableName = Identifiers.require(table).toUpperCase(Locale.ROOT);
-		String column = Identifiers.require(tenantColumn).toUpperCase(Locale.ROOT);
-		try (PreparedStatement ps = connection.prepareStatement(
-				"MERGE INTO " + registry + " (table_name, tenant_column) KEY (table_name) VALUES (?, ?)")) {
+			String triggerPrefix, String timing, Class<?> triggerClass) throws SQLException {
+		String tableName = DialectSql.identifier(table).toUpperCase(Locale.ROOT);
+		String column = DialectSql.identifier(tenantColumn).toUpperCase(Locale.ROOT);
+		try (PreparedStatement ps = connection
+			.prepareStatement(DialectSql.fill(REGISTER_TABLE, Map.of("registry", registry)))) {
 			ps.setString(1, tableName);
 			ps.setString(2, column);
 			ps.executeUpdate();
 		}
 		String trigger = triggerPrefix + tableName.replace('.', '_');
-		try (PreparedStatement ps = connection.prepareStatement("CREATE TRIGGER IF NOT EXISTS " + trigger + " "
-				+ timing + " INSERT, UPDATE, DELETE ON " + tableName + " FOR EACH ROW CALL '" + triggerClass + "'")) {
+		dropIfOtherClass(connection, trigger, triggerClass);
+		try (PreparedStatement ps = connection.prepareStatement(DialectSql.fill(ROW_TRIGGER, Map.of("trigger", trigger,
+				"timing", timing, "table", tableName, "class", triggerClass.getName())))) {
 			ps.execute();
 		}
 	}
@@ -156,8 +197,7 @@ public final class H2FenceDialect implements FenceDialect {
 	@Override
 	public void beginSnapshotRead(Connection connection) throws SQLException {
 		connection.setAutoCommit(false);
-		try (PreparedStatement ps = connection
-			.prepareStatement("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SNAPSHOT")) {
+		try (PreparedStatement ps = connection.prepareStatement(SNAPSHOT_READ)) {
 			ps.execute();
 		}
 	}

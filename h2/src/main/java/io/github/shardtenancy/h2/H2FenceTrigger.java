@@ -1,4 +1,4 @@
-package io.github.shardtenancy.liquibase.h2;
+package io.github.shardtenancy.h2;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

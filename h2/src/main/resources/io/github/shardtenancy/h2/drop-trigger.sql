@@ -1,0 +1,2 @@
+-- Drops a trigger. {trigger}.
+DROP TRIGGER IF EXISTS {trigger}

@@ -1,0 +1,249 @@
+package io.github.shardtenancy.postgresql;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+import io.github.shardtenancy.spi.DialectSql;
+import io.github.shardtenancy.spi.FenceDialect;
+
+/**
+ * The PostgreSQL fence: PL/pgSQL functions installed by the shard changelog ({@code shard_fence_begin},
+ * {@code shard_fence_mover}, {@code shard_fence_install} and the per-table row triggers); the statements sent from
+ * here are in the {@code .sql} files next to this class. Also the online mover's upsert
+ * ({@code INSERT ... ON CONFLICT}) and in-database checksum; its bulk copy is {@link PostgresBulkCopier}.
+ *
+ * <p>The variables ({@code shard_tenancy.tenant}, {@code shard_tenancy.version}, {@code shard_tenancy.role}) are set
+ * with {@code set_config(name, value, true)}, which lasts until the end of the current transaction. {@link #begin}
+ * and {@link #beginMover} therefore switch auto-commit off and open the transaction themselves (the fence check and
+ * the binding run as its first statement), and nothing outlives it: not a commit, not a rollback. A session-level
+ * {@code SET} would be wrong twice over: it stays on the pooled connection for the next borrower, and it is undone
+ * when the transaction it ran in rolls back.
+ *
+ * <p>Consequences for callers: the work must run in that transaction and commit it (Hibernate and Spring's
+ * transaction managers do; on the library's routing {@code DataSource} the connection itself commits after each
+ * statement in auto-commit mode); the connection handed out runs the begin again in each transaction, so no
+ * transaction on it runs without tenant. The mover
+ * mark is transaction-scoped for the same reason: a mover connection that was not cleaned up cannot leak its right
+ * to bypass the fence to a later borrower.
+ *
+ * <p>{@link #end} rolls back a transaction still open on the connection (none is, after a commit or rollback), so
+ * whatever it bound is gone before the connection returns to its pool, independently of the pool's own reset. It
+ * sends nothing to the server when no transaction is open. Stateless and thread-safe.
+ */
+public final class PostgresFenceDialect implements FenceDialect {
+
+	/** Checks the fence and binds the variables: one PL/pgSQL call (shard.xml). */
+	private static final String BEGIN = DialectSql.load(PostgresFenceDialect.class, "begin");
+
+	private static final String MOVER = DialectSql.load(PostgresFenceDialect.class, "mover");
+
+	private static final String INSTALL_WRITE_CHECK = DialectSql.load(PostgresFenceDialect.class,
+			"install-write-check");
+
+	private static final String MAINTENANCE = DialectSql.load(PostgresFenceDialect.class, "maintenance");
+
+	private static final String ROW_LEVEL_SECURITY_BYPASS = DialectSql.load(PostgresFenceDialect.class,
+			"row-level-security-bypass");
+
+	private static final String INSTALL_CHANGE_CAPTURE = DialectSql.load(PostgresFenceDialect.class,
+			"install-change-capture");
+
+	private static final String COUNT_AND_CHECKSUM = DialectSql.load(PostgresFenceDialect.class,
+			"count-and-checksum");
+
+	private static final String UPSERT = DialectSql.load(PostgresFenceDialect.class, "upsert");
+
+	/** Rows per multi-row upsert, at most. */
+	private static final int MAX_ROWS_PER_UPSERT = 1000;
+
+	/** Bind parameters per statement, at most (the protocol allows 32767). */
+	private static final int MAX_PARAMETERS = 30_000;
+
+	@Override
+	public boolean supports(String databaseProductName) {
+		return "PostgreSQL".equalsIgnoreCase(databaseProductName);
+	}
+
+	@Override
+	public void begin(Connection connection, String tenantId, long directoryVersion) throws SQLException {
+		connection.setAutoCommit(false);
+		try (PreparedStatement ps = connection.prepareStatement(BEGIN)) {
+			ps.setString(1, tenantId);
+			ps.setLong(2, directoryVersion);
+			ps.execute();
+		}
+	}
+
+	/**
+	 * {@code SELECT shard_fence_begin(?, ?)}: pgjdbc sends it with the transaction's first query (and the
+	 * {@code BEGIN} it adds itself) in one flight, so a transaction that starts with a query makes as many round trips
+	 * as without the library.
+	 */
+	@Override
+	public String beginStatement() {
+		return BEGIN;
+	}
+
+	@Override
+	public void end(Connection connection) throws SQLException {
+		if (!connection.isClosed() && !connection.getAutoCommit()) {
+			// pgjdbc sends ROLLBACK only when a transaction is open; after a commit this is a local no-op.
+			connection.rollback();
+		}
+	}
+
+	@Override
+	public void beginMover(Connection connection, String tenantId) throws SQLException {
+		connection.setAutoCommit(false);
+		try (PreparedStatement ps = connection.prepareStatement(MOVER)) {
+			ps.setString(1, tenantId);
+			ps.execute();
+		}
+	}
+
+	/** Installs the checks and the row-level security policy ({@code shard_fence_install(?, ?)}, shard.xml). */
+	@Override
+	public void installWriteCheck(Connection connection, String table, String tenantColumn) throws SQLException {
+		installWriteCheck(connection, table, tenantColumn, true);
+	}
+
+	/**
+	 * Calls {@code shard_fence_install(table, column, rowLevelSecurity)}: the write checks, the TRUNCATE refusal and,
+	 * if asked, the policy {@code shard_fence_tenant} with {@code ENABLE} and {@code FORCE ROW LEVEL SECURITY}
+	 * (else the policy is dropped and row-level security disabled). Changing row-level security needs the table's
+	 * owner; leaving it as it is does not.
+	 */
+	@Override
+	public void installWriteCheck(Connection connection, String table, String tenantColumn, boolean rowLevelSecurity)
+			throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(INSTALL_WRITE_CHECK)) {
+			ps.setString(1, DialectSql.identifier(table));
+			ps.setString(2, DialectSql.identifier(tenantColumn));
+			ps.setBoolean(3, rowLevelSecurity);
+			ps.execute();
+		}
+	}
+
+	/** {@code SELECT shard_fence_maintenance()} in a transaction of its own (auto-commit off). */
+	@Override
+	public void beginMaintenance(Connection connection) throws SQLException {
+		connection.setAutoCommit(false);
+		try (PreparedStatement ps = connection.prepareStatement(MAINTENANCE)) {
+			ps.execute();
+		}
+	}
+
+	/**
+	 * The mover's and the maintenance snapshot: a repeatable-read transaction marked as maintenance (its first
+	 * statement, so the snapshot is taken by it), since every such snapshot reads rows the session's tenant would not
+	 * see under row-level security.
+	 */
+	@Override
+	public void beginSnapshotRead(Connection connection) throws SQLException {
+		connection.setAutoCommit(false);
+		connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+		beginMaintenance(connection);
+	}
+
+	/** Reads {@code rolsuper} and {@code rolbypassrls} of {@code current_user} from {@code pg_roles}. */
+	@Override
+	public String rowLevelSecurityBypass(Connection connection) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(ROW_LEVEL_SECURITY_BYPASS);
+				ResultSet rs = ps.executeQuery()) {
+			if (!rs.next()) {
+				return null;
+			}
+			String role = rs.getString(1);
+			if (rs.getBoolean(2)) {
+				return "role '" + role + "' is a superuser";
+			}
+			if (rs.getBoolean(3)) {
+				return "role '" + role + "' has BYPASSRLS";
+			}
+			return null;
+		}
+	}
+
+	/**
+	 * Calls {@code shard_change_install(table, column)} from {@code db/shard-tenancy/shard-changes.xml}: registers the
+	 * table and (re)creates its {@code AFTER} row trigger with the tenant column and primary key as arguments.
+	 */
+	@Override
+	public void installChangeCapture(Connection connection, String table, String tenantColumn) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(INSTALL_CHANGE_CAPTURE)) {
+			ps.setString(1, DialectSql.identifier(table));
+			ps.setString(2, DialectSql.identifier(tenantColumn));
+			ps.execute();
+		}
+	}
+
+	/**
+	 * Multi-row {@code INSERT ... ON CONFLICT (primary key) DO UPDATE}: one statement per chunk of up to 1000 rows
+	 * (and 30000 parameters) instead of an UPDATE and maybe an INSERT per row. An existing row is updated in place,
+	 * never deleted, so its children are untouched.
+	 * @return {@code true}: the rows were written
+	 */
+	@Override
+	public boolean upsert(Connection target, String table, List<String> columns, List<String> keyColumns,
+			List<Object[]> rows) throws SQLException {
+		List<String> valueColumns = new ArrayList<>();
+		for (String column : columns) {
+			if (keyColumns.stream().noneMatch(column::equalsIgnoreCase)) {
+				valueColumns.add(DialectSql.identifier(column));
+			}
+		}
+		String action = valueColumns.isEmpty() ? "NOTHING"
+				: "UPDATE SET " + String.join(", ", valueColumns.stream().map(c -> c + " = EXCLUDED." + c).toList());
+		String row = "(" + String.join(", ", Collections.nCopies(columns.size(), "?")) + ")";
+		String columnList = String.join(", ", columns.stream().map(DialectSql::identifier).toList());
+		String keys = String.join(", ", keyColumns.stream().map(DialectSql::identifier).toList());
+		int perStatement = Math.max(1, Math.min(MAX_ROWS_PER_UPSERT, MAX_PARAMETERS / columns.size()));
+		for (int from = 0; from < rows.size(); from += perStatement) {
+			List<Object[]> chunk = rows.subList(from, Math.min(rows.size(), from + perStatement));
+			String sql = DialectSql.fill(UPSERT, Map.of("table", DialectSql.identifier(table), "columns", columnList,
+					"rows", String.join(", ", Collections.nCopies(chunk.size(), row)), "keys", keys, "action",
+					action));
+			try (PreparedStatement ps = target.prepareStatement(sql)) {
+				int i = 1;
+				for (Object[] values : chunk) {
+					for (Object value : values) {
+						ps.setObject(i++, value);
+					}
+				}
+				ps.executeUpdate();
+			}
+		}
+		return true;
+	}
+
+	/** @return {@code postgresql-hashtextextended-v1}: the checksum of {@link #countAndChecksum} */
+	@Override
+	public String checksumAlgorithm() {
+		return "postgresql-hashtextextended-v1";
+	}
+
+	/**
+	 * {@code hashtextextended} of each row's text form, summed modulo a prime, and the row count, in one query.
+	 */
+	@Override
+	public long[] countAndChecksum(Connection connection, String table, List<String> columns, String tenantColumn,
+			String tenantId) throws SQLException {
+		String sql = DialectSql.fill(COUNT_AND_CHECKSUM,
+				Map.of("columns", String.join(", ", columns.stream().map(DialectSql::identifier).toList()), "table",
+						DialectSql.identifier(table), "tenantColumn", DialectSql.identifier(tenantColumn)));
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return new long[] { rs.getLong(1), rs.getLong(2) };
+			}
+		}
+	}
+
+}

@@ -1,0 +1,438 @@
+package io.github.shardtenancy.testing.dialect;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.sql.DataSource;
+
+import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.spi.FenceDialect;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The contract of a {@link FenceDialect}, stated through real connections to one shard database: a dialect module
+ * extends this class in its tests and supplies the database. The shard is migrated with the library's shard
+ * changelog and a table {@code contract_note (id, tenant_id, body)} ({@code db/dialect-contract/contract.xml}); the
+ * dialect is the one {@link ServiceLoader} finds for the database, so its service registration is checked too. The
+ * fence's write check and change capture are installed on the table, without row-level security, so that every
+ * rejection comes from the fence's checks.
+ *
+ * <p>What it checks: every rejection reason (a stale directory version, a tenant the shard does not own, a write for a
+ * FROZEN tenant, an INSERT, UPDATE or DELETE of another tenant's row, a write on a connection bound to no tenant),
+ * each with SQLSTATE {@code 40001} and the reason in the fence's message; a freeze waits for the tenant's writers in
+ * flight; nothing bound to a connection survives {@link FenceDialect#end} for its next borrower; the online mover's
+ * change capture logs the rows written while a tenant is captured, and nothing otherwise.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class DialectContractTests {
+
+	/** The shard's id, as the migration records it and every rejection names it. */
+	protected static final String SHARD_ID = "contract-shard";
+
+	/** The test changelog run after the fence changelog. */
+	protected static final String CHANGELOG = "db/dialect-contract/contract.xml";
+
+	private static final String TABLE = "contract_note";
+
+	private final AtomicLong ids = new AtomicLong();
+
+	private DataSource shard;
+
+	private FenceDialect dialect;
+
+	/**
+	 * The shard database, empty, for this test class; called once, before the first test.
+	 * @return a data source handing out connections in auto-commit mode, at least four at once, whose lock waits last
+	 * at least ten seconds
+	 */
+	protected abstract DataSource shardDataSource();
+
+	/**
+	 * @param observer a connection of the shard's, not taking part in the locks
+	 * @return how many sessions of the shard wait for a lock right now
+	 * @throws SQLException on a database error
+	 */
+	protected abstract int sessionsWaitingForLock(Connection observer) throws SQLException;
+
+	@BeforeAll
+	final void migrateShard() throws SQLException {
+		this.shard = shardDataSource();
+		ShardTenancyMigrations.migrateShard(this.shard, SHARD_ID, List.of(CHANGELOG));
+		String product;
+		try (Connection c = this.shard.getConnection()) {
+			product = c.getMetaData().getDatabaseProductName();
+		}
+		List<FenceDialect> found = new ArrayList<>();
+		for (FenceDialect candidate : ServiceLoader.load(FenceDialect.class)) {
+			if (candidate.supports(product)) {
+				found.add(candidate);
+			}
+		}
+		assertThat(found).as("fence dialects registered for %s", product).hasSize(1);
+		this.dialect = found.get(0);
+		try (Connection c = this.shard.getConnection()) {
+			c.setAutoCommit(true);
+			this.dialect.installWriteCheck(c, TABLE, "tenant_id", false);
+			this.dialect.installChangeCapture(c, TABLE, "tenant_id");
+		}
+	}
+
+	/** @return the dialect under test, found for the shard's database */
+	protected final FenceDialect dialect() {
+		return this.dialect;
+	}
+
+	@Test
+	@DisplayName("a route older than the fence's minimum directory version is rejected at begin: STALE, 40001")
+	void staleVersionIsRejected() throws SQLException {
+		String tenant = tenant("stale");
+		setFence(tenant, "OWNED", 5);
+		SQLException rejected = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 4, c -> 0));
+		assertRejected(rejected, tenant, "STALE", 4, 5L);
+		assertThat(inTenant(tenant, 5, c -> count(c, tenant))).as("the current version is accepted").isZero();
+	}
+
+	@Test
+	@DisplayName("a tenant the shard has no fence row for is rejected at begin: NOT_OWNED, 40001")
+	void tenantNotOwnedIsRejected() {
+		String tenant = tenant("stranger");
+		SQLException rejected = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 1, c -> 0));
+		assertRejected(rejected, tenant, "NOT_OWNED", 1, null);
+	}
+
+	@Test
+	@DisplayName("a tenant that moved away is rejected at begin with its state, MOVED, and the flip version")
+	void movedTenantIsRejected() throws SQLException {
+		String tenant = tenant("moved");
+		setFence(tenant, "MOVED", 9);
+		SQLException rejected = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 9, c -> 0));
+		assertRejected(rejected, tenant, "MOVED", 9, 9L);
+	}
+
+	@Test
+	@DisplayName("a FROZEN tenant reads, but its INSERT, UPDATE and DELETE are rejected: FROZEN, 40001")
+	void frozenTenantReadsButCannotWrite() throws SQLException {
+		String tenant = tenant("frozen");
+		setFence(tenant, "OWNED", 1);
+		long id = inTenant(tenant, 1, c -> insert(c, tenant, "before the freeze"));
+		setFence(tenant, "FROZEN", 1);
+		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isEqualTo(1);
+		for (SqlWork write : List.<SqlWork>of(c -> insert(c, tenant, "during the freeze"),
+				c -> update(c, "UPDATE contract_note SET body = 'changed' WHERE id = ?", id),
+				c -> update(c, "DELETE FROM contract_note WHERE id = ?", id))) {
+			SQLException rejected = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 1, write));
+			assertRejected(rejected, tenant, "FROZEN", 1, 1L);
+		}
+		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isEqualTo(1);
+	}
+
+	@Test
+	@DisplayName("a row of another tenant is rejected on INSERT, UPDATE and DELETE: FOREIGN_ROW, 40001")
+	void foreignRowsAreRejected() throws SQLException {
+		String tenant = tenant("own");
+		String other = tenant("other");
+		setFence(tenant, "OWNED", 1);
+		setFence(other, "OWNED", 1);
+		long mine = inTenant(tenant, 1, c -> insert(c, tenant, "mine"));
+		long theirs = inTenant(other, 1, c -> insert(c, other, "theirs"));
+
+		SQLException insert = catchThrowableOfType(SQLException.class,
+				() -> inTenant(tenant, 1, c -> insert(c, other, "smuggled")));
+		assertRejected(insert, "FOREIGN_ROW");
+		SQLException update = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 1,
+				c -> update(c, "UPDATE contract_note SET tenant_id = '" + other + "' WHERE id = ?", mine)));
+		assertRejected(update, "FOREIGN_ROW");
+		SQLException delete = catchThrowableOfType(SQLException.class,
+				() -> inTenant(tenant, 1, c -> update(c, "DELETE FROM contract_note WHERE id = ?", theirs)));
+		assertRejected(delete, "FOREIGN_ROW");
+
+		assertThat(inTenant(other, 1, c -> count(c, other))).isEqualTo(1);
+		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isEqualTo(1);
+	}
+
+	@Test
+	@DisplayName("a write on a connection bound to no tenant is rejected: NO_TENANT, 40001")
+	void unboundWriteIsRejected() throws SQLException {
+		String tenant = tenant("unbound");
+		setFence(tenant, "OWNED", 1);
+		try (Connection c = this.shard.getConnection()) {
+			assertRejected(catchThrowableOfType(SQLException.class, () -> unbound(c, tenant)), "NO_TENANT");
+		}
+	}
+
+	@Test
+	@DisplayName("a freeze waits for the tenant's write in flight, which commits; the next write is rejected: FROZEN")
+	void freezeWaitsForInFlightWriter() throws Exception {
+		String tenant = tenant("race");
+		setFence(tenant, "OWNED", 1);
+		CompletableFuture<Void> freeze;
+		try (Connection writer = this.shard.getConnection(); Connection observer = this.shard.getConnection()) {
+			writer.setAutoCommit(false);
+			this.dialect.begin(writer, tenant, 1);
+			try {
+				insert(writer, tenant, "in flight");
+				freeze = CompletableFuture.runAsync(() -> {
+					try {
+						setFence(tenant, "FROZEN", 1);
+					}
+					catch (SQLException ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+				await("the freeze waits for the writer's lock").atMost(Duration.ofSeconds(30))
+					.until(() -> sessionsWaitingForLock(observer) >= 1);
+				assertThat(freeze).isNotDone();
+				writer.commit();
+			}
+			finally {
+				this.dialect.end(writer);
+				writer.setAutoCommit(true);
+			}
+			freeze.get(30, TimeUnit.SECONDS);
+		}
+		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).as("the write in flight committed").isEqualTo(1);
+		SQLException after = catchThrowableOfType(SQLException.class,
+				() -> inTenant(tenant, 1, c -> insert(c, tenant, "after the freeze")));
+		assertRejected(after, tenant, "FROZEN", 1, 1L);
+	}
+
+	@Test
+	@DisplayName("after end, the next borrower of the connection sees no tenant: committed, rolled back or a mover's")
+	void nothingLeaksToTheNextBorrower() throws SQLException {
+		String tenant = tenant("pooled");
+		setFence(tenant, "OWNED", 1);
+		try (Connection c = this.shard.getConnection()) {
+			c.setAutoCommit(false);
+			this.dialect.begin(c, tenant, 1);
+			insert(c, tenant, "committed");
+			c.commit();
+			this.dialect.end(c);
+			c.setAutoCommit(true);
+			assertNoTenant(c, tenant);
+
+			c.setAutoCommit(false);
+			this.dialect.begin(c, tenant, 1);
+			insert(c, tenant, "rolled back");
+			c.rollback();
+			this.dialect.end(c);
+			c.setAutoCommit(true);
+			assertNoTenant(c, tenant);
+
+			c.setAutoCommit(false);
+			this.dialect.beginMover(c, tenant);
+			insert(c, tenant, "the mover's");
+			c.commit();
+			this.dialect.end(c);
+			c.setAutoCommit(true);
+			assertNoTenant(c, tenant);
+		}
+		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isEqualTo(2);
+	}
+
+	@Test
+	@DisplayName("while a tenant is captured, its writes are logged in shard_change, a mover's are not; without capture nothing")
+	void captureLogsWritesOfACapturedTenantOnly() throws SQLException {
+		String captured = tenant("captured");
+		String plain = tenant("plain");
+		setFence(captured, "OWNED", 1);
+		setFence(plain, "OWNED", 1);
+		long before = inTenant(captured, 1, c -> insert(c, captured, "before the capture"));
+		execute("INSERT INTO shard_capture (tenant_id, move_id, since) VALUES (?, ?, CURRENT_TIMESTAMP)", captured,
+				"move-" + captured);
+
+		long inserted = inTenant(captured, 1, c -> insert(c, captured, "during the move"));
+		inTenant(captured, 1, c -> update(c, "UPDATE contract_note SET body = 'changed' WHERE id = ?", before));
+		inTenant(plain, 1, c -> insert(c, plain, "not moving"));
+		try (Connection mover = this.shard.getConnection()) {
+			mover.setAutoCommit(false);
+			this.dialect.beginMover(mover, captured);
+			insert(mover, captured, "copied by the mover");
+			mover.commit();
+			this.dialect.end(mover);
+			mover.setAutoCommit(true);
+		}
+
+		assertThat(changes(captured)).containsOnly(TABLE + ":" + inserted, TABLE + ":" + before);
+		assertThat(changes(plain)).isEmpty();
+
+		execute("DELETE FROM shard_capture WHERE tenant_id = ?", captured);
+		execute("DELETE FROM shard_change WHERE tenant_id = ?", captured);
+		inTenant(captured, 1, c -> insert(c, captured, "after the capture"));
+		assertThat(changes(captured)).as("capture off writes nothing").isEmpty();
+	}
+
+	/** Work on a connection bound to a tenant. */
+	@FunctionalInterface
+	protected interface SqlWork {
+
+		/**
+		 * @param c the connection, in a transaction
+		 * @return a result
+		 * @throws SQLException on a database error
+		 */
+		long run(Connection c) throws SQLException;
+
+	}
+
+	/**
+	 * Runs work as the connection provider does: auto-commit off, {@link FenceDialect#begin}, the work, commit (or
+	 * rollback), {@link FenceDialect#end}.
+	 */
+	private long inTenant(String tenant, long version, SqlWork work) throws SQLException {
+		try (Connection c = this.shard.getConnection()) {
+			c.setAutoCommit(false);
+			try {
+				this.dialect.begin(c, tenant, version);
+				long result = work.run(c);
+				c.commit();
+				return result;
+			}
+			catch (SQLException | RuntimeException ex) {
+				c.rollback();
+				throw ex;
+			}
+			finally {
+				this.dialect.end(c);
+				c.setAutoCommit(true);
+			}
+		}
+	}
+
+	private void assertNoTenant(Connection c, String tenant) {
+		assertRejected(catchThrowableOfType(SQLException.class, () -> unbound(c, tenant)), "NO_TENANT");
+	}
+
+	private void unbound(Connection c, String tenant) throws SQLException {
+		boolean autoCommit = c.getAutoCommit();
+		c.setAutoCommit(false);
+		try {
+			insert(c, tenant, "unbound");
+			c.commit();
+		}
+		finally {
+			c.rollback();
+			c.setAutoCommit(autoCommit);
+		}
+	}
+
+	/**
+	 * Asserts a rejection at begin or of a tenant's own row: SQLSTATE 40001 and the fence's message, with the
+	 * required version unless it is {@code null}.
+	 */
+	private static void assertRejected(SQLException rejected, String tenant, String reason, long seen, Long required) {
+		assertThat((Throwable) rejected).as("rejection " + reason).isNotNull();
+		assertThat(rejected.getSQLState()).isEqualTo("40001");
+		assertThat(rejected.getMessage()).contains("shard fence: tenant '" + tenant + "' rejected on shard '" + SHARD_ID
+				+ "': " + reason + " (directory version seen " + seen
+				+ ((required != null) ? ", required " + required + ")" : ""));
+	}
+
+	/** Asserts a rejection with SQLSTATE 40001 and the reason in the fence's message. */
+	private static void assertRejected(SQLException rejected, String reason) {
+		assertThat((Throwable) rejected).as("rejection " + reason).isNotNull();
+		assertThat(rejected.getSQLState()).isEqualTo("40001");
+		assertThat(rejected.getMessage()).contains("shard fence: tenant '").contains(": " + reason + " (");
+	}
+
+	private long insert(Connection c, String tenant, String body) throws SQLException {
+		long id = this.ids.incrementAndGet();
+		try (PreparedStatement ps = c
+			.prepareStatement("INSERT INTO contract_note (id, tenant_id, body) VALUES (?, ?, ?)")) {
+			ps.setLong(1, id);
+			ps.setString(2, tenant);
+			ps.setString(3, body);
+			ps.executeUpdate();
+		}
+		return id;
+	}
+
+	private static long update(Connection c, String sql, long id) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement(sql)) {
+			ps.setLong(1, id);
+			return ps.executeUpdate();
+		}
+	}
+
+	private static long count(Connection c, String tenant) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM contract_note WHERE tenant_id = ?")) {
+			ps.setString(1, tenant);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+	/** @return the tenant's change-log entries as {@code table:key}, the table in lower case */
+	private List<String> changes(String tenant) throws SQLException {
+		List<String> changes = new ArrayList<>();
+		try (Connection c = this.shard.getConnection();
+				PreparedStatement ps = c
+					.prepareStatement("SELECT table_name, row_key FROM shard_change WHERE tenant_id = ?")) {
+			ps.setString(1, tenant);
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					String table = rs.getString(1);
+					table = table.substring(table.lastIndexOf('.') + 1).toLowerCase(java.util.Locale.ROOT);
+					changes.add(table + ":" + rs.getString(2));
+				}
+			}
+		}
+		return changes;
+	}
+
+	/** Writes a tenant's fence row as the library's freeze and flip do: an UPDATE, else an INSERT. */
+	private void setFence(String tenant, String state, long minVersion) throws SQLException {
+		try (Connection c = this.shard.getConnection()) {
+			c.setAutoCommit(true);
+			try (PreparedStatement ps = c.prepareStatement(
+					"UPDATE shard_fence SET state = ?, min_version = ?, updated_at = CURRENT_TIMESTAMP WHERE tenant_id = ?")) {
+				ps.setString(1, state);
+				ps.setLong(2, minVersion);
+				ps.setString(3, tenant);
+				if (ps.executeUpdate() == 1) {
+					return;
+				}
+			}
+			try (PreparedStatement ps = c.prepareStatement("INSERT INTO shard_fence (tenant_id, state, min_version, "
+					+ "updated_at) VALUES (?, ?, ?, CURRENT_TIMESTAMP)")) {
+				ps.setString(1, tenant);
+				ps.setString(2, state);
+				ps.setLong(3, minVersion);
+				ps.executeUpdate();
+			}
+		}
+	}
+
+	private void execute(String sql, String... parameters) throws SQLException {
+		try (Connection c = this.shard.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+			c.setAutoCommit(true);
+			for (int i = 0; i < parameters.length; i++) {
+				ps.setString(i + 1, parameters[i]);
+			}
+			ps.execute();
+		}
+	}
+
+	private static String tenant(String prefix) {
+		return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+	}
+
+}
