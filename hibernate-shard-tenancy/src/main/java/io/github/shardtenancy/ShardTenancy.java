@@ -13,7 +13,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
-import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.routing.CompositeObserver;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;

@@ -18,7 +18,7 @@ import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
-import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;

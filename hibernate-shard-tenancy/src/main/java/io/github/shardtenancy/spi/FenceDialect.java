@@ -187,8 +187,8 @@ public interface FenceDialect {
 	 * inserted, a row whose primary key exists is updated in place (never deleted and inserted again, which would
 	 * cascade to its children). Used by the online mover's catch-up, on a connection marked by {@link #beginMover}.
 	 * <p>The default writes nothing and answers {@code false}: the mover then writes the rows portably, a batch of
-	 * UPDATEs by key and a batch of INSERTs for the rows no UPDATE found. A dialect with a native upsert (PostgreSQL's
-	 * {@code INSERT ... ON CONFLICT}) writes them in fewer statements.
+	 * UPDATEs by key and a batch of INSERTs for the rows no UPDATE found. A dialect with a native upsert (one statement
+	 * per batch) writes them in fewer statements.
 	 * @param target a connection to this shard, in a transaction marked as the mover's
 	 * @param table the table, a plain SQL identifier (optionally schema-qualified)
 	 * @param columns the table's columns, plain SQL identifiers, in the order of each row's values

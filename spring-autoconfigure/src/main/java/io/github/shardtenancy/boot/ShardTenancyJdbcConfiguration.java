@@ -3,7 +3,7 @@ package io.github.shardtenancy.boot;
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

@@ -14,7 +14,7 @@ import io.github.shardtenancy.boot.web.TenantHeaderFilter;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
-import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;

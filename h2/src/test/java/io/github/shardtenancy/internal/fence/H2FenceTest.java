@@ -21,7 +21,7 @@ import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.move.TenantRows;
-import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.testing.Poll;

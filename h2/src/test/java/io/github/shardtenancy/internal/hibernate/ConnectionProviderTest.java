@@ -11,7 +11,6 @@ import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
-import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.ShardTenancyFixture;

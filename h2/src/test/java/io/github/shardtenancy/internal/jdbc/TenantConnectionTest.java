@@ -1,5 +1,6 @@
 package io.github.shardtenancy.internal.jdbc;
 
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.CommittedWork;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -26,7 +26,7 @@ import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.RouterSettings;

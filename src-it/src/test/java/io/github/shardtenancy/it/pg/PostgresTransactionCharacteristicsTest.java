@@ -21,7 +21,7 @@ import io.github.shardtenancy.boot.web.TenantHeaderFilter;
 import io.github.shardtenancy.it.pg.iso.IsoPgApplication;
 import io.github.shardtenancy.it.pg.iso.PgMemoService;
 import io.github.shardtenancy.it.pg.iso.PgSeen;
-import io.github.shardtenancy.internal.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,5 +1,6 @@
-package io.github.shardtenancy.internal.jdbc;
+package io.github.shardtenancy.internal.hibernate;
 
+import io.github.shardtenancy.internal.jdbc.TenantConnection;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,7 +12,6 @@ import javax.sql.DataSource;
 
 import io.github.shardtenancy.NoTenantBoundException;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 
 /**
  * A {@link DataSource} that hands out a connection of the current tenant's shard, prepared exactly as for Hibernate
