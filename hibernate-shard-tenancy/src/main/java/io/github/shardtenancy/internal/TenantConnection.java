@@ -17,6 +17,7 @@ import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
+import io.github.shardtenancy.retry.CommittedWork;
 import io.github.shardtenancy.spi.FenceDialect;
 
 /**

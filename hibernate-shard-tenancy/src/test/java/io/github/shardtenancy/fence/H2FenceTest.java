@@ -21,6 +21,7 @@ import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.move.TenantRows;
 import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.testing.Poll;

@@ -1,9 +1,9 @@
 package io.github.shardtenancy.hibernate;
 
 import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.hibernate.SessionFactory;

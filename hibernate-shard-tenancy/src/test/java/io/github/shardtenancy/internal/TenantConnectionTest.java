@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.retry.CommittedWork;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -13,8 +13,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.routing.TenantRouter;
 
 /**

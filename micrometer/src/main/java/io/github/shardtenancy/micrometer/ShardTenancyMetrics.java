@@ -51,10 +51,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * {@code target}</td><td>freeze windows: how long a moving tenant's writes were refused</td></tr>
  * </table>
  *
- * <p>{@link #bindTo(MeterRegistry)} registers the meters and installs this object as the router's
- * {@link ShardTenancyObserver} ({@link TenantRouter#setObserver}), replacing any observer set before. Bind it to one
- * registry (with several, use a {@code CompositeMeterRegistry}): a second {@code bindTo} moves the event meters to
- * the new registry. The counter and gauge values of the router are read from {@link TenantRouter#stats()} when the
+ * <p>{@link #bindTo(MeterRegistry)} registers the meters and adds this object to the router's observers
+ * ({@link TenantRouter#addObserver}); observers added before or after keep being told too. Bind it to one registry
+ * (with several, use a {@code CompositeMeterRegistry}): a second {@code bindTo} moves the event meters to the new
+ * registry, and this object stays added once. The counter and gauge values of the router are read from {@link TenantRouter#stats()} when the
  * registry publishes.
  *
  * <p>Thread-safe. The observer methods never block; a rejection or a move looks its tagged meter up in the registry.
@@ -91,7 +91,7 @@ public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObser
 			.description("Directory entries in the router's cache (estimate)")
 			.register(registry);
 		this.meters = new Meters(registry);
-		this.router.setObserver(this);
+		this.router.addObserver(this);
 	}
 
 	private void lookups(MeterRegistry registry, String result, java.util.function.ToLongFunction<RouterStats> value) {

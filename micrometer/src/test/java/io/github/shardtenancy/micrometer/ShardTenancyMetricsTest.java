@@ -1,12 +1,15 @@
 package io.github.shardtenancy.micrometer;
 
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -66,12 +69,49 @@ class ShardTenancyMetricsTest {
 	}
 
 	@Test
-	@DisplayName("the directory version gauge follows the router, and binding installs the binder as the router's observer")
+	@DisplayName("the directory version gauge follows the router, and binding adds the binder to the router's observers")
 	void versionGaugeAndObserver() {
 		long version = this.router.loadSnapshot();
 
 		assertThat(this.registry.get("shardtenancy.router.directory.version").gauge().value()).isEqualTo(version);
 		assertThat(this.router.observer()).isInstanceOf(ShardTenancyMetrics.class);
+	}
+
+	@Test
+	@DisplayName("binding keeps an observer added before, both are told every event, and binding twice counts once")
+	void bindingAddsToTheObserversAlreadyThere() {
+		this.router.close();
+		this.router = new TenantRouter(this.directory, RouterSettings.defaults());
+		List<String> seen = new CopyOnWriteArrayList<>();
+		this.router.addObserver(new ShardTenancyObserver() {
+			@Override
+			public void fenceRejected(String shardId, String reason) {
+				seen.add("rejected " + shardId + " " + reason);
+			}
+
+			@Override
+			public void directoryLookup(long nanos, boolean found) {
+				seen.add("lookup " + found);
+			}
+		});
+		SimpleMeterRegistry second = new SimpleMeterRegistry();
+		ShardTenancyMetrics metrics = new ShardTenancyMetrics(this.router);
+		metrics.bindTo(second);
+		metrics.bindTo(second);
+
+		this.router.route("acme");
+		this.router.observer().fenceRejected("shard-1", "MOVED");
+
+		assertThat(seen).containsExactly("lookup true", "rejected shard-1 MOVED");
+		assertThat(second.get("shardtenancy.directory.lookups").tag("result", "found").timer().count()).isEqualTo(1);
+		assertThat(second.get("shardtenancy.fence.rejections").tags("shard", "shard-1", "reason", "MOVED")
+			.counter().count()).isEqualTo(1);
+
+		assertThat(this.router.removeObserver(metrics)).isTrue();
+		this.router.observer().fenceRejected("shard-1", "MOVED");
+		assertThat(seen).hasSize(3);
+		assertThat(second.get("shardtenancy.fence.rejections").tags("shard", "shard-1", "reason", "MOVED")
+			.counter().count()).isEqualTo(1);
 	}
 
 	@Test

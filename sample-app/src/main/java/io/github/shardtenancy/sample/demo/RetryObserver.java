@@ -6,7 +6,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
-import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.routing.TenantRouter;
 import org.springframework.core.retry.RetryListener;
 import org.springframework.core.retry.RetryPolicy;

@@ -20,7 +20,7 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.admin.TenantAdmin;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
-import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
 import org.junit.jupiter.api.AfterAll;

@@ -6,12 +6,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.MoveResult;
-import io.github.shardtenancy.boot.retry.RetrySettings;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.itpg.PgNote;
+import io.github.shardtenancy.retry.FenceRejection;
+import io.github.shardtenancy.retry.RetrySettings;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.RouterStats;
 import org.hibernate.SessionFactory;

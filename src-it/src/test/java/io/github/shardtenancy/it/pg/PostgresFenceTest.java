@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.routing.RouterSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -11,9 +11,9 @@ import java.util.UUID;
 
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.directory.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.routing.RouterSettings;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
