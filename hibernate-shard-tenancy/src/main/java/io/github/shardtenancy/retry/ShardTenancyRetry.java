@@ -36,7 +36,11 @@ import io.github.shardtenancy.spi.ShardTenancyObserver;
  * after the commit. An attempt is not run again once work independent of its own transaction committed inside it (an
  * earlier transaction of a unit that runs several, an auto-commit statement on a routed connection): that would
  * repeat the committed work, so {@link UnsafeToRerunException} is thrown instead, unless this retry is
- * {@linkplain #safeToRerun() safe to re-run}.
+ * {@linkplain #safeToRerun() safe to re-run}. Without a framework, the commits seen are those of the library's
+ * connection layer ({@link CommittedWork}): auto-commit statements and commits on the connections of the
+ * tenant-routing {@code DataSource}. The commit of a Hibernate session's own transaction is not recorded, so a unit of
+ * work that commits several Hibernate transactions in sequence is run again whole; keep such a unit to one
+ * transaction, or make its earlier transactions idempotent.
  *
  * <p>Only the outermost call retries: a call made while another retried unit of work runs on the same thread (this
  * class or the Spring Boot module's retry) runs its work exactly once and lets its failure propagate unchanged, so

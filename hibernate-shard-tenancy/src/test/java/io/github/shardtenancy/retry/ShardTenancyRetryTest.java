@@ -1,17 +1,21 @@
 package io.github.shardtenancy.retry;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.UnsafeToRerunException;
 import io.github.shardtenancy.admin.TenantAdmin;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
@@ -174,6 +178,44 @@ class ShardTenancyRetryTest {
 
 		assertThat(attempts).hasValue(1);
 		assertThat(fixture.rows("shard-1", "note", t)).isZero();
+	}
+
+	@Test
+	@DisplayName("an attempt rejected after an auto-commit write on the tenant-routing DataSource committed is not run again: UnsafeToRerunException; safeToRerun() runs it again")
+	void committedWorkIsNotRepeated() throws Exception {
+		String t = "retry-committed";
+		DirectoryEntry entry = admin.create(t, "shard-1");
+		TenantRoutingDataSource routed = new TenantRoutingDataSource(fixture.provider());
+		AtomicInteger attempts = new AtomicInteger();
+		Callable<Object> work = () -> {
+			if (attempts.incrementAndGet() == 1) {
+				try (Connection c = routed.getConnection()) {
+					ShardTenancyFixture.insertNote(c, t, "auto-commit write");
+				}
+				// Meanwhile the fence moves on: the following transaction is rejected.
+				ShardFence.set(fixture.pool("shard-1"), "shard-1", t, FenceState.OWNED, entry.version() + 1);
+			}
+			else {
+				ShardFence.set(fixture.pool("shard-1"), "shard-1", t, FenceState.OWNED, entry.version());
+			}
+			return writeNote("transaction");
+		};
+
+		assertThatThrownBy(() -> TenantContext.callAs(t, () -> retry(FAST).call(work)))
+			.isInstanceOfSatisfying(UnsafeToRerunException.class, (ex) -> {
+				assertThat(ex.attempts()).isEqualTo(1);
+				assertThat(ex.tenantId()).isEqualTo(t);
+				assertThat(ex.committedWork()).singleElement().asString().contains("INSERT INTO note");
+				assertThat(FenceRejection.find(ex)).get().extracting(FenceRejection::reason).isEqualTo("STALE");
+			});
+		assertThat(attempts).hasValue(1);
+		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(1);
+
+		ShardFence.set(fixture.pool("shard-1"), "shard-1", t, FenceState.OWNED, entry.version());
+		attempts.set(0);
+		TenantContext.callAs(t, () -> retry(FAST).safeToRerun().call(work));
+		assertThat(attempts).hasValue(2);
+		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(3);
 	}
 
 	/** Records the events of the retry it is told about. */
