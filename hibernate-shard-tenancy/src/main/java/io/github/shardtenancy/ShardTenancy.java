@@ -14,7 +14,6 @@ import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
-import io.github.shardtenancy.internal.routing.CompositeObserver;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.RouteFeed;
@@ -59,16 +58,13 @@ public final class ShardTenancy implements AutoCloseable {
 
 	private final TenantRoutingDataSource dataSource;
 
-	private final CompositeObserver observers = new CompositeObserver();
-
 	private ShardTenancy(Builder builder) {
 		this.directoryDataSource = builder.directoryDataSource;
 		this.ownsDirectoryPool = builder.ownsDirectoryPool;
 		this.directory = new Directory(builder.directoryDataSource);
 		this.topology = builder.topology;
 		this.router = new Router(this.directory, builder.routerSettings);
-		builder.observers.forEach(this.observers::add);
-		this.router.setObserver(this.observers);
+		builder.observers.forEach(this.router::addObserver);
 		this.connectionProvider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
 		this.dataSource = new TenantRoutingDataSource(this.connectionProvider);
 	}
@@ -148,15 +144,16 @@ public final class ShardTenancy implements AutoCloseable {
 	 * @param observer the observer; never {@code null}
 	 */
 	public void addObserver(ShardTenancyObserver observer) {
-		this.observers.add(Objects.requireNonNull(observer, "observer"));
+		this.router.addObserver(Objects.requireNonNull(observer, "observer"));
 	}
 
 	/**
 	 * Removes an observer added before; nothing happens if it was not added.
 	 * @param observer the observer
+	 * @return whether it was added before
 	 */
-	public void removeObserver(ShardTenancyObserver observer) {
-		this.observers.remove(observer);
+	public boolean removeObserver(ShardTenancyObserver observer) {
+		return this.router.removeObserver(observer);
 	}
 
 	/** Stops the router and closes the pools the builder created. */

@@ -18,7 +18,7 @@ import java.sql.Types;
  * reference implementation of the rule and the way to call the fence from SQL.
  *
  * <p>Rejections are SQLSTATE 40001 with the message format of
- * {@code io.github.shardtenancy.fence.FenceRejection}, identical to the PostgreSQL fence.
+ * {@code io.github.shardtenancy.retry.FenceRejection}, identical to the PostgreSQL fence.
  */
 public final class H2Fence {
 

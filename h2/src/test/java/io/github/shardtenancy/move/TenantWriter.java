@@ -13,9 +13,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.retry.FenceRejection;
 
 /**
  * One application writer of one tenant: inserts orders with lines, updates and deletes its own orders, each in one

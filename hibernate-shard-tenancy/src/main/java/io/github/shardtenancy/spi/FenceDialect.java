@@ -20,7 +20,7 @@ import java.util.List;
  * fence and makes the tenant id and directory version visible to every statement of the transaction that follows.
  * If the shard does not own the tenant, or the version is older than the fence requires, it throws an
  * {@link SQLException} with SQLState {@code 40001} whose message has the fence's format (see
- * {@link io.github.shardtenancy.fence.FenceRejection}).</li>
+ * {@link io.github.shardtenancy.retry.FenceRejection}).</li>
  * <li>After {@link #end} (or after the transaction ends, for transaction-scoped variables), no later borrower of the
  * pooled connection can see the values, also when the transaction rolled back.</li>
  * <li>Values are bound as parameters, never concatenated into SQL.</li>

@@ -1,13 +1,17 @@
 package io.github.shardtenancy.spi;
 
+import java.util.List;
+
 /**
  * Told about the protocol's events as they happen: what a metrics binder (such as the one in
  * {@code hibernate-shard-tenancy-micrometer}) or other operations tooling needs and cannot read from a counter
  * snapshot ({@link io.github.shardtenancy.RouterStats}).
  *
- * <p>One observer is installed per router ({@code ShardTenancy.Builder#observer}); the
- * router, the retry that invalidates its entries and the movers that update it report through it. Every method has a
- * no-op default, and {@link #NONE} is the observer a router starts with.
+ * <p>Observers are added to a tenancy ({@code ShardTenancy#addObserver}), which tells
+ * all of them, in the order they were added; adding one never replaces another. The router, the retry that
+ * invalidates its entries and the movers that update it report to all of them. Every method has a
+ * no-op default, and {@link #NONE} is what a router without observers reports to. {@link #composite(List)} combines
+ * observers into one.
  *
  * <p>Contract for implementations: methods are called on the thread where the event happened (a request thread, the
  * mover's thread), possibly from many threads at once, so they must be thread-safe, fast and must not throw. The
@@ -21,10 +25,27 @@ public interface ShardTenancyObserver {
 	};
 
 	/**
+	 * Combines observers into one that tells each of them every event, in list order. An observer that throws
+	 * (breaking the contract) does not keep the others from being told: its exception is logged and swallowed, so
+	 * that observing never fails the work observed.
+	 * @param observers the observers; never {@code null}, no element {@code null}; copied
+	 * @return {@link #NONE} for an empty list, the only element for a list of one, else an immutable, thread-safe
+	 * composite; never {@code null}
+	 * @throws NullPointerException if the list or an element is {@code null}
+	 */
+	static ShardTenancyObserver composite(List<? extends ShardTenancyObserver> observers) {
+		List<ShardTenancyObserver> copy = List.copyOf(observers);
+		if (copy.isEmpty()) {
+			return NONE;
+		}
+		return copy.size() == 1 ? copy.get(0) : new CompositeObserver(copy);
+	}
+
+	/**
 	 * A shard fence rejected work (seen by the retry layer, once per rejected attempt).
 	 * @param shardId the shard that rejected it
 	 * @param reason the fence's reason ({@code MOVED}, {@code STALE}, {@code FROZEN}, ...; see
-	 * {@link io.github.shardtenancy.fence.FenceRejection})
+	 * {@link io.github.shardtenancy.retry.FenceRejection})
 	 */
 	default void fenceRejected(String shardId, String reason) {
 	}

@@ -1,11 +1,14 @@
 package io.github.shardtenancy.micrometer;
 
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.spi.ShardTenancyObserver;

@@ -25,7 +25,7 @@ class ShardTenancyMetricsConfiguration {
 	@ConditionalOnMissingBean
 	ShardTenancyMetrics shardTenancyMetrics(Router router) {
 		ShardTenancyMetrics metrics = new ShardTenancyMetrics(router);
-		router.setObserver(metrics);
+		router.addObserver(metrics);
 		return metrics;
 	}
 

@@ -37,15 +37,8 @@ final class ShardTenancyPropertiesValidation {
 		notNegative("shard-tenancy.cache.negative-ttl", p.getCache().getNegativeTtl());
 		positive("shard-tenancy.sync.interval", p.getSync().getInterval());
 		positive("shard-tenancy.sync.safety-poll", p.getSync().getSafetyPoll());
-		RetryProperties retry = p.getRetry();
-		atLeast("shard-tenancy.retry.max-attempts", retry.getMaxAttempts(), 1);
-		notNegative("shard-tenancy.retry.initial-delay", retry.getInitialDelay());
-		if (!(retry.getMultiplier() >= 1)) {
-			throw invalid("shard-tenancy.retry.multiplier", retry.getMultiplier(), "at least 1");
-		}
-		atLeast("shard-tenancy.retry.max-delay", retry.getMaxDelay(), retry.getInitialDelay());
-		notNegative("shard-tenancy.retry.jitter", retry.getJitter());
-		notNegative("shard-tenancy.retry.freeze-wait", retry.getFreezeWait());
+		// The retry settings check their own ranges, naming the shard-tenancy.retry.* property at fault.
+		ShardTenancyRetryConfiguration.settings(p.getRetry());
 		MoveProperties move = p.getMove();
 		notNegative("shard-tenancy.move.clean-delay", move.getCleanDelay());
 		atLeast("shard-tenancy.move.batch-size", move.getBatchSize(), 1);

@@ -1,8 +1,9 @@
 package io.github.shardtenancy.boot;
 
-import io.github.shardtenancy.boot.retry.RetrySettings;
+import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.retry.RetrySettings;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -23,10 +24,18 @@ class ShardTenancyRetryConfiguration {
 	ShardTenancyRetry shardTenancyRetry(Router router, ShardTenancyProperties properties,
 			ObjectProvider<RetryListener> listeners) {
 		RetryProperties retry = properties.getRetry();
-		RetrySettings settings = new RetrySettings(retry.getMaxAttempts(), retry.getInitialDelay(),
-				retry.getMultiplier(), retry.getMaxDelay(), retry.getJitter(), retry.getFreezeWait(),
-				retry.isSerializationFailures());
-		return new ShardTenancyRetry(router, settings, listeners.orderedStream().toList(), retry.isSafeToRerun());
+		return new ShardTenancyRetry(router, settings(retry), listeners.orderedStream().toList(),
+				retry.isSafeToRerun());
+	}
+
+	/**
+	 * @param retry the bound {@code shard-tenancy.retry.*} properties
+	 * @return the core's retry settings
+	 * @throws ShardTenancyConfigurationException naming the property whose value is out of range
+	 */
+	static RetrySettings settings(RetryProperties retry) {
+		return new RetrySettings(retry.getMaxAttempts(), retry.getInitialDelay(), retry.getMultiplier(),
+				retry.getMaxDelay(), retry.getJitter(), retry.getFreezeWait(), retry.isSerializationFailures());
 	}
 
 	@Bean

@@ -1,6 +1,6 @@
 package io.github.shardtenancy.internal.fence;
 
-import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.retry.FenceRejection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,9 +21,10 @@ import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.move.TenantRows;
-import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.testing.Poll;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;

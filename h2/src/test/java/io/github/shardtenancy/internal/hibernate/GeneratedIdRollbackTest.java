@@ -1,9 +1,9 @@
 package io.github.shardtenancy.internal.hibernate;
 
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.hibernate.SessionFactory;

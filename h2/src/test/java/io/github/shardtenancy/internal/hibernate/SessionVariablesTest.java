@@ -7,14 +7,14 @@ import java.sql.Statement;
 import java.util.Arrays;
 import java.util.List;
 
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
-import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.hibernate.Session;

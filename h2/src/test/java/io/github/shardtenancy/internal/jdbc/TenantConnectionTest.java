@@ -1,12 +1,13 @@
 package io.github.shardtenancy.internal.jdbc;
 
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
-import io.github.shardtenancy.internal.CommittedWork;
+import io.github.shardtenancy.retry.CommittedWork;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 
 import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.retry.CommittedWork;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 
-import io.github.shardtenancy.internal.CommittedWork;
+import io.github.shardtenancy.retry.CommittedWork;
 
 /**
  * Auto-commit as JDBC defines it, on a connection of the tenant-routing {@code DataSource} (see

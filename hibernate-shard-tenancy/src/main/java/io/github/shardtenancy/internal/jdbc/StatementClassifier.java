@@ -8,7 +8,7 @@ import java.util.Locale;
  */
 final class StatementClassifier {
 
-	/** Longest statement text quoted in an error or in {@link io.github.shardtenancy.internal.CommittedWork}. */
+	/** Longest statement text quoted in an error or in {@link io.github.shardtenancy.retry.CommittedWork}. */
 	private static final int QUOTED_LENGTH = 120;
 
 	private StatementClassifier() {

@@ -1,6 +1,6 @@
 package io.github.shardtenancy.internal.jdbc;
 
-import io.github.shardtenancy.internal.CommittedWork;
+import io.github.shardtenancy.retry.CommittedWork;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;

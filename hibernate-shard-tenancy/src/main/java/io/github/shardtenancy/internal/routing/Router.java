@@ -7,6 +7,7 @@ import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.RouteChangeListener;
 import io.github.shardtenancy.spi.RouteFeed;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -118,6 +119,10 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
 	private volatile Instant directoryDownSince;
 
+	/** The observers added, in order; guarded by itself. */
+	private final List<ShardTenancyObserver> observers = new ArrayList<>();
+
+	/** All observers as one ({@link ShardTenancyObserver#composite}), rebuilt when one is added or removed. */
 	private volatile ShardTenancyObserver observer = ShardTenancyObserver.NONE;
 
 	private ScheduledExecutorService scheduler;
@@ -643,16 +648,42 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	}
 
 	/**
-	 * Installs the observer told about this router's directory reads, and about the rejections, retries and moves of
-	 * the code that uses this router (the retry layer, {@link io.github.shardtenancy.admin.TenantMover},
-	 * {@link io.github.shardtenancy.move.OnlineMover}). Replaces the one installed before.
-	 * @param value the observer; never {@code null} ({@link ShardTenancyObserver#NONE} to observe nothing)
+	 * Adds an observer told about this router's directory reads, and about the rejections, retries and moves of the
+	 * code that uses this router (the retry, {@link io.github.shardtenancy.admin.TenantMover},
+	 * {@link io.github.shardtenancy.move.OnlineMover}), after the observers added before; none is replaced. Adding
+	 * an observer that was already added (the same instance) does nothing. Thread-safe.
+	 * @param value the observer; never {@code null}
+	 * @throws NullPointerException if {@code value} is {@code null}
 	 */
-	public void setObserver(ShardTenancyObserver value) {
-		this.observer = Objects.requireNonNull(value, "observer");
+	public void addObserver(ShardTenancyObserver value) {
+		Objects.requireNonNull(value, "observer");
+		synchronized (this.observers) {
+			if (this.observers.stream().noneMatch((o) -> o == value)) {
+				this.observers.add(value);
+				this.observer = ShardTenancyObserver.composite(this.observers);
+			}
+		}
 	}
 
-	/** @return the installed observer; {@link ShardTenancyObserver#NONE} unless one was set; never {@code null} */
+	/**
+	 * Removes an observer added before (the same instance); the others stay. Thread-safe.
+	 * @param value the observer; never {@code null}
+	 * @return whether it had been added
+	 * @throws NullPointerException if {@code value} is {@code null}
+	 */
+	public boolean removeObserver(ShardTenancyObserver value) {
+		Objects.requireNonNull(value, "observer");
+		synchronized (this.observers) {
+			boolean removed = this.observers.removeIf((o) -> o == value);
+			this.observer = ShardTenancyObserver.composite(this.observers);
+			return removed;
+		}
+	}
+
+	/**
+	 * @return all observers added, as one that tells each of them in order ({@link ShardTenancyObserver#NONE} if
+	 * none was added, the observer itself if one was); never {@code null}
+	 */
 	public ShardTenancyObserver observer() {
 		return this.observer;
 	}

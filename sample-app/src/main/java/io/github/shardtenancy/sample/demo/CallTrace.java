@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.retry.FenceRejection;
 
 /**
  * What the retry listener saw of one writer call: each failed attempt, the router's entry for the tenant just before

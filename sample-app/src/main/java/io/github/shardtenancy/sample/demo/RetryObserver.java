@@ -6,8 +6,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
-import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.retry.FenceRejection;
 import org.springframework.core.retry.RetryListener;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryState;

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.github.shardtenancy.admin.MoveResult;
-import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.retry.FenceRejection;
 
 /**
  * The story of one call in the report: a writer's transaction routed with a stale entry, rejected by the source's

@@ -1,6 +1,6 @@
 package io.github.shardtenancy.boot.retry;
 
-import io.github.shardtenancy.internal.CommittedWork;
+import io.github.shardtenancy.retry.CommittedWork;
 import org.springframework.transaction.TransactionExecution;
 import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.transaction.support.DefaultTransactionStatus;

@@ -3,20 +3,27 @@ package io.github.shardtenancy.boot.retry;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.UnsafeToRerunException;
-import io.github.shardtenancy.internal.CommittedWork;
+import io.github.shardtenancy.retry.CommittedWork;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.retry.RetryAttempts;
+import io.github.shardtenancy.retry.RetrySettings;
+import io.github.shardtenancy.retry.RouteInvalidation;
 import org.springframework.core.retry.RetryException;
 import org.springframework.core.retry.RetryListener;
+import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryTemplate;
 import org.springframework.core.retry.Retryable;
 import org.springframework.core.retry.support.CompositeRetryListener;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Runs a unit of tenant work (one transaction, typically) and runs it again when the shard fence rejected it: the
@@ -27,27 +34,19 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Order order = retry.execute(() -> transactionTemplate.execute(status -> orders.save(new Order(...))));
  * }</pre>
  *
- * <p>How a failure is classified (the whole cause chain is searched, whatever exception type Spring or Hibernate
- * wrapped it in):
- * <ul>
- * <li>a shard fence rejection (SQLSTATE 40001 with the fence marker, see
- * {@link io.github.shardtenancy.fence.FenceRejection}): the router's entry of exactly the rejected tenant is
- * invalidated and the work runs again, with exponential backoff and jitter. A FROZEN or INCOMING rejection (a move in progress)
- * is retried until {@link RetrySettings#freezeWait()} has passed since the first attempt began (and at least up to
- * {@link RetrySettings#maxAttempts()}); any other reason up to {@link RetrySettings#maxAttempts()} attempts;</li>
- * <li>a shard that could not be reached ({@link io.github.shardtenancy.ShardUnavailableException}: no connection
- * could be borrowed, so nothing ran): retried up to {@link RetrySettings#maxAttempts()} attempts with the same
- * backoff, without invalidating anything (the route is right; re-reading the directory would only load it);</li>
- * <li>a genuine serialization failure (40001 without the marker): retried up to {@link RetrySettings#maxAttempts()}
- * attempts if {@link RetrySettings#serializationFailures()}, without invalidating anything;</li>
- * <li>a connection to the shard lost while the transaction ran (SQLSTATE class 08, 57P01..57P03): not retried,
- * because a connection lost during the commit leaves the outcome unknown; thrown as
- * {@link io.github.shardtenancy.ShardConnectionLostException} (the original failure is its cause);</li>
- * <li>anything else (a unique violation, an application error): not retried. If the cause chain holds a
- * {@link ShardTenancyException} (for example an {@link io.github.shardtenancy.UnknownTenantException} wrapped by
- * Spring in a {@code CannotCreateTransactionException}), that exception itself is thrown, so typed errors reach the
- * caller; otherwise the failure is rethrown as it is.</li>
- * </ul>
+ * <p>This is the Spring form of the core {@link io.github.shardtenancy.retry.ShardTenancyRetry}: Spring's
+ * {@link RetryTemplate} runs the loop (and tells the {@link RetryListener}s), and the core's
+ * {@link RetryAttempts} makes every decision: how a failure is classified (a shard fence rejection invalidates the
+ * router's entry of exactly the rejected tenant and is retried, a FROZEN or INCOMING one until
+ * {@link RetrySettings#freezeWait()} has passed; a shard that could not be reached, and a genuine serialization
+ * failure if {@link RetrySettings#serializationFailures()}, are retried without invalidating anything; anything else is
+ * not retried), the backoff between attempts ({@link RetrySettings#delayBeforeRetry(int)}), and what the caller gets
+ * when the attempts stop. A failure that is not retried reaches the caller as the library's typed error found in its
+ * cause chain (for example an {@link io.github.shardtenancy.UnknownTenantException} wrapped by Spring in a
+ * {@code CannotCreateTransactionException}), as a {@link io.github.shardtenancy.ShardConnectionLostException} if the
+ * connection to the shard was lost (a connection lost during the commit leaves the outcome unknown, so it is never
+ * retried), or else as it was thrown.
+ *
  * <p>An attempt is not run again, whatever the failure, once work independent of the attempt's own transaction
  * committed inside it: a {@code REQUIRES_NEW} transaction (with {@code @Transactional} or a
  * {@code TransactionTemplate}, on any transaction manager), a transaction that ended before the one that was
@@ -63,9 +62,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * exception the last attempt failed with (as Spring or Hibernate wrapped it) is attached as a suppressed exception.
  *
  * <p>Only the outermost boundary retries. If a transaction is already active on the calling thread, or another
- * {@code ShardTenancyRetry} call is running further up the same thread's stack, the work runs exactly once and its
- * failure propagates unchanged: a joined inner transaction cannot be retried on its own (its connection and
- * persistence context belong to the outer one), and nested boundaries must not multiply the attempts.
+ * retried unit of work (this class, or the core's {@code ShardTenancyRetry}) is running further up the same thread's
+ * stack, the work runs exactly once and its failure propagates unchanged: a joined inner transaction cannot be
+ * retried on its own (its connection and persistence context belong to the outer one), and nested boundaries must not
+ * multiply the attempts.
  *
  * <p>Each attempt should open its own transaction (and so its own persistence context and shard connection); that is
  * the case when the work is, or calls, an outermost {@code @Transactional} method or a {@code TransactionTemplate}.
@@ -76,9 +76,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public class ShardTenancyRetry {
 
-	private static final ThreadLocal<Boolean> RUNNING = new ThreadLocal<>();
-
 	private final Router router;
+
+	private final RouteInvalidation routes;
 
 	private final RetrySettings settings;
 
@@ -108,6 +108,7 @@ public class ShardTenancyRetry {
 	public ShardTenancyRetry(Router router, RetrySettings settings, List<? extends RetryListener> listeners,
 			boolean safeToRerun) {
 		this.router = Objects.requireNonNull(router, "router");
+		this.routes = routes(router);
 		this.settings = Objects.requireNonNull(settings, "settings");
 		CompositeRetryListener composite = new CompositeRetryListener();
 		listeners.forEach(composite::addListener);
@@ -117,6 +118,7 @@ public class ShardTenancyRetry {
 
 	private ShardTenancyRetry(ShardTenancyRetry retry, boolean safeToRerun) {
 		this.router = retry.router;
+		this.routes = retry.routes;
 		this.settings = retry.settings;
 		this.listener = retry.listener;
 		this.safeToRerun = safeToRerun;
@@ -195,7 +197,7 @@ public class ShardTenancyRetry {
 	 * is running
 	 */
 	public static boolean isNested() {
-		return RUNNING.get() != null || TransactionSynchronizationManager.isActualTransactionActive();
+		return RetryAttempts.inProgress() || TransactionSynchronizationManager.isActualTransactionActive();
 	}
 
 	/**
@@ -215,40 +217,66 @@ public class ShardTenancyRetry {
 		if (isNested()) {
 			return work.execute();
 		}
-		CallPolicy policy = new CallPolicy(this.router, this.settings,
-				() -> this.safeToRerun || safeToRerun.getAsBoolean());
-		RetryTemplate template = new RetryTemplate(policy);
-		template.setRetryListener(this.listener);
-		RUNNING.set(Boolean.TRUE);
-		try {
-			return template.execute(new Retryable<T>() {
+		BooleanSupplier mayRerun = () -> this.safeToRerun || safeToRerun.getAsBoolean();
+		try (RetryAttempts attempts = RetryAttempts.begin(this.settings, this.routes, this.router.observer(),
+				mayRerun)) {
+			RetryTemplate template = new RetryTemplate(new AttemptsPolicy(attempts));
+			template.setRetryListener(this.listener);
+			try {
+				return template.execute(new Retryable<T>() {
 
-				@Override
-				public T execute() throws Throwable {
-					try (CommittedWork.Watch watch = CommittedWork.watch()) {
-						try {
-							return work.execute();
-						}
-						catch (Throwable ex) {
-							policy.attemptCommitted(watch.committed());
-							throw ex;
-						}
+					@Override
+					public T execute() throws Throwable {
+						return attempts.attempt(work::execute);
 					}
-				}
 
-				@Override
-				public String getName() {
-					return name;
-				}
+					@Override
+					public String getName() {
+						return name;
+					}
 
-			});
+				});
+			}
+			catch (RetryException ex) {
+				// The template stops once the attempts said no (or its back-off wait was interrupted).
+				throw attempts.attempts() > 0 ? attempts.failure() : ex;
+			}
 		}
-		catch (RetryException ex) {
-			throw policy.failure(ex);
+	}
+
+	private static RouteInvalidation routes(Router router) {
+		return new RouteInvalidation() {
+
+			@Override
+			public void invalidate(String tenantId) {
+				router.invalidate(tenantId);
+			}
+
+			@Override
+			public Optional<Route> cachedRoute(String tenantId) {
+				return router.cached(tenantId).map((entry) -> new Route(entry.shardId(), entry.version()));
+			}
+
+		};
+	}
+
+	/**
+	 * Spring's view of the core's decisions: {@link RetryAttempts#shouldRetry(Throwable)} decides, and the backoff
+	 * asks {@link RetryAttempts#nextDelay()} before each retry.
+	 */
+	private record AttemptsPolicy(RetryAttempts attempts) implements RetryPolicy {
+
+		@Override
+		public boolean shouldRetry(Throwable failure) {
+			return this.attempts.shouldRetry(failure);
 		}
-		finally {
-			RUNNING.remove();
+
+		@Override
+		public BackOff getBackOff() {
+			BackOffExecution execution = () -> this.attempts.nextDelay().toMillis();
+			return () -> execution;
 		}
+
 	}
 
 }

@@ -2,10 +2,11 @@ package io.github.shardtenancy.it.h2;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.it.h2.domain.PurchaseOrder;
+import io.github.shardtenancy.retry.FenceRejection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

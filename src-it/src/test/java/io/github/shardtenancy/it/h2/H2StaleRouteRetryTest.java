@@ -4,7 +4,7 @@ import java.util.UUID;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.retry.FenceRejection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

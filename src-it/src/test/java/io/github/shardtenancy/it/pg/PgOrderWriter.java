@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.retry.FenceRejection;
 
 /**
  * One application writer of one tenant on PostgreSQL: inserts orders with lines, updates and deletes its own orders,

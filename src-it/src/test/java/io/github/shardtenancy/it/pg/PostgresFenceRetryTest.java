@@ -6,14 +6,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.MoveResult;
-import io.github.shardtenancy.boot.retry.RetrySettings;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
-import io.github.shardtenancy.itpg.PgNote;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.RouterStats;
+import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.itpg.PgNote;
+import io.github.shardtenancy.retry.FenceRejection;
+import io.github.shardtenancy.retry.RetrySettings;
 import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
 import org.junit.jupiter.api.AfterEach;

@@ -11,10 +11,10 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
-import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.retry.FenceRejection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

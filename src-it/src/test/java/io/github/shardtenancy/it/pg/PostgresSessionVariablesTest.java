@@ -7,11 +7,11 @@ import java.sql.SQLException;
 import java.util.UUID;
 
 import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
-import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.retry.FenceRejection;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

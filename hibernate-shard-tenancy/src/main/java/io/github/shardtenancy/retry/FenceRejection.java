@@ -1,4 +1,4 @@
-package io.github.shardtenancy.fence;
+package io.github.shardtenancy.retry;
 
 import java.sql.SQLException;
 import java.util.Optional;
@@ -6,7 +6,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A shard fence rejection, recognised in any exception's cause chain.
+ * A shard fence rejection, recognised in any exception's cause chain: which tenant was rejected, on which shard,
+ * why, and with which directory versions. {@link #find(Throwable)} is the classification the retry uses (see
+ * {@link ShardTenancyRetry}); applications may use it too, for example to count rejections by reason.
  *
  * <p>Every fence (H2 and PL/pgSQL alike) raises SQLSTATE {@code 40001} with a message of this exact form, which is
  * what distinguishes it from a genuine serialization failure:
@@ -14,16 +16,18 @@ import java.util.regex.Pattern;
  * shard fence: tenant 'acme' rejected on shard 'shard-1': MOVED (directory version seen 30, required 42)
  * </pre>
  * The reason is one of {@code NOT_OWNED}, {@code MOVED}, {@code INCOMING}, {@code STALE}, {@code FROZEN},
- * {@code FOREIGN_ROW} or {@code NO_TENANT}. SQLSTATE 40001 is {@code serialization_failure}, a state that drivers and
- * frameworks already treat as retryable
- * (<a href="https://www.postgresql.org/docs/current/errcodes-appendix.html">PostgreSQL error codes</a>).
+ * {@code FOREIGN_ROW} or {@code NO_TENANT}. SQLSTATE 40001 is {@code serialization_failure}
+ * (<a href="https://www.postgresql.org/docs/current/errcodes-appendix.html">PostgreSQL error codes</a>), a state that
+ * drivers and frameworks already treat as retryable.
  *
- * @param tenantId the rejected tenant
- * @param shardId the shard that rejected it
- * @param reason why, as above
+ * <p>Immutable and thread-safe; the static methods are stateless.
+ *
+ * @param tenantId the rejected tenant; never {@code null}
+ * @param shardId the shard that rejected it; never {@code null}
+ * @param reason why, as above; never {@code null}
  * @param seenVersion the directory version the work was routed with ({@code -1} if none was set)
  * @param requiredVersion the minimum version the fence accepts for this tenant ({@code -1} if it has none)
- * @param sqlException the exception that carried it
+ * @param sqlException the exception that carried it; never {@code null}
  */
 public record FenceRejection(String tenantId, String shardId, String reason, long seenVersion, long requiredVersion,
 		SQLException sqlException) {
@@ -54,7 +58,8 @@ public record FenceRejection(String tenantId, String shardId, String reason, lon
 	/**
 	 * Looks for a fence rejection in a cause chain.
 	 * @param failure any throwable, may be {@code null}
-	 * @return the first fence rejection found, or empty
+	 * @return the first fence rejection found (the {@link SQLException#getNextException() next exceptions} of every
+	 * {@link SQLException} in the chain are searched too), or empty; never {@code null}
 	 */
 	public static Optional<FenceRejection> find(Throwable failure) {
 		for (Throwable t = failure; t != null; t = next(t)) {
@@ -72,7 +77,8 @@ public record FenceRejection(String tenantId, String shardId, String reason, lon
 
 	/**
 	 * @param failure any throwable, may be {@code null}
-	 * @return the first {@link SQLException} in the chain whose SQLState is 40001, fence or not
+	 * @return the first {@link SQLException} in the chain whose SQLState is 40001, fence or not, or empty; never
+	 * {@code null}
 	 */
 	public static Optional<SQLException> findSerializationFailure(Throwable failure) {
 		for (Throwable t = failure; t != null; t = next(t)) {

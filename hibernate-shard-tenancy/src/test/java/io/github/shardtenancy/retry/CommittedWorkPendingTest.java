@@ -1,4 +1,4 @@
-package io.github.shardtenancy.internal;
+package io.github.shardtenancy.retry;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.github.shardtenancy.internal;
+package io.github.shardtenancy.retry;
 
 import java.util.ArrayList;
 import java.util.List;
