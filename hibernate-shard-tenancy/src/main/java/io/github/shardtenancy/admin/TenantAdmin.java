@@ -6,11 +6,13 @@ import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.move.MoveSettings;
 import io.github.shardtenancy.placement.PlacementRequest;
 import io.github.shardtenancy.placement.ShardPlacement;
 import io.github.shardtenancy.routing.TenantRouter;
@@ -29,6 +31,8 @@ public class TenantAdmin {
 
 	private final TenantMover mover;
 
+	private final MoveSettings moveSettings;
+
 	private final String actor;
 
 	private final ShardPlacement placement;
@@ -38,11 +42,12 @@ public class TenantAdmin {
 	 * @param router the local router; it sees this instance's changes at once
 	 * @param topology the shards
 	 * @param mover the mover used by {@link #move(String, String)}
+	 * @param moveSettings how {@link #move(String, String)} moves (for example {@link MoveSettings#stopTheWorld()})
 	 * @param actor who acts, recorded in the directory history
 	 */
 	public TenantAdmin(Directory directory, TenantRouter router, ShardTopology topology, TenantMover mover,
-			String actor) {
-		this(directory, router, topology, mover, actor, null);
+			MoveSettings moveSettings, String actor) {
+		this(directory, router, topology, mover, moveSettings, actor, null);
 	}
 
 	/**
@@ -53,16 +58,18 @@ public class TenantAdmin {
 	 * @param router the local router; it sees this instance's changes at once
 	 * @param topology the shards
 	 * @param mover the mover used by {@link #move(String, String)}
+	 * @param moveSettings how {@link #move(String, String)} moves (for example {@link MoveSettings#stopTheWorld()})
 	 * @param actor who acts, recorded in the directory history
 	 * @param placement the placement new tenants go through, or {@code null} to write the entry on the named shard
 	 * without consulting the registry
 	 */
 	public TenantAdmin(Directory directory, TenantRouter router, ShardTopology topology, TenantMover mover,
-			String actor, ShardPlacement placement) {
+			MoveSettings moveSettings, String actor, ShardPlacement placement) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.mover = Objects.requireNonNull(mover, "mover");
+		this.moveSettings = Objects.requireNonNull(moveSettings, "moveSettings");
 		this.actor = Objects.requireNonNull(actor, "actor");
 		this.placement = placement;
 	}
@@ -106,13 +113,14 @@ public class TenantAdmin {
 	}
 
 	/**
-	 * Moves a tenant; see {@link TenantMover#move(String, String)}.
+	 * Moves a tenant with this admin's move settings, on the calling thread; see
+	 * {@link TenantMover#moveAndWait(String, String, MoveSettings)}, which documents the exceptions.
 	 * @param tenantId the tenant
 	 * @param targetShardId the new owner
-	 * @return what the move did
+	 * @return what the move did (it is DONE, or FLIPPED while the source waits for the clean delay)
 	 */
 	public MoveResult move(String tenantId, String targetShardId) {
-		return this.mover.move(tenantId, targetShardId);
+		return this.mover.moveAndWait(tenantId, targetShardId, this.moveSettings);
 	}
 
 	/** @return the directory this admin writes */

@@ -18,6 +18,7 @@ import io.github.shardtenancy.ShardStateException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantAlreadyExistsException;
 import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.Directory;
@@ -26,8 +27,9 @@ import io.github.shardtenancy.directory.TenantState;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
 import io.github.shardtenancy.internal.DirectoryEvents;
+import io.github.shardtenancy.internal.move.RowDeletion;
 import io.github.shardtenancy.internal.move.TablePlan;
-import io.github.shardtenancy.internal.move.TenantRows;
+import io.github.shardtenancy.move.MoveSettings;
 import io.github.shardtenancy.placement.PlacementContext;
 import io.github.shardtenancy.placement.PlacementRequest;
 import io.github.shardtenancy.placement.ShardLoad;
@@ -68,7 +70,9 @@ public class TenantLifecycle {
 
 	private final SlotMap slots;
 
-	private final TenantMoves moves;
+	private final TenantMover mover;
+
+	private final MoveSettings moveSettings;
 
 	private final List<TenantTable> tables;
 
@@ -81,19 +85,22 @@ public class TenantLifecycle {
 	 * @param registry the shard registry (placement's candidates are its ACTIVE shards)
 	 * @param placement how new tenants are placed
 	 * @param slots the slot map (fixed-slot mode may stay uninitialised)
-	 * @param moves how a tenant is moved (slot moves, overrides, drains)
+	 * @param mover moves tenants (slot moves, overrides, drains), each on the calling thread until its flip
+	 * @param moveSettings how the mover moves them
 	 * @param tables the tenant tables, for purges
 	 * @param actor who acts, recorded in the history
 	 */
 	public TenantLifecycle(Directory directory, TenantRouter router, ShardTopology topology, ShardRegistry registry,
-			ShardPlacement placement, SlotMap slots, TenantMoves moves, List<TenantTable> tables, String actor) {
+			ShardPlacement placement, SlotMap slots, TenantMover mover, MoveSettings moveSettings,
+			List<TenantTable> tables, String actor) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.registry = Objects.requireNonNull(registry, "registry");
 		this.placement = Objects.requireNonNull(placement, "placement");
 		this.slots = Objects.requireNonNull(slots, "slots");
-		this.moves = Objects.requireNonNull(moves, "moves");
+		this.mover = Objects.requireNonNull(mover, "mover");
+		this.moveSettings = Objects.requireNonNull(moveSettings, "moveSettings");
 		this.tables = List.copyOf(tables);
 		this.actor = Objects.requireNonNull(actor, "actor");
 	}
@@ -181,7 +188,7 @@ public class TenantLifecycle {
 			try (Connection c = shard.dataSource().getConnection()) {
 				plans = TablePlan.plan(c, shard.id(), tenantId, this.tables);
 			}
-			rows = TenantRows.delete(shard, tenantId, plans);
+			rows = RowDeletion.delete(shard, tenantId, plans);
 		}
 		catch (SQLException ex) {
 			throw new ShardTenancyException("Cannot purge tenant '" + tenantId + "' on shard '" + shard.id()
@@ -265,7 +272,12 @@ public class TenantLifecycle {
 	 */
 	public void move(String tenantId, String targetShardId) {
 		requireActive(targetShardId);
-		this.moves.move(tenantId, targetShardId);
+		moveAndWait(tenantId, targetShardId);
+	}
+
+	/** Moves a tenant with the lifecycle's settings and returns once the directory names the target. */
+	private void moveAndWait(String tenantId, String targetShardId) {
+		this.mover.moveAndWait(tenantId, targetShardId, this.moveSettings);
 	}
 
 	/**
@@ -283,7 +295,7 @@ public class TenantLifecycle {
 		if (entry == null || entry.state() == TenantState.DELETED || entry.shardId().equals(shardId)) {
 			return false;
 		}
-		this.moves.move(tenantId, shardId);
+		moveAndWait(tenantId, shardId);
 		return true;
 	}
 
@@ -337,7 +349,7 @@ public class TenantLifecycle {
 				skipped.add(tenant);
 			}
 			else {
-				this.moves.move(tenant, targetShardId);
+				moveAndWait(tenant, targetShardId);
 				moved.add(tenant);
 			}
 		}
@@ -381,7 +393,7 @@ public class TenantLifecycle {
 			if (context.candidate(target).isEmpty()) {
 				throw context.fail("the placement policy chose shard '" + target + "', which is not a candidate");
 			}
-			this.moves.move(tenant, target);
+			moveAndWait(tenant, target);
 			moved.add(tenant);
 		}
 		return moved;

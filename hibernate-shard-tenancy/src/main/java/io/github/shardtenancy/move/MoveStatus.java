@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * A move as recorded in the move log, at the moment it was read. Immutable.
+ * A move as recorded in the move log, at the moment it was read. Immutable and thread-safe.
  *
  * @param moveId the move's id
  * @param tenantId the tenant
@@ -13,7 +13,7 @@ import java.util.Optional;
  * @param targetShardId the shard it goes to
  * @param step the last step completed
  * @param stepData progress within the current step (for example {@code table=NOTE rows=5000}), or {@code null}
- * @param options the options the move runs with
+ * @param settings the settings the move runs with
  * @param owner the mover instance running or last running the move, or {@code null} when none holds it
  * @param heartbeat when the owner last wrote, or {@code null}
  * @param createdAt when the move was started
@@ -23,7 +23,7 @@ import java.util.Optional;
  * @param error the last failure, or {@code null}
  */
 public record MoveStatus(String moveId, String tenantId, String sourceShardId, String targetShardId, MoveStep step,
-		String stepData, MoveOptions options, String owner, Instant heartbeat, Instant createdAt, Instant frozenAt,
+		String stepData, MoveSettings settings, String owner, Instant heartbeat, Instant createdAt, Instant frozenAt,
 		Instant flippedAt, Instant finishedAt, String error) {
 
 	/** @return whether the move has ended */

@@ -1,9 +1,11 @@
 package io.github.shardtenancy.move;
 
 /**
- * The steps of an online move, in order. A move's recorded step is the last one it completed; {@link OnlineMover}
- * resumes with the step after it. Every step is idempotent: running it again after a crash that struck after its
- * work but before its record has the same effect as running it once.
+ * The steps of a move, in the order of the online move. A move's recorded step is the last one it completed;
+ * {@link io.github.shardtenancy.TenantMover#resume(String)} continues with the step after it. Every step is idempotent:
+ * running it again after a crash that struck after its work but before its record has the same effect as running it
+ * once. The stop-the-world move ({@link MoveSettings#capture()} off) runs PLANNED, FROZEN, COPIED, VERIFIED, FLIPPED,
+ * DONE: it freezes first, so it has no MARKED, CAUGHT_UP or FINAL_CAUGHT_UP.
  */
 public enum MoveStep {
 
@@ -16,7 +18,10 @@ public enum MoveStep {
 	 */
 	MARKED,
 
-	/** The tenant's rows copied to the target from one consistent snapshot of the source, in batches. */
+	/**
+	 * The tenant's rows copied to the target from one consistent snapshot of the source, in batches (any rows an
+	 * earlier attempt left there deleted first).
+	 */
 	COPIED,
 
 	/**
@@ -27,7 +32,8 @@ public enum MoveStep {
 
 	/**
 	 * Directory entry FROZEN (epoch and version bumped), then the source fence FROZEN at that version, which waits for
-	 * the tenant's writes in flight: from then on its writes are rejected and retried by their callers.
+	 * the tenant's writes in flight: from then on its writes are rejected and retried by their callers. Without
+	 * capture this is the first step, and also sets the target fence INCOMING.
 	 */
 	FROZEN,
 

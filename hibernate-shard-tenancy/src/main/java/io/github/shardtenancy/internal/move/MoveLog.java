@@ -1,4 +1,4 @@
-package io.github.shardtenancy.move;
+package io.github.shardtenancy.internal.move;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -7,12 +7,17 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.MoveException;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.move.MoveStatus;
+import io.github.shardtenancy.move.MoveStep;
 
 /**
  * The move log ({@code shard_move}, created by {@code db/shard-tenancy/directory-moves.xml}) in the directory database.
@@ -48,7 +53,7 @@ final class MoveLog {
 	 * Inserts a new move owned by {@code owner}.
 	 * @return {@code false} if the tenant already has an unfinished move (the unique index refused the row)
 	 */
-	boolean insert(String moveId, String tenantId, String source, String target, MoveOptions options, String owner) {
+	boolean insert(String moveId, String tenantId, String source, String target, MoveSettings settings, String owner) {
 		Timestamp now = now();
 		try (Connection c = this.dataSource.getConnection();
 				PreparedStatement ps = c.prepareStatement("INSERT INTO shard_move (move_id, tenant_id, active_tenant, "
@@ -60,7 +65,7 @@ final class MoveLog {
 			ps.setString(4, source);
 			ps.setString(5, target);
 			ps.setString(6, MoveStep.PLANNED.name());
-			ps.setString(7, options.encode());
+			ps.setString(7, encode(settings));
 			ps.setString(8, owner);
 			ps.setTimestamp(9, now);
 			ps.setTimestamp(10, now);
@@ -162,7 +167,7 @@ final class MoveLog {
 					return Optional.empty();
 				}
 				MoveStatus status = new MoveStatus(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-						MoveStep.valueOf(rs.getString(5)), rs.getString(6), MoveOptions.decode(rs.getString(7)),
+						MoveStep.valueOf(rs.getString(5)), rs.getString(6), decode(rs.getString(7)),
 						rs.getString(8), instant(rs, 9), instant(rs, 10), instant(rs, 11), instant(rs, 12),
 						instant(rs, 13), rs.getString(14));
 				return Optional.of(new Row(status, instant(rs, 15)));
@@ -171,6 +176,35 @@ final class MoveLog {
 		catch (SQLException ex) {
 			throw new DirectoryUnavailableException(tenantId, -1, ex);
 		}
+	}
+
+	/** @return the settings as stored in the move log's {@code options} column ({@code key=value;...}) */
+	static String encode(MoveSettings settings) {
+		return "batchSize=" + settings.batchSize() + ";throttleMs=" + settings.throttle().toMillis()
+				+ ";catchUpLagThreshold=" + settings.catchUpLagThreshold() + ";maxCatchUpRounds="
+				+ settings.maxCatchUpRounds() + ";cleanDelayMs=" + settings.cleanDelay().toMillis() + ";capture="
+				+ settings.capture();
+	}
+
+	/**
+	 * @param encoded as written by {@link #encode(MoveSettings)}
+	 * @return the settings; missing keys take the defaults (so rows written before a key existed still read)
+	 */
+	static MoveSettings decode(String encoded) {
+		Map<String, String> values = new LinkedHashMap<>();
+		for (String pair : encoded.split(";")) {
+			int eq = pair.indexOf('=');
+			if (eq > 0) {
+				values.put(pair.substring(0, eq), pair.substring(eq + 1));
+			}
+		}
+		MoveSettings d = MoveSettings.defaults();
+		return new MoveSettings(Integer.parseInt(values.getOrDefault("batchSize", "" + d.batchSize())),
+				Duration.ofMillis(Long.parseLong(values.getOrDefault("throttleMs", "0"))),
+				Long.parseLong(values.getOrDefault("catchUpLagThreshold", "" + d.catchUpLagThreshold())),
+				Integer.parseInt(values.getOrDefault("maxCatchUpRounds", "" + d.maxCatchUpRounds())),
+				Duration.ofMillis(Long.parseLong(values.getOrDefault("cleanDelayMs", "0"))),
+				Boolean.parseBoolean(values.getOrDefault("capture", "true")));
 	}
 
 	private static Instant instant(ResultSet rs, int column) throws SQLException {
