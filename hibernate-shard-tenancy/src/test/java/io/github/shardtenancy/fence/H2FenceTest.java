@@ -18,8 +18,8 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.TenantAdmin;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.DirectoryEntry;
+import io.github.shardtenancy.internal.move.ChangeCapture;
 import io.github.shardtenancy.internal.move.TablePlan;
-import io.github.shardtenancy.internal.move.TenantRows;
 import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
@@ -515,7 +515,7 @@ class H2FenceTest {
 	}
 
 	private static void captureOn(String tenant) throws SQLException {
-		TenantRows.captureOn(fixture.topology().shard("shard-1"), tenant, "move-of-" + tenant,
+		ChangeCapture.captureOn(fixture.topology().shard("shard-1"), tenant, "move-of-" + tenant,
 				List.of(new TablePlan(new TenantTable("note", "tenant_id"), "NOTE", List.of(), List.of())));
 	}
 
@@ -539,7 +539,7 @@ class H2FenceTest {
 		}
 		finally {
 			queryStatistics(false);
-			TenantRows.captureOff(fixture.topology().shard("shard-1"), t);
+			ChangeCapture.captureOff(fixture.topology().shard("shard-1"), t);
 		}
 	}
 
@@ -575,7 +575,7 @@ class H2FenceTest {
 					"SELECT COUNT(*) FROM shard_change WHERE tenant_id = ?", t)).isEqualTo(2);
 		}
 		finally {
-			TenantRows.captureOff(fixture.topology().shard("shard-1"), t);
+			ChangeCapture.captureOff(fixture.topology().shard("shard-1"), t);
 		}
 	}
 

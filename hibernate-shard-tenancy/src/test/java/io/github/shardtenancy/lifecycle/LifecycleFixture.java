@@ -9,11 +9,12 @@ import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.fence.FenceRejection;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.move.MoveSettings;
 import io.github.shardtenancy.placement.LeastLoadedPlacement;
 import io.github.shardtenancy.placement.ShardPlacement;
 import io.github.shardtenancy.placement.SlotMap;
@@ -51,7 +52,7 @@ final class LifecycleFixture implements AutoCloseable {
 
 	final ShardRegistry registry;
 
-	final TenantMover mover;
+	final Mover mover;
 
 	final SlotMap slots;
 
@@ -76,7 +77,7 @@ final class LifecycleFixture implements AutoCloseable {
 	TenantLifecycle lifecycle(Directory directory, TenantRouter router, ShardTopology topology,
 			PlacementPolicy policy) {
 		return new TenantLifecycle(directory, router, topology, this.registry, new ShardPlacement(policy),
-				this.slots, this.mover::move, ShardTenancyFixture.TABLES, "test@lifecycle");
+				this.slots, this.mover, MoveSettings.stopTheWorld(), ShardTenancyFixture.TABLES, "test@lifecycle");
 	}
 
 	static LifecycleFixture create(String name, int shards) {

@@ -11,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
@@ -19,12 +21,13 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.IMetricsTracker;
 import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.move.MoveSettings;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
@@ -60,6 +63,9 @@ public final class ShardTenancyFixture implements AutoCloseable {
 	private final Map<String, String> urls = new LinkedHashMap<>();
 
 	private final List<TenantRouter> routers = new ArrayList<>();
+
+	/** The movers' executor, shut down with the fixture. */
+	private final ExecutorService moveExecutor = Executors.newFixedThreadPool(4);
 
 	private final TenantRouter router;
 
@@ -168,19 +174,20 @@ public final class ShardTenancyFixture implements AutoCloseable {
 
 	/**
 	 * @param router the router the admin and its mover keep up to date
-	 * @return an admin with a mover over the test tables
+	 * @return an admin with a mover over the test tables, moving stop-the-world and cleaning at once
 	 */
 	public TenantAdmin admin(TenantRouter router) {
-		return new TenantAdmin(this.directory, router, this.topology, mover(router, TABLES), "test@fixture");
+		return new TenantAdmin(this.directory, router, this.topology, mover(router, TABLES),
+				MoveSettings.stopTheWorld(), "test@fixture");
 	}
 
 	/**
 	 * @param router the router the mover keeps up to date
 	 * @param tables the tables it moves
-	 * @return a mover
+	 * @return a mover on the fixture's executor
 	 */
-	public TenantMover mover(TenantRouter router, List<TenantTable> tables) {
-		return new TenantMover(this.directory, router, this.topology, tables, "mover@fixture");
+	public Mover mover(TenantRouter router, List<TenantTable> tables) {
+		return new Mover(this.directory, router, this.topology, tables, "mover@fixture", this.moveExecutor);
 	}
 
 	/**
@@ -307,6 +314,7 @@ public final class ShardTenancyFixture implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.moveExecutor.shutdownNow();
 		if (this.sessionFactory != null) {
 			this.sessionFactory.close();
 		}

@@ -139,16 +139,8 @@ final class MoveRun {
 		};
 	}
 
-	/** Database work of a step. */
-	@FunctionalInterface
-	interface SqlWork<T> {
-
-		T run() throws SQLException;
-
-	}
-
 	/** @return what the work returned; its {@link SQLException} becomes a {@link MoveException} naming the shard */
-	<T> T sql(ShardTopology.Shard shard, SqlWork<T> work) {
+	<T> T sql(ShardTopology.Shard shard, MoveSql.SqlWork<T> work) {
 		try {
 			return work.run();
 		}

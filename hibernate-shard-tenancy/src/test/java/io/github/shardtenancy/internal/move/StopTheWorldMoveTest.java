@@ -1,8 +1,9 @@
-package io.github.shardtenancy.admin;
+package io.github.shardtenancy.internal.move;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -10,6 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnknownTenantException;
+import io.github.shardtenancy.admin.MoveResult;
+import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.DirectoryHistoryRecord;
 import io.github.shardtenancy.directory.TenantState;
@@ -17,7 +21,12 @@ import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
 import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
+import io.github.shardtenancy.move.MoveInProgressException;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.move.MoveStep;
 import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.testing.Poll;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -28,8 +37,12 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-@DisplayName("Basic move")
-class TenantMoverTest {
+/**
+ * The stop-the-world move: the one move protocol with capture off (freeze, copy, verify, flip, clean), through
+ * {@link TenantAdmin#move(String, String)} and the mover.
+ */
+@DisplayName("Stop-the-world move")
+class StopTheWorldMoveTest {
 
 	private static ShardTenancyFixture fixture;
 
@@ -82,9 +95,12 @@ class TenantMoverTest {
 		}
 	}
 
-	private static long checksum(String shard, String table, String tenant) {
-		return TenantMover.countAndChecksum(fixture.topology().shard(shard),
-				new TenantTable(table, "tenant_id"), tenant)[1];
+	private static long checksum(String shardId, String table, String tenant) throws SQLException {
+		ShardTopology.Shard shard = fixture.topology().shard(shardId);
+		try (Connection c = shard.dataSource().getConnection()) {
+			TablePlan plan = TablePlan.plan(c, shardId, tenant, List.of(new TenantTable(table, "tenant_id"))).get(0);
+			return Checksums.countAndChecksum(shard, plan, tenant)[1];
+		}
 	}
 
 	@Test
@@ -128,23 +144,31 @@ class TenantMoverTest {
 	}
 
 	@Test
-	@DisplayName("with a clean delay, a tenant moved away and straight back keeps its rows: the late clean-up of the first move sees the fence changed and deletes nothing")
-	void delayedCleanupOfEarlierMoveSparesATenantThatCameBack() throws Exception {
+	@DisplayName("with a clean delay, the source keeps its rows until the mover cleans them on its executor; a move back "
+			+ "is refused until then, and allowed after")
+	void delayedCleanRunsOnTheExecutorAndHoldsTheTenantUntilThen() throws Exception {
 		String t = newTenant();
 		admin.create(t, "shard-1");
 		writeNotes(t, 3);
-		TenantMover delayed = new TenantMover(fixture.directory(), router, fixture.topology(),
-				ShardTenancyFixture.TABLES, "test", java.time.Duration.ofMillis(500));
+		Mover mover = fixture.mover(router, ShardTenancyFixture.TABLES);
+		MoveSettings delayed = MoveSettings.stopTheWorld().withCleanDelay(Duration.ofMillis(500));
 
-		MoveResult away = delayed.move(t, "shard-2");
+		MoveResult away = mover.moveAndWait(t, "shard-2", delayed);
+		assertThat(away.step()).isEqualTo(MoveStep.FLIPPED);
 		assertThat(fixture.rows("shard-1", "note", t)).as("source rows kept during the safety period").isEqualTo(3);
-		MoveResult back = delayed.move(t, "shard-1");
-		assertThat(delayed.awaitCleanups(java.time.Duration.ofSeconds(30))).isTrue();
+		assertThatThrownBy(() -> mover.moveAndWait(t, "shard-1", delayed))
+			.isInstanceOfSatisfying(MoveInProgressException.class, ex -> assertThat(ex.moveId()).isEqualTo(away.moveId()));
+		Poll.until("the delayed clean of the first move", () -> mover.status(away.moveId()).step() == MoveStep.DONE);
+		assertThat(fixture.rows("shard-1", "note", t)).isZero();
+		assertThat(fixture.rows("shard-2", "note", t)).isEqualTo(3);
 
+		MoveResult back = mover.moveAndWait(t, "shard-1", delayed.withCleanDelay(Duration.ZERO));
+
+		assertThat(back.step()).isEqualTo(MoveStep.DONE);
 		assertThat(back.flipVersion()).isGreaterThan(away.flipVersion());
 		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(3);
 		assertThat(fixture.rows("shard-1", "note_item", t)).isEqualTo(6);
-		assertThat(fixture.rows("shard-2", "note", t)).as("the second move's clean-up did run").isZero();
+		assertThat(fixture.rows("shard-2", "note", t)).isZero();
 		writeNotes(t, 1);
 		assertThat(fixture.rows("shard-1", "note", t)).isEqualTo(4);
 	}
@@ -236,10 +260,11 @@ class TenantMoverTest {
 		String t = newTenant();
 		DirectoryEntry created = admin.create(t, "shard-1");
 		writeNotes(t, 1);
-		TenantMover mover = fixture.mover(router,
+		Mover mover = fixture.mover(router,
 				List.of(new TenantTable("note", "tenant_id"), new TenantTable("plain_table", "tenant_id")));
 
-		assertThatThrownBy(() -> mover.move(t, "shard-2")).isInstanceOf(MoveException.class)
+		assertThatThrownBy(() -> mover.moveAndWait(t, "shard-2", MoveSettings.stopTheWorld()))
+			.isInstanceOf(MoveException.class)
 			.hasMessageContaining("plain_table")
 			.hasMessageContaining("tenant_id")
 			.hasMessageContaining("shard-1")

@@ -1,4 +1,4 @@
-package io.github.shardtenancy.move;
+package io.github.shardtenancy.internal.move;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.github.shardtenancy.move;
+package io.github.shardtenancy.internal.move;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,15 +8,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.move.MoveSettings;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
@@ -45,6 +47,9 @@ final class MoveFixture implements AutoCloseable {
 	private final ShardMultiTenantConnectionProvider provider;
 
 	private final TenantAdmin admin;
+
+	/** The movers' executor, shut down with the fixture. */
+	private final ExecutorService executor = Executors.newFixedThreadPool(4);
 
 	MoveFixture(int shards, int poolSize) {
 		HikariConfig directoryConfig = new HikariConfig();
@@ -75,7 +80,8 @@ final class MoveFixture implements AutoCloseable {
 		this.router = new TenantRouter(this.directory, RouterSettings.defaults());
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
 		this.admin = new TenantAdmin(this.directory, this.router, this.topology,
-				new TenantMover(this.directory, this.router, this.topology, TABLES, "basic@test"), "admin@test");
+				new Mover(this.directory, this.router, this.topology, TABLES, "basic@test", this.executor),
+				MoveSettings.stopTheWorld(), "admin@test");
 	}
 
 	private String url(String database) {
@@ -103,8 +109,13 @@ final class MoveFixture implements AutoCloseable {
 	}
 
 	/** @return a mover over the test tables, keeping the fixture's router up to date */
-	OnlineMover mover() {
-		return new OnlineMover(this.directory, this.router, this.topology, TABLES, "online@test");
+	Mover mover() {
+		return mover(TABLES);
+	}
+
+	/** @return a mover over some tables, keeping the fixture's router up to date */
+	Mover mover(List<TenantTable> tables) {
+		return new Mover(this.directory, this.router, this.topology, tables, "online@test", this.executor);
 	}
 
 	/**
@@ -162,6 +173,7 @@ final class MoveFixture implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.executor.shutdownNow();
 		this.router.close();
 		for (String shardId : this.topology.shardIds()) {
 			try (Connection c = this.topology.shard(shardId).dataSource().getConnection()) {

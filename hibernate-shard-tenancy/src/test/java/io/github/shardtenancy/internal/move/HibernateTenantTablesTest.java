@@ -1,9 +1,11 @@
-package io.github.shardtenancy.move;
+package io.github.shardtenancy.internal.move;
 
 import java.util.List;
 
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.move.MoveStep;
 import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
 import org.junit.jupiter.api.DisplayName;
@@ -35,9 +37,8 @@ class HibernateTenantTablesTest {
 				TenantWriter writer = new TenantWriter("acme", 1, fixture.provider(), fixture.router(),
 						new java.util.concurrent.atomic.AtomicBoolean());
 				writer.write(50);
-				OnlineMover mover = new OnlineMover(fixture.directory(), fixture.router(), fixture.topology(), tables,
-						"discovered@test");
-				String moveId = mover.move("acme", "shard-2", MoveOptions.defaults());
+				Mover mover = fixture.mover(tables);
+				String moveId = mover.moveAndWait("acme", "shard-2", MoveSettings.defaults()).moveId();
 
 				assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
 				assertThat(fixture.orders("shard-2", "acme")).isEqualTo(TenantWriter.orders(List.of(writer)));

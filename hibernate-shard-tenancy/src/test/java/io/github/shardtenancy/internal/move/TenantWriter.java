@@ -1,4 +1,4 @@
-package io.github.shardtenancy.move;
+package io.github.shardtenancy.internal.move;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

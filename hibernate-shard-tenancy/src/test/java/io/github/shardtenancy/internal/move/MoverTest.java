@@ -1,4 +1,4 @@
-package io.github.shardtenancy.move;
+package io.github.shardtenancy.internal.move;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,6 +20,11 @@ import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
+import io.github.shardtenancy.move.MoveInProgressException;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.move.MoveStatus;
+import io.github.shardtenancy.move.MoveStep;
+import io.github.shardtenancy.testing.Poll;
 import io.github.shardtenancy.topology.ShardTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The online mover on H2 shards, with application writers running through the connection provider and the fence.
  */
-class OnlineMoverTest {
+class MoverTest {
 
 	private static final String TENANT = "acme";
 
@@ -115,8 +120,8 @@ class OnlineMoverTest {
 		assertThat(entry.targetShardId()).isNull();
 	}
 
-	private static MoveOptions smallBatches() {
-		return MoveOptions.defaults().withBatchSize(50).withCatchUpLagThreshold(10).withMaxCatchUpRounds(5);
+	private static MoveSettings smallBatches() {
+		return MoveSettings.defaults().withBatchSize(50).withCatchUpLagThreshold(10).withMaxCatchUpRounds(5);
 	}
 
 	@Nested
@@ -126,14 +131,14 @@ class OnlineMoverTest {
 		@Test
 		@DisplayName("three moves under 8 writers of the tenant and 8 of its neighbours lose and duplicate nothing")
 		void movesUnderConcurrentWritersLoseNothing() throws Exception {
-			OnlineMoverTest.this.fixture.admin().create("left-neighbour", "shard-1");
-			OnlineMoverTest.this.fixture.admin().create("right-neighbour", "shard-2");
+			MoverTest.this.fixture.admin().create("left-neighbour", "shard-1");
+			MoverTest.this.fixture.admin().create("right-neighbour", "shard-2");
 			List<TenantWriter> acme = startWriters(TENANT, 8, 1);
 			List<TenantWriter> left = startWriters("left-neighbour", 4, 11);
 			List<TenantWriter> right = startWriters("right-neighbour", 4, 21);
 			awaitProgress(acme);
-			OnlineMover mover = OnlineMoverTest.this.fixture.mover();
-			MoveOptions options = smallBatches().withBatchSize(200).withThrottle(Duration.ofMillis(1));
+			Mover mover = MoverTest.this.fixture.mover();
+			MoveSettings options = smallBatches().withBatchSize(200).withThrottle(Duration.ofMillis(1));
 			List<Long> freezeMillis = new ArrayList<>();
 			List<Long> totalMillis = new ArrayList<>();
 			List<Long> retries = new ArrayList<>();
@@ -141,7 +146,7 @@ class OnlineMoverTest {
 			for (String target : targets) {
 				long rejectedBefore = acme.stream().mapToLong(w -> w.rejections.get()).sum();
 				long started = System.nanoTime();
-				String moveId = mover.move(TENANT, target, options);
+				String moveId = mover.moveAndWait(TENANT, target, options).moveId();
 				totalMillis.add((System.nanoTime() - started) / 1_000_000);
 				MoveStatus status = mover.status(moveId);
 				assertThat(status.step()).isEqualTo(MoveStep.DONE);
@@ -150,21 +155,21 @@ class OnlineMoverTest {
 				retries.add(acme.stream().mapToLong(w -> w.rejections.get()).sum() - rejectedBefore);
 			}
 			stopWriters();
-			List<TenantWriter> all = new ArrayList<>(OnlineMoverTest.this.acmeWriters);
+			List<TenantWriter> all = new ArrayList<>(MoverTest.this.acmeWriters);
 			all.addAll(acme);
 			assertTenantLivesOnlyOn("shard-2", "shard-1", all);
-			assertThat(OnlineMoverTest.this.fixture.orders("shard-1", "left-neighbour"))
+			assertThat(MoverTest.this.fixture.orders("shard-1", "left-neighbour"))
 				.isEqualTo(TenantWriter.orders(left));
-			assertThat(OnlineMoverTest.this.fixture.orders("shard-2", "right-neighbour"))
+			assertThat(MoverTest.this.fixture.orders("shard-2", "right-neighbour"))
 				.isEqualTo(TenantWriter.orders(right));
 			assertThat(left).allSatisfy(w -> assertThat(w.rejections.get()).as("neighbour rejections").isZero());
 			assertThat(right).allSatisfy(w -> assertThat(w.rejections.get()).as("neighbour rejections").isZero());
-			assertThat(OnlineMoverTest.this.fixture.changeLog("shard-1")).isZero();
-			assertThat(OnlineMoverTest.this.fixture.changeLog("shard-2")).isZero();
+			assertThat(MoverTest.this.fixture.changeLog("shard-1")).isZero();
+			assertThat(MoverTest.this.fixture.changeLog("shard-2")).isZero();
 			List<Long> sorted = freezeMillis.stream().sorted().toList();
 			System.out.printf("online move under load (H2): %d moves, %d rows of %s at the end, writer ops %d, "
 					+ "freeze window ms p50=%d p99=%d max=%d, total move ms %s, writer retries per move %s%n",
-					targets.length, OnlineMoverTest.this.fixture.rows("shard-2", TENANT),
+					targets.length, MoverTest.this.fixture.rows("shard-2", TENANT),
 					TENANT, acme.stream().mapToLong(w -> w.ops.get()).sum(), percentile(sorted, 50),
 					percentile(sorted, 99), sorted.get(sorted.size() - 1), totalMillis, retries);
 		}
@@ -215,7 +220,7 @@ class OnlineMoverTest {
 		 */
 		private Map<Long, String> moveWithWritesBeforeTheFirstCatchUp(String... statements) throws Exception {
 			for (String shardId : List.of("shard-1", "shard-2")) {
-				ShardTopology.Shard shard = OnlineMoverTest.this.fixture.topology().shard(shardId);
+				ShardTopology.Shard shard = MoverTest.this.fixture.topology().shard(shardId);
 				try (Connection c = shard.dataSource().getConnection()) {
 					shard.dialect().installWriteCheck(c, "coupon", "tenant_id");
 					shard.dialect().installChangeCapture(c, "coupon", "tenant_id");
@@ -224,20 +229,17 @@ class OnlineMoverTest {
 			asTenant("INSERT INTO coupon (id, tenant_id, code) VALUES (1, 'acme', 'SPRING')",
 					"INSERT INTO coupon (id, tenant_id, code) VALUES (2, 'acme', 'SUMMER')",
 					"INSERT INTO coupon (id, tenant_id, code) VALUES (3, 'acme', 'AUTUMN')");
-			OnlineMover mover = new OnlineMover(OnlineMoverTest.this.fixture.directory(),
-					OnlineMoverTest.this.fixture.router(), OnlineMoverTest.this.fixture.topology(), this.tables,
-					"online@test")
-				.withHook((id, step) -> {
+			Mover mover = MoverTest.this.fixture.mover(this.tables).withHook((id, step) -> {
 					if (step == MoveStep.COPIED) {
 						asTenant(statements);
 					}
 				});
 
-			String moveId = mover.move(TENANT, "shard-2", smallBatches());
+			String moveId = mover.moveAndWait(TENANT, "shard-2", smallBatches()).moveId();
 
 			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
 			assertThat(coupons("shard-1")).isEmpty();
-			assertTenantLivesOnlyOn("shard-2", "shard-1", OnlineMoverTest.this.acmeWriters);
+			assertTenantLivesOnlyOn("shard-2", "shard-1", MoverTest.this.acmeWriters);
 			return coupons("shard-2");
 		}
 
@@ -245,7 +247,7 @@ class OnlineMoverTest {
 		private void asTenant(String... statements) {
 			for (String sql : statements) {
 				try {
-					Connection c = OnlineMoverTest.this.fixture.provider().getConnection(TENANT);
+					Connection c = MoverTest.this.fixture.provider().getConnection(TENANT);
 					try (PreparedStatement ps = c.prepareStatement(sql)) {
 						c.setAutoCommit(false);
 						assertThat(ps.executeUpdate()).as(sql).isEqualTo(1);
@@ -253,7 +255,7 @@ class OnlineMoverTest {
 					}
 					finally {
 						c.setAutoCommit(true);
-						OnlineMoverTest.this.fixture.provider().releaseConnection(TENANT, c);
+						MoverTest.this.fixture.provider().releaseConnection(TENANT, c);
 					}
 				}
 				catch (SQLException ex) {
@@ -265,7 +267,7 @@ class OnlineMoverTest {
 		/** @return the tenant's coupons on a shard, id to code, read on a raw connection */
 		private Map<Long, String> coupons(String shardId) throws SQLException {
 			Map<Long, String> coupons = new java.util.TreeMap<>();
-			try (Connection c = OnlineMoverTest.this.fixture.topology().shard(shardId).dataSource().getConnection();
+			try (Connection c = MoverTest.this.fixture.topology().shard(shardId).dataSource().getConnection();
 					PreparedStatement ps = c.prepareStatement("SELECT id, code FROM coupon WHERE tenant_id = ?")) {
 				ps.setString(1, TENANT);
 				try (ResultSet rs = ps.executeQuery()) {
@@ -288,19 +290,31 @@ class OnlineMoverTest {
 				"FINAL_CAUGHT_UP", "VERIFIED", "FLIPPED" })
 		@DisplayName("a mover killed after a step is resumed by another mover and the move completes, verified")
 		void killedMoverIsResumedByAnother(MoveStep killAfter) throws Exception {
+			killAndResume(killAfter, smallBatches());
+		}
+
+		@ParameterizedTest(name = "killed after {0}")
+		@EnumSource(value = MoveStep.class, names = { "PLANNED", "FROZEN", "COPIED", "VERIFIED", "FLIPPED" })
+		@DisplayName("without capture (stop-the-world), a mover killed after a step is resumed by another mover and the "
+				+ "move completes, verified")
+		void killedStopTheWorldMoverIsResumedByAnother(MoveStep killAfter) throws Exception {
+			killAndResume(killAfter, smallBatches().withCapture(false));
+		}
+
+		private void killAndResume(MoveStep killAfter, MoveSettings settings) throws Exception {
 			List<TenantWriter> acme = startWriters(TENANT, 2, 1);
 			awaitProgress(acme);
-			OnlineMover doomed = OnlineMoverTest.this.fixture.mover().withHook((id, step) -> {
+			Mover doomed = MoverTest.this.fixture.mover().withHook((id, step) -> {
 				if (step == killAfter) {
 					throw new Killed(step);
 				}
 			});
-			assertThatThrownBy(() -> doomed.move(TENANT, "shard-2", smallBatches())).isInstanceOf(Killed.class);
+			assertThatThrownBy(() -> doomed.moveAndWait(TENANT, "shard-2", settings)).isInstanceOf(Killed.class);
 			MoveStatus stopped = doomed.findActive(TENANT).orElseThrow();
 			assertThat(stopped.step()).isEqualTo(killAfter);
 			assertThat(stopped.owner()).isEqualTo(doomed.owner());
 
-			OnlineMover successor = OnlineMoverTest.this.fixture.mover().withLease(Duration.ZERO);
+			Mover successor = MoverTest.this.fixture.mover().withLease(Duration.ZERO);
 			MoveStatus done = successor.resume(stopped.moveId());
 
 			assertThat(done.step()).isEqualTo(MoveStep.DONE);
@@ -308,10 +322,10 @@ class OnlineMoverTest {
 			assertThat(successor.findActive(TENANT)).isEmpty();
 			awaitProgress(acme);
 			stopWriters();
-			List<TenantWriter> all = new ArrayList<>(OnlineMoverTest.this.acmeWriters);
+			List<TenantWriter> all = new ArrayList<>(MoverTest.this.acmeWriters);
 			all.addAll(acme);
 			assertTenantLivesOnlyOn("shard-2", "shard-1", all);
-			assertThat(ShardFence.get(OnlineMoverTest.this.fixture.topology().shard("shard-1").dataSource(),
+			assertThat(ShardFence.get(MoverTest.this.fixture.topology().shard("shard-1").dataSource(),
 					"shard-1", TENANT).orElseThrow().state()).isEqualTo(FenceState.MOVED);
 		}
 
@@ -320,48 +334,60 @@ class OnlineMoverTest {
 				"FINAL_CAUGHT_UP", "VERIFIED" })
 		@DisplayName("an abort before the flip leaves the tenant ACTIVE on the source with nothing lost")
 		void abortBeforeFlipRestoresTheSource(MoveStep killAfter) throws Exception {
+			killAndAbort(killAfter, smallBatches());
+		}
+
+		@ParameterizedTest(name = "aborted after {0}")
+		@EnumSource(value = MoveStep.class, names = { "PLANNED", "FROZEN", "COPIED", "VERIFIED" })
+		@DisplayName("without capture (stop-the-world), an abort before the flip leaves the tenant ACTIVE on the source "
+				+ "with nothing lost")
+		void stopTheWorldAbortBeforeFlipRestoresTheSource(MoveStep killAfter) throws Exception {
+			killAndAbort(killAfter, smallBatches().withCapture(false));
+		}
+
+		private void killAndAbort(MoveStep killAfter, MoveSettings settings) throws Exception {
 			List<TenantWriter> acme = startWriters(TENANT, 2, 1);
 			awaitProgress(acme);
-			OnlineMover doomed = OnlineMoverTest.this.fixture.mover().withHook((id, step) -> {
+			Mover doomed = MoverTest.this.fixture.mover().withHook((id, step) -> {
 				if (step == killAfter) {
 					throw new Killed(step);
 				}
 			});
-			assertThatThrownBy(() -> doomed.move(TENANT, "shard-2", smallBatches())).isInstanceOf(Killed.class);
+			assertThatThrownBy(() -> doomed.moveAndWait(TENANT, "shard-2", settings)).isInstanceOf(Killed.class);
 			String moveId = doomed.findActive(TENANT).orElseThrow().moveId();
 
-			MoveStatus aborted = OnlineMoverTest.this.fixture.mover().withLease(Duration.ZERO).abort(moveId);
+			MoveStatus aborted = MoverTest.this.fixture.mover().withLease(Duration.ZERO).abort(moveId);
 
 			assertThat(aborted.step()).isEqualTo(MoveStep.ABORTED);
 			awaitProgress(acme);
 			stopWriters();
-			List<TenantWriter> all = new ArrayList<>(OnlineMoverTest.this.acmeWriters);
+			List<TenantWriter> all = new ArrayList<>(MoverTest.this.acmeWriters);
 			all.addAll(acme);
 			assertTenantLivesOnlyOn("shard-1", "shard-2", all);
-			assertThat(ShardFence.get(OnlineMoverTest.this.fixture.topology().shard("shard-1").dataSource(),
+			assertThat(ShardFence.get(MoverTest.this.fixture.topology().shard("shard-1").dataSource(),
 					"shard-1", TENANT).orElseThrow().state()).isEqualTo(FenceState.OWNED);
-			assertThat(OnlineMoverTest.this.fixture.changeLog("shard-1")).isZero();
+			assertThat(MoverTest.this.fixture.changeLog("shard-1")).isZero();
 			// the lock is released: the tenant can be moved again
-			String again = OnlineMoverTest.this.fixture.mover().move(TENANT, "shard-2", smallBatches());
-			assertThat(OnlineMoverTest.this.fixture.mover().status(again).step()).isEqualTo(MoveStep.DONE);
+			String again = MoverTest.this.fixture.mover().moveAndWait(TENANT, "shard-2", settings).moveId();
+			assertThat(MoverTest.this.fixture.mover().status(again).step()).isEqualTo(MoveStep.DONE);
 			assertTenantLivesOnlyOn("shard-2", "shard-1", all);
 		}
 
 		@Test
 		@DisplayName("a flipped move cannot be aborted")
 		void flippedMoveCannotBeAborted() {
-			OnlineMover doomed = OnlineMoverTest.this.fixture.mover().withHook((id, step) -> {
+			Mover doomed = MoverTest.this.fixture.mover().withHook((id, step) -> {
 				if (step == MoveStep.FLIPPED) {
 					throw new Killed(step);
 				}
 			});
-			assertThatThrownBy(() -> doomed.move(TENANT, "shard-2", smallBatches())).isInstanceOf(Killed.class);
+			assertThatThrownBy(() -> doomed.moveAndWait(TENANT, "shard-2", smallBatches())).isInstanceOf(Killed.class);
 			String moveId = doomed.findActive(TENANT).orElseThrow().moveId();
 
-			assertThatThrownBy(() -> OnlineMoverTest.this.fixture.mover().withLease(Duration.ZERO).abort(moveId))
+			assertThatThrownBy(() -> MoverTest.this.fixture.mover().withLease(Duration.ZERO).abort(moveId))
 				.isInstanceOf(MoveException.class)
 				.hasMessageContaining("FLIPPED");
-			assertThat(OnlineMoverTest.this.fixture.directory().find(TENANT).orElseThrow().shardId())
+			assertThat(MoverTest.this.fixture.directory().find(TENANT).orElseThrow().shardId())
 				.isEqualTo("shard-2");
 		}
 
@@ -374,16 +400,16 @@ class OnlineMoverTest {
 		@Test
 		@DisplayName("a second move of a tenant that is moving is refused, also by another mover and the basic mover")
 		void secondMoveIsRefused() {
-			OnlineMover first = OnlineMoverTest.this.fixture.mover().withHook((id, step) -> {
+			Mover first = MoverTest.this.fixture.mover().withHook((id, step) -> {
 				if (step == MoveStep.MARKED) {
 					throw new Killed(step);
 				}
 			});
-			assertThatThrownBy(() -> first.move(TENANT, "shard-2", smallBatches())).isInstanceOf(Killed.class);
+			assertThatThrownBy(() -> first.moveAndWait(TENANT, "shard-2", smallBatches())).isInstanceOf(Killed.class);
 			String moveId = first.findActive(TENANT).orElseThrow().moveId();
-			OnlineMover other = OnlineMoverTest.this.fixture.mover();
+			Mover other = MoverTest.this.fixture.mover();
 
-			assertThatThrownBy(() -> other.move(TENANT, "shard-2", MoveOptions.defaults()))
+			assertThatThrownBy(() -> other.moveAndWait(TENANT, "shard-2", MoveSettings.defaults()))
 				.isInstanceOfSatisfying(MoveInProgressException.class, ex -> {
 					assertThat(ex.moveId()).isEqualTo(moveId);
 					assertThat(ex.tenantId()).isEqualTo(TENANT);
@@ -391,7 +417,7 @@ class OnlineMoverTest {
 				.hasMessageContaining(moveId);
 			assertThatThrownBy(() -> other.resume(moveId)).isInstanceOf(MoveInProgressException.class)
 				.hasMessageContaining(first.owner());
-			assertThatThrownBy(() -> OnlineMoverTest.this.fixture.admin().move(TENANT, "shard-2"))
+			assertThatThrownBy(() -> MoverTest.this.fixture.admin().move(TENANT, "shard-2"))
 				.isInstanceOfSatisfying(MoveInProgressException.class, ex -> assertThat(ex.moveId()).isEqualTo(moveId))
 				.hasMessageContaining("MIGRATING");
 			assertThat(other.withLease(Duration.ZERO).abort(moveId).step()).isEqualTo(MoveStep.ABORTED);
@@ -401,39 +427,82 @@ class OnlineMoverTest {
 		@DisplayName("a basic move of a tenant whose online move has flipped but not been cleaned is refused with "
 				+ "MoveInProgressException; after the clean it is allowed")
 		void basicMoveOfAFlippedButUncleanedTenantIsRefused() {
-			OnlineMover mover = OnlineMoverTest.this.fixture.mover();
-			String moveId = mover.move(TENANT, "shard-2", smallBatches().withCleanDelay(Duration.ofHours(1)));
+			Mover mover = MoverTest.this.fixture.mover();
+			String moveId = mover.moveAndWait(TENANT, "shard-2", smallBatches().withCleanDelay(Duration.ofHours(1)))
+				.moveId();
 			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.FLIPPED);
-			long rows = OnlineMoverTest.this.fixture.rows("shard-1", TENANT);
+			long rows = MoverTest.this.fixture.rows("shard-1", TENANT);
 
-			assertThatThrownBy(() -> OnlineMoverTest.this.fixture.admin().move(TENANT, "shard-1"))
+			assertThatThrownBy(() -> MoverTest.this.fixture.admin().move(TENANT, "shard-1"))
 				.isInstanceOfSatisfying(MoveInProgressException.class, ex -> assertThat(ex.moveId()).isEqualTo(moveId))
 				.hasMessageContaining(TENANT)
 				.hasMessageContaining("FLIPPED");
-			assertThat(OnlineMoverTest.this.fixture.rows("shard-1", TENANT)).as("source rows kept").isEqualTo(rows);
-			assertThat(OnlineMoverTest.this.fixture.directory().find(TENANT).orElseThrow().shardId())
+			assertThat(MoverTest.this.fixture.rows("shard-1", TENANT)).as("source rows kept").isEqualTo(rows);
+			assertThat(MoverTest.this.fixture.directory().find(TENANT).orElseThrow().shardId())
 				.isEqualTo("shard-2");
 
 			assertThat(mover.clean(moveId).step()).isEqualTo(MoveStep.DONE);
-			OnlineMoverTest.this.fixture.admin().move(TENANT, "shard-1");
-			assertTenantLivesOnlyOn("shard-1", "shard-2", OnlineMoverTest.this.acmeWriters);
+			MoverTest.this.fixture.admin().move(TENANT, "shard-1");
+			assertTenantLivesOnlyOn("shard-1", "shard-2", MoverTest.this.acmeWriters);
 		}
 
 		@Test
 		@DisplayName("a table without a tenant column makes the move refuse to start, naming the table")
 		void tableWithoutTenantColumnIsRefused() {
-			DirectoryEntry before = OnlineMoverTest.this.fixture.directory().find(TENANT).orElseThrow();
+			DirectoryEntry before = MoverTest.this.fixture.directory().find(TENANT).orElseThrow();
 			List<TenantTable> tables = new ArrayList<>(MoveFixture.TABLES);
 			tables.add(new TenantTable("shared_setting", "tenant_id"));
-			OnlineMover mover = new OnlineMover(OnlineMoverTest.this.fixture.directory(),
-					OnlineMoverTest.this.fixture.router(), OnlineMoverTest.this.fixture.topology(), tables, "t@test");
+			Mover mover = MoverTest.this.fixture.mover(tables);
 
-			assertThatThrownBy(() -> mover.move(TENANT, "shard-2", MoveOptions.defaults()))
+			assertThatThrownBy(() -> mover.moveAndWait(TENANT, "shard-2", MoveSettings.defaults()))
 				.isInstanceOf(MoveException.class)
 				.hasMessageContaining("shared_setting")
 				.hasMessageContaining("tenant_id");
-			assertThat(OnlineMoverTest.this.fixture.directory().find(TENANT)).contains(before);
+			assertThat(MoverTest.this.fixture.directory().find(TENANT)).contains(before);
 			assertThat(mover.findActive(TENANT)).isEmpty();
+		}
+
+	}
+
+	@Nested
+	@DisplayName("moves on the executor")
+	class OnTheExecutor {
+
+		@Test
+		@DisplayName("move returns once the move is recorded; the executor runs it to DONE under writers")
+		void moveRunsOnTheExecutor() throws Exception {
+			List<TenantWriter> acme = startWriters(TENANT, 2, 1);
+			awaitProgress(acme);
+			Mover mover = MoverTest.this.fixture.mover();
+
+			String moveId = mover.move(TENANT, "shard-2", smallBatches());
+
+			assertThat(mover.status(moveId).tenantId()).isEqualTo(TENANT);
+			Poll.until("the move to end", () -> mover.status(moveId).isFinished());
+			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
+			awaitProgress(acme);
+			stopWriters();
+			List<TenantWriter> all = new ArrayList<>(MoverTest.this.acmeWriters);
+			all.addAll(acme);
+			assertTenantLivesOnlyOn("shard-2", "shard-1", all);
+		}
+
+		@Test
+		@DisplayName("a step failing on the executor aborts the move and records why")
+		void failureOnTheExecutorIsRecorded() {
+			Mover mover = MoverTest.this.fixture.mover().withHook((id, step) -> {
+				if (step == MoveStep.COPIED) {
+					throw new IllegalStateException("refused by the test");
+				}
+			});
+
+			String moveId = mover.move(TENANT, "shard-2", smallBatches());
+
+			Poll.until("the move to end", () -> mover.status(moveId).isFinished());
+			MoveStatus status = mover.status(moveId);
+			assertThat(status.step()).isEqualTo(MoveStep.ABORTED);
+			assertThat(status.stepData()).contains("refused by the test");
+			assertTenantLivesOnlyOn("shard-1", "shard-2", MoverTest.this.acmeWriters);
 		}
 
 	}
@@ -445,18 +514,19 @@ class OnlineMoverTest {
 		@Test
 		@DisplayName("with a clean delay the source keeps its rows until cleaned on command")
 		void cleanDelayKeepsSourceRowsUntilCleaned() {
-			OnlineMover mover = OnlineMoverTest.this.fixture.mover();
-			long rows = OnlineMoverTest.this.fixture.rows("shard-1", TENANT);
-			String moveId = mover.move(TENANT, "shard-2", smallBatches().withCleanDelay(Duration.ofHours(1)));
+			Mover mover = MoverTest.this.fixture.mover();
+			long rows = MoverTest.this.fixture.rows("shard-1", TENANT);
+			String moveId = mover.moveAndWait(TENANT, "shard-2", smallBatches().withCleanDelay(Duration.ofHours(1)))
+				.moveId();
 
 			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.FLIPPED);
 			assertThat(mover.resume(moveId).step()).isEqualTo(MoveStep.FLIPPED);
-			assertThat(OnlineMoverTest.this.fixture.rows("shard-1", TENANT)).isEqualTo(rows);
-			assertThat(OnlineMoverTest.this.fixture.rows("shard-2", TENANT)).isEqualTo(rows);
+			assertThat(MoverTest.this.fixture.rows("shard-1", TENANT)).isEqualTo(rows);
+			assertThat(MoverTest.this.fixture.rows("shard-2", TENANT)).isEqualTo(rows);
 
 			assertThat(mover.clean(moveId).step()).isEqualTo(MoveStep.DONE);
-			assertThat(OnlineMoverTest.this.fixture.rows("shard-1", TENANT)).isZero();
-			assertTenantLivesOnlyOn("shard-2", "shard-1", OnlineMoverTest.this.acmeWriters);
+			assertThat(MoverTest.this.fixture.rows("shard-1", TENANT)).isZero();
+			assertTenantLivesOnlyOn("shard-2", "shard-1", MoverTest.this.acmeWriters);
 		}
 
 	}
