@@ -11,7 +11,6 @@ import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.boot.retry.RetrySettings;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
@@ -31,6 +30,8 @@ import io.github.shardtenancy.fence.ShardFence;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PessimisticLockException;
 import org.junit.jupiter.api.AfterEach;
@@ -153,8 +154,8 @@ class AutomaticRetryTests {
 		void staleRouterIsRejectedAtBeginAndRetriedOnNewOwner() {
 			noteService.persistAndFlush("before the move");
 			TenantRouter otherInstance = new TenantRouter(directory, RouterSettings.defaults());
-			new TenantMover(directory, otherInstance, topology, List.of(new TenantTable("note", "tenant_id")),
-					"other-instance").move(tenant, "shard-2");
+			new Mover(directory, otherInstance, topology, List.of(new TenantTable("note", "tenant_id")),
+					"other-instance", Runnable::run).moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());
 			assertThat(router.cached(tenant)).get().extracting(DirectoryEntry::shardId).isEqualTo("shard-1");
 			long invalidationsBefore = router.stats().invalidations();
 			noteService.reset();

@@ -17,7 +17,6 @@ import io.github.shardtenancy.NoTenantBoundException;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.boot.opsapp.AuditJob;
 import io.github.shardtenancy.boot.opsapp.AuditService;
@@ -32,6 +31,8 @@ import io.github.shardtenancy.fence.ShardFence;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import org.junit.jupiter.api.BeforeEach;
@@ -169,8 +170,8 @@ class OperationsTests {
 			admin.create(tenant, "shard-1");
 			TenantContext.runAs(tenant, () -> audit.record("before the move"));
 			TenantRouter otherInstance = new TenantRouter(directory, RouterSettings.defaults());
-			new TenantMover(directory, otherInstance, topology, List.of(new TenantTable("audit_entry", "tenant_id")),
-					"other-instance").move(tenant, "shard-2");
+			new Mover(directory, otherInstance, topology, List.of(new TenantTable("audit_entry", "tenant_id")),
+					"other-instance", Runnable::run).moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());
 			assertThat(router.cached(tenant)).get().extracting(DirectoryEntry::shardId).isEqualTo("shard-1");
 			double rejections = count("shardtenancy.fence.rejections", "shard", "shard-1", "reason", "MOVED");
 			double retries = count("shardtenancy.retries");

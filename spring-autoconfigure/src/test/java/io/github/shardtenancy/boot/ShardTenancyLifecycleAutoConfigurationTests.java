@@ -7,6 +7,9 @@ import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.directory.Directory;
+import io.github.shardtenancy.directory.DirectoryHistoryRecord;
+import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.move.MoveSettings;
 import io.github.shardtenancy.lifecycle.DirectoryHistory;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.lifecycle.TenantLifecycle;
@@ -127,8 +130,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	@DisplayName("a slot move goes through the online mover: one move-log row per moved tenant, DONE, and the rows arrive")
 	void aSlotMoveGoesThroughTheOnlineMover() {
 		this.runner.withPropertyValues("shard-tenancy.lifecycle.placement=slots").run(context -> {
-			assertThat(context.getBean(io.github.shardtenancy.lifecycle.TenantMoves.class))
-				.isInstanceOf(OnlineTenantMoves.class);
+			assertThat(context.getBean(MoveSettings.class).capture()).isTrue();
 			context.getBean(SlotMap.class).initialize(2, java.util.List.of("shard-1"), "test");
 			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
 			TenantRouter router = context.getBean(TenantRouter.class);
@@ -239,17 +241,19 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	}
 
 	@Test
-	@DisplayName("the lifecycle's moves back off to the application's own TenantMoves")
-	void theLifecycleUsesTheApplicationsTenantMoves() {
-		java.util.List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+	@DisplayName("the lifecycle's moves back off to the application's own MoveSettings: stop-the-world here")
+	void theLifecycleUsesTheApplicationsMoveSettings() {
 		this.runner
-			.withBean(io.github.shardtenancy.lifecycle.TenantMoves.class,
-					() -> (tenant, target) -> calls.add(tenant + "->" + target))
+			.withBean(MoveSettings.class, MoveSettings::stopTheWorld)
 			.run(context -> {
 				TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
 				lifecycle.create("mine");
 				lifecycle.move("mine", "shard-2");
-				assertThat(calls).containsExactly("mine->shard-2");
+				Directory directory = context.getBean(Directory.class);
+				assertThat(directory.find("mine").orElseThrow().shardId()).isEqualTo("shard-2");
+				assertThat(directory.history("mine"))
+					.extracting(DirectoryHistoryRecord::toState)
+					.containsExactly(TenantState.ACTIVE, TenantState.FROZEN, TenantState.ACTIVE);
 			});
 	}
 

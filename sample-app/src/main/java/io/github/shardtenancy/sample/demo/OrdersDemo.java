@@ -29,19 +29,19 @@ import java.util.concurrent.atomic.LongAdder;
 
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.admin.MoveResult;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.move.MoveHook;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.MoveStatus;
+import io.github.shardtenancy.internal.move.Mover;
+import io.github.shardtenancy.move.MoveSettings;
 import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.sample.orders.OrderService;
+import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.topology.ShardTopology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +52,7 @@ import org.springframework.stereotype.Component;
  * back and forth between shards; afterwards every shard is read directly and compared with what the writers saw
  * committed.
  *
- * <p>The mover is the auto-configured {@link OnlineMover} (mark, copy, catch up, freeze, final catch-up, verify, flip,
+ * <p>The mover is the auto-configured {@link TenantMover} (mark, copy, catch up, freeze, final catch-up, verify, flip,
  * clean), playing a second application instance: it keeps its own {@link TenantRouter} on the same directory (own
  * cache, a sync interval of minutes) up to date instead of the application's. The application's router therefore
  * learns of a move only at its next background sync or when the source's fence rejects a transaction routed with the
@@ -96,9 +96,9 @@ public class OrdersDemo {
 
 	private final OrderService orders;
 
-	private final OnlineMover onlineMover;
+	private final Mover onlineMover;
 
-	private final MoveOptions moveOptions;
+	private final MoveSettings moveSettings;
 
 	/**
 	 * @param properties the demo settings
@@ -108,12 +108,13 @@ public class OrdersDemo {
 	 * @param writer the transactional writer
 	 * @param observer the retry listener
 	 * @param orders finds each tenant's customer before the run
-	 * @param onlineMover the auto-configured online mover (the demo points it at a router of its own)
-	 * @param moveOptions the auto-configured move options ({@code shard-tenancy.move.*})
+	 * @param onlineMover the auto-configured mover, a {@link Mover} (the demo points it at a router of its own and
+	 * times its steps with a hook)
+	 * @param moveSettings the auto-configured move settings ({@code shard-tenancy.move.*})
 	 */
 	public OrdersDemo(DemoProperties properties, Directory directory, ShardTopology topology, TenantRouter router,
-			DemoOrderWriter writer, RetryObserver observer, OrderService orders, OnlineMover onlineMover,
-			MoveOptions moveOptions) {
+			DemoOrderWriter writer, RetryObserver observer, OrderService orders, TenantMover onlineMover,
+			MoveSettings moveSettings) {
 		this.properties = properties;
 		this.directory = directory;
 		this.topology = topology;
@@ -121,8 +122,12 @@ public class OrdersDemo {
 		this.writer = writer;
 		this.observer = observer;
 		this.orders = orders;
-		this.onlineMover = onlineMover;
-		this.moveOptions = moveOptions;
+		if (!(onlineMover instanceof Mover mover)) {
+			throw new IllegalStateException("The demo points the mover at a router of its own: it needs the "
+					+ "auto-configured mover, not " + onlineMover.getClass().getName());
+		}
+		this.onlineMover = mover;
+		this.moveSettings = moveSettings;
 	}
 
 	/**
@@ -163,8 +168,8 @@ public class OrdersDemo {
 				RouterSettings.defaults().withSyncInterval(this.properties.moverSyncInterval()))) {
 			moverRouter.start();
 			StepTimes steps = new StepTimes(this.onlineMover);
-			OnlineMover mover = this.onlineMover.withRouter(moverRouter).withHook(steps);
-			MoveOptions options = this.moveOptions.withCleanDelay(Duration.ofSeconds(1));
+			Mover mover = this.onlineMover.withRouter(moverRouter).withHook(steps);
+			MoveSettings options = this.moveSettings.withCleanDelay(Duration.ofSeconds(1));
 			AtomicInteger threadNumber = new AtomicInteger();
 			ExecutorService pool = Executors.newFixedThreadPool(this.properties.writers() + 1,
 					r -> new Thread(r, "demo-" + threadNumber.incrementAndGet()));
@@ -298,7 +303,7 @@ public class OrdersDemo {
 	 * Moves random tenants while the run lasts, then cleans the sources of the moves still waiting for their clean
 	 * delay. A tenant whose last move is not cleaned yet is not moved again (the move log would refuse it).
 	 */
-	private void move(Run run, OnlineMover mover, MoveOptions options, StepTimes steps, BooleanSupplier running) {
+	private void move(Run run, Mover mover, MoveSettings options, StepTimes steps, BooleanSupplier running) {
 		ThreadLocalRandom random = ThreadLocalRandom.current();
 		Map<String, String> uncleaned = new LinkedHashMap<>();
 		while (running.getAsBoolean()) {
@@ -312,15 +317,13 @@ public class OrdersDemo {
 				DirectoryEntry entry = this.directory.find(tenant).orElseThrow();
 				List<String> others = run.shards.stream().filter(s -> !s.equals(entry.shardId())).toList();
 				String target = others.get(random.nextInt(others.size()));
-				long started = System.nanoTime();
-				String moveId = mover.move(tenant, target, options);
-				MoveStatus status = mover.status(moveId);
+				MoveResult result = mover.moveAndWait(tenant, target, options);
 				synchronized (run.moves) {
-					run.moves.add(steps.result(status, Duration.ofNanos(System.nanoTime() - started)));
-					run.moveSteps.add(steps.describe(moveId));
+					run.moves.add(result);
+					run.moveSteps.add(steps.describe(result.moveId()));
 				}
-				if (status.step() == MoveStep.FLIPPED) {
-					uncleaned.put(tenant, moveId);
+				if (result.step() == MoveStep.FLIPPED) {
+					uncleaned.put(tenant, result.moveId());
 				}
 			}
 			catch (ShardTenancyException ex) {
@@ -341,8 +344,8 @@ public class OrdersDemo {
 		}
 	}
 
-	/** Resumes every flipped move: it cleans the source once the clean delay has passed. */
-	private static void clean(Run run, OnlineMover mover, Map<String, String> uncleaned) {
+	/** Resumes every flipped move: it cleans the source once the clean delay has passed (if the mover has not). */
+	private static void clean(Run run, Mover mover, Map<String, String> uncleaned) {
 		uncleaned.entrySet().removeIf(move -> {
 			try {
 				return mover.resume(move.getValue()).step() == MoveStep.DONE;
@@ -356,18 +359,17 @@ public class OrdersDemo {
 	}
 
 	/**
-	 * The online mover's hook here: records when each step of each move was recorded, and the step's data (the
-	 * directory versions of the freeze and the flip, the rows copied). Thread-safe.
+	 * The mover's hook here: records when each step of each move was recorded, and the step's data. Thread-safe.
 	 */
 	private static final class StepTimes implements MoveHook {
 
-		private final OnlineMover reader;
+		private final TenantMover reader;
 
 		private final Map<String, List<String[]>> steps = new ConcurrentHashMap<>();
 
 		private final Map<String, Long> last = new ConcurrentHashMap<>();
 
-		StepTimes(OnlineMover reader) {
+		StepTimes(TenantMover reader) {
 			this.reader = reader;
 		}
 
@@ -394,25 +396,6 @@ public class OrdersDemo {
 				}
 			}
 			return out.toString();
-		}
-
-		MoveResult result(MoveStatus status, Duration total) {
-			return new MoveResult(status.tenantId(), status.sourceShardId(), status.targetShardId(),
-					number(status.moveId(), MoveStep.FROZEN, "directory version "),
-					number(status.moveId(), MoveStep.FLIPPED, "directory version "),
-					Map.of("all tables", number(status.moveId(), MoveStep.COPIED, "rows=")),
-					status.freezeWindow().orElse(Duration.ZERO), total);
-		}
-
-		private long number(String moveId, MoveStep step, String prefix) {
-			for (String[] recorded : this.steps.getOrDefault(moveId, List.of())) {
-				int at = recorded[2].indexOf(prefix);
-				if (recorded[0].equals(step.name()) && at >= 0) {
-					String digits = recorded[2].substring(at + prefix.length()).replaceAll("^(\\d+).*$", "$1");
-					return Long.parseLong(digits);
-				}
-			}
-			return -1;
 		}
 
 	}

@@ -4,9 +4,10 @@ import java.util.List;
 
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.internal.move.Mover;
+import io.github.shardtenancy.TenantMover;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableAsync;
@@ -21,9 +22,9 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 @EnableScheduling
 public class OpsApplication {
 
-	/** The online mover the endpoint starts moves with; the change capture it needs is installed here. */
+	/** The mover the endpoint starts moves with; the change capture it needs is installed here. */
 	@Bean
-	OnlineMover onlineMover(Directory directory, TenantRouter router, ShardTopology topology)
+	TenantMover tenantMover(Directory directory, TenantRouter router, ShardTopology topology)
 			throws java.sql.SQLException {
 		List<TenantTable> resolved = List.of(new TenantTable("audit_entry", "tenant_id"));
 		for (String shardId : topology.shardIds()) {
@@ -34,7 +35,7 @@ public class OpsApplication {
 				}
 			}
 		}
-		return new OnlineMover(directory, router, topology, resolved, "ops-tests");
+		return new Mover(directory, router, topology, resolved, "ops-tests", Runnable::run);
 	}
 
 }

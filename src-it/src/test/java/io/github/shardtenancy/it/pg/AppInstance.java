@@ -9,7 +9,6 @@ import java.util.Properties;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
@@ -18,6 +17,8 @@ import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.internal.move.Mover;
 
 /**
  * One "application instance" on the PostgreSQL cluster, wired by hand like the Boot module would: its own directory
@@ -41,6 +42,9 @@ final class AppInstance implements AutoCloseable {
 	final TenantRoutingDataSource dataSource;
 
 	final TenantAdmin admin;
+
+	/** The movers' executor (moves, verification halves, delayed cleans), shut down on close. */
+	final java.util.concurrent.ExecutorService moveExecutor = java.util.concurrent.Executors.newFixedThreadPool(4);
 
 	final DirectoryWatcher watcher;
 
@@ -68,9 +72,10 @@ final class AppInstance implements AutoCloseable {
 		}
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
 		this.dataSource = new TenantRoutingDataSource(this.provider);
-		TenantMover mover = new TenantMover(this.directory, this.router, this.topology,
-				List.of(PostgresCluster.NOTES), "mover@" + name);
-		this.admin = new TenantAdmin(this.directory, this.router, this.topology, mover, "admin@" + name);
+		Mover mover = new Mover(this.directory, this.router, this.topology, List.of(PostgresCluster.NOTES),
+				"mover@" + name, this.moveExecutor);
+		this.admin = new TenantAdmin(this.directory, this.router, this.topology, mover, MoveSettings.stopTheWorld(),
+				"admin@" + name);
 		this.router.start();
 		if (watcherSettings != null) {
 			Properties props = new Properties();
@@ -135,6 +140,7 @@ final class AppInstance implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.moveExecutor.shutdownNow();
 		if (this.watcher != null) {
 			this.watcher.close();
 		}

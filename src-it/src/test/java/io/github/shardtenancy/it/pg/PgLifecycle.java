@@ -15,7 +15,6 @@ import java.util.function.Supplier;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
@@ -30,6 +29,8 @@ import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardConnector;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.internal.move.Mover;
 
 /**
  * A lifecycle deployment of its own on the shared PostgreSQL servers: fresh databases (a directory on the directory
@@ -56,7 +57,10 @@ final class PgLifecycle implements AutoCloseable {
 
 	final ShardMultiTenantConnectionProvider provider;
 
-	final TenantMover mover;
+	final Mover mover;
+
+	/** The mover's executor, shut down on close. */
+	final java.util.concurrent.ExecutorService moveExecutor = java.util.concurrent.Executors.newFixedThreadPool(2);
 
 	final SlotMap slots;
 
@@ -89,15 +93,15 @@ final class PgLifecycle implements AutoCloseable {
 		this.router = new TenantRouter(this.directory, RouterSettings.defaults());
 		this.router.loadSnapshot();
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
-		this.mover = new TenantMover(this.directory, this.router, this.topology, List.of(PostgresCluster.NOTES),
-				"mover@pg");
+		this.mover = new Mover(this.directory, this.router, this.topology, List.of(PostgresCluster.NOTES),
+				"mover@pg", this.moveExecutor);
 		this.slots = new SlotMap(this.directory).load();
 		this.lifecycle = lifecycle(this.directory, this.router, policy);
 	}
 
 	TenantLifecycle lifecycle(Directory directory, TenantRouter router, PlacementPolicy policy) {
 		return new TenantLifecycle(directory, router, this.topology, this.registry, new ShardPlacement(policy),
-				this.slots, this.mover::move, List.of(PostgresCluster.NOTES), "ops@pg");
+				this.slots, this.mover, MoveSettings.stopTheWorld(), List.of(PostgresCluster.NOTES), "ops@pg");
 	}
 
 	/** Pool settings (with the server's credentials) for a new, empty database on a shard server. */
@@ -218,6 +222,7 @@ final class PgLifecycle implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.moveExecutor.shutdownNow();
 		this.router.close();
 		this.topology.close();
 		this.pools.forEach(HikariDataSource::close);

@@ -14,7 +14,6 @@ import javax.sql.DataSource;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.it.pg.jpa.Attempts;
@@ -28,6 +27,8 @@ import io.github.shardtenancy.it.pg.jpa.TicketService;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -168,8 +169,8 @@ class PostgresBootJpaPathsTest {
 			throws Exception {
 		TenantRouter appRouter = app.getBean(TenantRouter.class);
 		Attempts appAttempts = app.getBean(Attempts.class);
-		new TenantMover(operator.directory, operator.router, operator.topology, TABLES, "jpa-paths-op").move(tenant,
-				"shard-2");
+		new Mover(operator.directory, operator.router, operator.topology, TABLES, "jpa-paths-op", Runnable::run)
+			.moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());
 		assertThat(appRouter.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-1"));
 		appAttempts.reset();
 		app.getBean(TicketService.class).reset();

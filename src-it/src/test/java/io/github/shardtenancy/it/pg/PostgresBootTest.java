@@ -9,7 +9,6 @@ import java.util.List;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.it.h2.domain.AttemptRecorder;
 import io.github.shardtenancy.it.h2.domain.OrderService;
@@ -19,6 +18,8 @@ import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -116,8 +117,9 @@ class PostgresBootTest {
 		TenantContext.runAs(tenant, () -> orders.place("before the move"));
 
 		try (AppInstance operator = AppInstance.plain(cluster, "boot-op", RouterSettings.defaults(), 2)) {
-			new TenantMover(operator.directory, operator.router, operator.topology,
-					List.of(new TenantTable("purchase_order", "tenant_id")), "boot-op").move(tenant, "shard-2");
+			new Mover(operator.directory, operator.router, operator.topology,
+					List.of(new TenantTable("purchase_order", "tenant_id")), "boot-op", Runnable::run)
+				.moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());
 		}
 		assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-1"));
 		attempts.reset();

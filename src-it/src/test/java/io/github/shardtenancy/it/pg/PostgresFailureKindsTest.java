@@ -26,10 +26,10 @@ import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.itpg.PgNote;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.RouterStats;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -101,8 +101,9 @@ class PostgresFailureKindsTest {
 			this.operator.admin.move(tenant, target);
 		}
 		else {
-			new OnlineMover(this.operator.directory, this.operator.router, this.operator.topology,
-					List.of(PostgresCluster.NOTES), "kinds-online").move(tenant, target, MoveOptions.defaults());
+			new Mover(this.operator.directory, this.operator.router, this.operator.topology,
+					List.of(PostgresCluster.NOTES), "kinds-online", Runnable::run)
+				.moveAndWait(tenant, target, MoveSettings.defaults());
 		}
 	}
 

@@ -23,7 +23,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
@@ -32,6 +31,8 @@ import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -89,8 +90,9 @@ class PostgresPgBouncerTest {
 			topology.addShard("shard-1", (javax.sql.DataSource) shardPool);
 			router.start();
 			TenantAdmin admin = new TenantAdmin(router.directory(), router, topology,
-					new TenantMover(router.directory(), router, topology, List.of(PostgresCluster.NOTES), "bouncer"),
-					"bouncer");
+					new Mover(router.directory(), router, topology, List.of(PostgresCluster.NOTES), "bouncer",
+							Runnable::run),
+					MoveSettings.stopTheWorld(), "bouncer");
 			Map<String, Long> versions = Map.of(a, admin.create(a, "shard-1").version(), b,
 					admin.create(b, "shard-1").version());
 			TenantRoutingDataSource routed = new TenantRoutingDataSource(

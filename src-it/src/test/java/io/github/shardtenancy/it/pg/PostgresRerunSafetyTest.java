@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnsafeToRerunException;
 import io.github.shardtenancy.admin.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.directory.DirectoryEntry;
@@ -29,6 +28,8 @@ import io.github.shardtenancy.it.pg.rerun.RerunnableEntryService;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
+import io.github.shardtenancy.move.MoveSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -157,8 +158,8 @@ class PostgresRerunSafetyTest {
 
 	/** Moves the tenant to shard-2 behind the application's back: it still routes the tenant to shard-1. */
 	private void moveTheApplicationMisses() {
-		new TenantMover(operator.directory, operator.router, operator.topology, TABLES, "pg-rerun-op")
-			.move(this.tenant, "shard-2");
+		new Mover(operator.directory, operator.router, operator.topology, TABLES, "pg-rerun-op", Runnable::run)
+			.moveAndWait(this.tenant, "shard-2", MoveSettings.stopTheWorld());
 		assertThat(router.cached(this.tenant)).get().extracting(DirectoryEntry::shardId).isEqualTo("shard-1");
 	}
 

@@ -9,12 +9,16 @@ import java.util.UUID;
 
 import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.admin.MoveResult;
 import io.github.shardtenancy.admin.TenantAdmin;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.directory.Directory;
-import io.github.shardtenancy.move.MoveOptions;
+import io.github.shardtenancy.directory.DirectoryHistoryRecord;
+import io.github.shardtenancy.directory.TenantState;
+import io.github.shardtenancy.internal.move.Mover;
+import io.github.shardtenancy.move.MoveSettings;
 import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.topology.ShardTopology;
 import org.junit.jupiter.api.DisplayName;
@@ -28,11 +32,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The auto-configured online mover: present by default with its options from {@code shard-tenancy.move.*}, its change
- * capture installed on the tenant tables, able to move a tenant, and backing off to the application's own beans.
+ * The auto-configured mover: present by default with its settings from {@code shard-tenancy.move.*}, its change
+ * capture installed on the tenant tables, able to move a tenant online and (through the admin) stop-the-world, its
+ * executor shut down with the context, and backing off to the application's own beans.
  */
-@DisplayName("Online mover auto-configuration")
-class OnlineMoverAutoConfigurationTests {
+@DisplayName("Mover auto-configuration")
+class MoverAutoConfigurationTests {
 
 	private static String h2(String name) {
 		return "jdbc:h2:mem:" + name + "-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
@@ -45,24 +50,35 @@ class OnlineMoverAutoConfigurationTests {
 				"shard-tenancy.shards.shard-2.url=" + h2("shard-2"), "shard-tenancy.sync.interval=1h");
 
 	@Test
-	@DisplayName("an OnlineMover and its MoveOptions are present by default, the options taken from the defaults")
+	@DisplayName("a TenantMover and its MoveSettings are present by default, the settings taken from the defaults")
 	void presentByDefault() {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context).hasSingleBean(OnlineMover.class).hasSingleBean(MoveOptions.class);
-			assertThat(context.getBean(MoveOptions.class)).isEqualTo(MoveOptions.defaults());
+			assertThat(context).hasSingleBean(TenantMover.class).hasSingleBean(MoveSettings.class);
+			assertThat(context.getBean(MoveSettings.class)).isEqualTo(MoveSettings.defaults());
 		});
 	}
 
 	@Test
-	@DisplayName("shard-tenancy.move.* reaches the MoveOptions bean")
-	void propertiesReachTheOptions() {
+	@DisplayName("the mover's executor is shut down with the context")
+	void executorIsShutDownWithTheContext() {
+		MoveExecutor[] executor = new MoveExecutor[1];
+		this.runner.run((context) -> {
+			executor[0] = context.getBean(MoveExecutor.class);
+			assertThat(executor[0].executor().isShutdown()).isFalse();
+		});
+		assertThat(executor[0].executor().isShutdown()).isTrue();
+	}
+
+	@Test
+	@DisplayName("shard-tenancy.move.* reaches the MoveSettings bean")
+	void propertiesReachTheSettings() {
 		this.runner
 			.withPropertyValues("shard-tenancy.move.batch-size=250", "shard-tenancy.move.throttle=5ms",
 					"shard-tenancy.move.catch-up-lag-threshold=7", "shard-tenancy.move.max-catch-up-rounds=3",
 					"shard-tenancy.move.online-clean-delay=1m")
-			.run((context) -> assertThat(context.getBean(MoveOptions.class)).isEqualTo(
-					new MoveOptions(250, Duration.ofMillis(5), 7, 3, Duration.ofMinutes(1))));
+			.run((context) -> assertThat(context.getBean(MoveSettings.class)).isEqualTo(
+					new MoveSettings(250, Duration.ofMillis(5), 7, 3, Duration.ofMinutes(1), true)));
 	}
 
 	@Test
@@ -91,13 +107,39 @@ class OnlineMoverAutoConfigurationTests {
 				}
 				context.getBean(TenantAdmin.class).create("acme", "shard-1");
 				insertNote(context.getBean(TenantRouter.class), topology, "acme");
-				OnlineMover mover = context.getBean(OnlineMover.class);
+				TenantMover mover = context.getBean(TenantMover.class);
 
-				String moveId = mover.move("acme", "shard-2", context.getBean(MoveOptions.class));
+				String moveId = mover.moveAndWait("acme", "shard-2", context.getBean(MoveSettings.class)).moveId();
 
 				assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
 				assertThat(context.getBean(Directory.class).find("acme").orElseThrow().shardId()).isEqualTo("shard-2");
 				assertThat(count(topology, "shard-2", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isOne();
+				assertThat(count(topology, "shard-1", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isZero();
+				assertThat(context.getBean(Directory.class).history("acme")).extracting(DirectoryHistoryRecord::toState)
+					.containsExactly(TenantState.ACTIVE, TenantState.MIGRATING, TenantState.FROZEN, TenantState.ACTIVE);
+			});
+	}
+
+	@Test
+	@DisplayName("the admin moves stop-the-world with the same mover, cleaning after shard-tenancy.move.clean-delay")
+	void theAdminMovesStopTheWorld() {
+		this.runner
+			.withPropertyValues("shard-tenancy.liquibase.shard-changelogs=classpath:db/test-shard.xml",
+					"shard-tenancy.tenant-tables=note:tenant_id", "shard-tenancy.move.clean-delay=0s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				ShardTopology topology = context.getBean(ShardTopology.class);
+				TenantAdmin admin = context.getBean(TenantAdmin.class);
+				admin.create("acme", "shard-1");
+				insertNote(context.getBean(TenantRouter.class), topology, "acme");
+
+				MoveResult result = admin.move("acme", "shard-2");
+
+				assertThat(result.step()).isEqualTo(MoveStep.DONE);
+				assertThat(result.rowsCopied()).containsEntry("note", 1L);
+				assertThat(context.getBean(TenantMover.class).status(result.moveId()).settings().capture()).isFalse();
+				assertThat(context.getBean(Directory.class).history("acme")).extracting(DirectoryHistoryRecord::toState)
+					.containsExactly(TenantState.ACTIVE, TenantState.FROZEN, TenantState.ACTIVE);
 				assertThat(count(topology, "shard-1", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isZero();
 			});
 	}
@@ -107,7 +149,7 @@ class OnlineMoverAutoConfigurationTests {
 	void withoutTablesMovesAreRefused() {
 		this.runner.run((context) -> {
 			context.getBean(TenantAdmin.class).create("acme", "shard-1");
-			assertThatThrownBy(() -> context.getBean(OnlineMover.class).move("acme", "shard-2", MoveOptions.defaults()))
+			assertThatThrownBy(() -> context.getBean(TenantMover.class).move("acme", "shard-2", MoveSettings.defaults()))
 				.isInstanceOf(MoveException.class)
 				.hasMessageContaining("no tenant tables");
 			assertThat(context.getBean(Directory.class).find("acme").orElseThrow().shardId()).isEqualTo("shard-1");
@@ -115,12 +157,12 @@ class OnlineMoverAutoConfigurationTests {
 	}
 
 	@Test
-	@DisplayName("backs off to the application's own OnlineMover and MoveOptions")
+	@DisplayName("backs off to the application's own TenantMover and MoveSettings")
 	void backsOffToUserBeans() {
 		this.runner.withUserConfiguration(UserMover.class).run((context) -> {
-			assertThat(context).hasSingleBean(OnlineMover.class).hasSingleBean(MoveOptions.class);
-			assertThat(context.getBean(OnlineMover.class)).isSameAs(context.getBean("userMover"));
-			assertThat(context.getBean(MoveOptions.class).batchSize()).isEqualTo(42);
+			assertThat(context).hasSingleBean(TenantMover.class).hasSingleBean(MoveSettings.class);
+			assertThat(context.getBean(TenantMover.class)).isSameAs(context.getBean("userMover"));
+			assertThat(context.getBean(MoveSettings.class).batchSize()).isEqualTo(42);
 		});
 	}
 
@@ -174,13 +216,14 @@ class OnlineMoverAutoConfigurationTests {
 	static class UserMover {
 
 		@Bean
-		OnlineMover userMover(Directory directory, TenantRouter router, ShardTopology topology) {
-			return new OnlineMover(directory, router, topology, List.of(new TenantTable("note", "tenant_id")), "own");
+		TenantMover userMover(Directory directory, TenantRouter router, ShardTopology topology) {
+			return new Mover(directory, router, topology, List.of(new TenantTable("note", "tenant_id")), "own",
+					Runnable::run);
 		}
 
 		@Bean
-		MoveOptions userMoveOptions() {
-			return MoveOptions.defaults().withBatchSize(42);
+		MoveSettings userMoveSettings() {
+			return MoveSettings.defaults().withBatchSize(42);
 		}
 
 	}
