@@ -38,7 +38,6 @@ import io.github.shardtenancy.directory.TenantState;
 import io.github.shardtenancy.itpg.PgNote;
 import io.github.shardtenancy.move.MoveStatus;
 import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.Mover;
 import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.move.MoveSettings;
