@@ -49,6 +49,11 @@ class MoverAutoConfigurationTests {
 				"shard-tenancy.shards.shard-1.url=" + h2("shard-1"),
 				"shard-tenancy.shards.shard-2.url=" + h2("shard-2"), "shard-tenancy.sync.interval=1h");
 
+	/** With the test schema and its tenant table configured. */
+	private final ApplicationContextRunner withTables = this.runner.withPropertyValues(
+			"shard-tenancy.liquibase.shard-changelogs=classpath:db/test-shard.xml",
+			"shard-tenancy.tenant-tables=note:tenant_id");
+
 	@Test
 	@DisplayName("a TenantMover and its MoveSettings are present by default, the settings taken from the defaults")
 	void presentByDefault() {
@@ -95,10 +100,7 @@ class MoverAutoConfigurationTests {
 	@Test
 	@DisplayName("with configured tenant tables the capture is installed on every shard and the bean moves a tenant")
 	void configuredTablesAreCapturedAndMoved() {
-		this.runner
-			.withPropertyValues("shard-tenancy.liquibase.shard-changelogs=classpath:db/test-shard.xml",
-					"shard-tenancy.tenant-tables=note:tenant_id")
-			.run((context) -> {
+		this.withTables.run((context) -> {
 				assertThat(context).hasNotFailed();
 				ShardTopology topology = context.getBean(ShardTopology.class);
 				for (String shardId : topology.shardIds()) {
@@ -123,9 +125,7 @@ class MoverAutoConfigurationTests {
 	@Test
 	@DisplayName("the admin moves stop-the-world with the same mover, cleaning after shard-tenancy.move.clean-delay")
 	void theAdminMovesStopTheWorld() {
-		this.runner
-			.withPropertyValues("shard-tenancy.liquibase.shard-changelogs=classpath:db/test-shard.xml",
-					"shard-tenancy.tenant-tables=note:tenant_id", "shard-tenancy.move.clean-delay=0s")
+		this.withTables.withPropertyValues("shard-tenancy.move.clean-delay=0s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				ShardTopology topology = context.getBean(ShardTopology.class);
@@ -169,9 +169,7 @@ class MoverAutoConfigurationTests {
 	@Test
 	@DisplayName("shard-tenancy.move.install-capture=false installs no capture trigger")
 	void captureInstallationCanBeSwitchedOff() {
-		this.runner
-			.withPropertyValues("shard-tenancy.liquibase.shard-changelogs=classpath:db/test-shard.xml",
-					"shard-tenancy.tenant-tables=note:tenant_id", "shard-tenancy.move.install-capture=false")
+		this.withTables.withPropertyValues("shard-tenancy.move.install-capture=false")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context).doesNotHaveBean(ShardTenancyMoveConfiguration.ChangeCaptureInstaller.class);

@@ -301,8 +301,13 @@ class MoverTest {
 			killAndResume(killAfter, smallBatches().withCapture(false));
 		}
 
-		private void killAndResume(MoveStep killAfter, MoveSettings settings) throws Exception {
-			List<TenantWriter> acme = startWriters(TENANT, 2, 1);
+		/**
+		 * Starts two writers of the tenant, then a move to shard-2 by a mover killed after {@code killAfter}.
+		 * @return the killed mover
+		 */
+		private Mover killedMove(MoveStep killAfter, MoveSettings settings, List<TenantWriter> acme)
+				throws InterruptedException {
+			acme.addAll(startWriters(TENANT, 2, 1));
 			awaitProgress(acme);
 			Mover doomed = MoverTest.this.fixture.mover().withHook((id, step) -> {
 				if (step == killAfter) {
@@ -310,6 +315,12 @@ class MoverTest {
 				}
 			});
 			assertThatThrownBy(() -> doomed.moveAndWait(TENANT, "shard-2", settings)).isInstanceOf(Killed.class);
+			return doomed;
+		}
+
+		private void killAndResume(MoveStep killAfter, MoveSettings settings) throws Exception {
+			List<TenantWriter> acme = new ArrayList<>();
+			Mover doomed = killedMove(killAfter, settings, acme);
 			MoveStatus stopped = doomed.findActive(TENANT).orElseThrow();
 			assertThat(stopped.step()).isEqualTo(killAfter);
 			assertThat(stopped.owner()).isEqualTo(doomed.owner());
@@ -346,14 +357,8 @@ class MoverTest {
 		}
 
 		private void killAndAbort(MoveStep killAfter, MoveSettings settings) throws Exception {
-			List<TenantWriter> acme = startWriters(TENANT, 2, 1);
-			awaitProgress(acme);
-			Mover doomed = MoverTest.this.fixture.mover().withHook((id, step) -> {
-				if (step == killAfter) {
-					throw new Killed(step);
-				}
-			});
-			assertThatThrownBy(() -> doomed.moveAndWait(TENANT, "shard-2", settings)).isInstanceOf(Killed.class);
+			List<TenantWriter> acme = new ArrayList<>();
+			Mover doomed = killedMove(killAfter, settings, acme);
 			String moveId = doomed.findActive(TENANT).orElseThrow().moveId();
 
 			MoveStatus aborted = MoverTest.this.fixture.mover().withLease(Duration.ZERO).abort(moveId);
