@@ -623,8 +623,8 @@ public class TenantRouter implements AutoCloseable {
 
 	/**
 	 * Installs the observer told about this router's directory reads, and about the rejections, retries and moves of
-	 * the code that uses this router (the retry layer, {@link io.github.shardtenancy.admin.TenantMover},
-	 * {@link io.github.shardtenancy.move.OnlineMover}). Replaces the one installed before.
+	 * the code that uses this router (the retry layer, the {@link io.github.shardtenancy.TenantMover}). Replaces the
+	 * one installed before.
 	 * @param value the observer; never {@code null} ({@link ShardTenancyObserver#NONE} to observe nothing)
 	 */
 	public void setObserver(ShardTenancyObserver value) {

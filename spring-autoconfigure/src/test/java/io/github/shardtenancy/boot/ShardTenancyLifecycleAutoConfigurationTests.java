@@ -128,7 +128,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 
 	@Test
 	@DisplayName("a slot move goes through the online mover: one move-log row per moved tenant, DONE, and the rows arrive")
-	void aSlotMoveGoesThroughTheOnlineMover() {
+	void aSlotMoveGoesThroughTheMoverOnline() {
 		this.runner.withPropertyValues("shard-tenancy.lifecycle.placement=slots").run(context -> {
 			assertThat(context.getBean(MoveSettings.class).capture()).isTrue();
 			context.getBean(SlotMap.class).initialize(2, java.util.List.of("shard-1"), "test");
