@@ -85,12 +85,12 @@ public final class ShardTenancy implements AutoCloseable {
 	}
 
 	/** @return the router; never {@code null} */
-	public TenantRouter router() {
+	public Router router() {
 		return this.router;
 	}
 
 	/** @return the topology; never {@code null} */
-	public ShardTopology topology() {
+	public Topology topology() {
 		return this.topology;
 	}
 

@@ -35,11 +35,11 @@ import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
 import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.MoveStatus;
-import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.MoveStatus;
+import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
 import org.postgresql.PGConnection;
@@ -48,7 +48,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
- * Figure 4, the move: a tenant of 100k rows (2k in the smoke run) moved by the online mover ({@link OnlineMover})
+ * Figure 4, the move: a tenant of 100k rows (2k in the smoke run) moved by the online mover ({@link Mover})
  * while 8 writers add lines to it through the application (library Boot auto-configuration, automatic retry).
  * Reports the freeze window (the move log's frozenAt to flippedAt), the time per step (a {@link MoveStep} hook), the
  * writers' latency, and the bulk copy step's rate against PostgreSQL {@code COPY} out of the owner shard and into the
@@ -166,7 +166,12 @@ final class MoveFigure {
 			Map<MoveStep, Long> stepNanos = Collections.synchronizedMap(new EnumMap<>(MoveStep.class));
 			long[] lastStep = new long[1];
 			MoveStep[] lastRecorded = new MoveStep[1];
-			OnlineMover mover = new OnlineMover(app.getBean(Directory.class), router, topology, TABLES, "benchmarks")
+			ExecutorService verifiers = Executors.newFixedThreadPool(2, (r) -> {
+				Thread t = new Thread(r, "bench-move-verify");
+				t.setDaemon(true);
+				return t;
+			});
+			Mover mover = new Mover(app.getBean(Directory.class), router, topology, TABLES, "benchmarks", verifiers)
 				.withHook((moveId, step) -> {
 					long now = System.nanoTime();
 					if (step != MoveStep.PLANNED) {
@@ -191,7 +196,8 @@ final class MoveFigure {
 					copiedRows[0] += countRows(topology.shard(router.route(tenant).shardId()).dataSource(), tenant);
 					long start = System.nanoTime();
 					String moveTarget = target;
-					Future<String> move = moverThread.submit(() -> mover.move(tenant, moveTarget, MoveOptions.defaults()));
+					Future<String> move = moverThread
+						.submit(() -> mover.moveAndWait(tenant, moveTarget, MoveSettings.defaults()).moveId());
 					String moveId;
 					try {
 						moveId = move.get(sizes.quick() ? 3 : 6, TimeUnit.MINUTES);
@@ -220,6 +226,7 @@ final class MoveFigure {
 					t.join(30_000);
 				}
 				moverThread.shutdownNow();
+				verifiers.shutdownNow();
 			}
 			if (failure.get() != null) {
 				throw new IllegalStateException("A writer failed during the move: " + failure.get(), failure.get());

@@ -10,9 +10,11 @@ import java.util.UUID;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.move.Mover;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
 import io.github.shardtenancy.benchmarks.app.library.RetryCounter;
@@ -96,10 +98,10 @@ final class StaleEventFigure {
 						RouterSettings.defaults().withSyncInterval(Duration.ofHours(1)))) {
 			topology.addShard("shard-1", config(shard1));
 			topology.addShard("shard-2", config(shard2));
-			TenantMover mover = new TenantMover(otherRouter.directory(), otherRouter, topology,
+			Mover mover = new Mover(otherRouter.directory(), otherRouter, topology,
 					List.of(new TenantTable("bench_order", "tenant_id"), new TenantTable("bench_order_line", "tenant_id")),
-					"other-process");
-			mover.move(tenant, "shard-2");
+					"other-process", Runnable::run);
+			mover.moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());
 		}
 	}
 

@@ -11,15 +11,17 @@ import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
-import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.RecordingDataSource;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
@@ -84,9 +86,10 @@ final class HostileH2Cluster implements AutoCloseable {
 				RouterSettings.defaults().withSyncInterval(java.time.Duration.ofHours(1)));
 		this.router.start();
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
-		TenantMover mover = new TenantMover(this.directory, this.router, this.topology, ShardTenancyFixture.TABLES,
-				"hostile-mover");
-		this.admin = new TenantAdmin(this.directory, this.router, this.topology, mover, "hostile-admin");
+		Mover mover = new Mover(this.directory, this.router, this.topology, ShardTenancyFixture.TABLES,
+				"hostile-mover", Runnable::run);
+		this.admin = new TenantAdmin(this.directory, this.router, this.topology, mover, MoveSettings.stopTheWorld(),
+				"hostile-admin");
 		Configuration configuration = new Configuration().addAnnotatedClass(Note.class);
 		configuration.getProperties().put("hibernate.multi_tenant_connection_provider", this.provider);
 		configuration.getProperties().put("hibernate.tenant_identifier_resolver", new TenantIdentifierResolver());

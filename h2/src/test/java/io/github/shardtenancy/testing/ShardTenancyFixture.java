@@ -11,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
@@ -18,16 +20,18 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.IMetricsTracker;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
-import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.MoveSettings;
 import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
 
@@ -60,6 +64,9 @@ public final class ShardTenancyFixture implements AutoCloseable {
 	private final Map<String, String> urls = new LinkedHashMap<>();
 
 	private final List<Router> routers = new ArrayList<>();
+
+	/** The movers' executor, shut down with the fixture. */
+	private final ExecutorService moveExecutor = Executors.newFixedThreadPool(4);
 
 	private final Router router;
 
@@ -168,19 +175,20 @@ public final class ShardTenancyFixture implements AutoCloseable {
 
 	/**
 	 * @param router the router the admin and its mover keep up to date
-	 * @return an admin with a mover over the test tables
+	 * @return an admin with a mover over the test tables, moving stop-the-world and cleaning at once
 	 */
 	public TenantAdmin admin(Router router) {
-		return new TenantAdmin(this.directory, router, this.topology, mover(router, TABLES), "test@fixture");
+		return new TenantAdmin(this.directory, router, this.topology, mover(router, TABLES),
+				MoveSettings.stopTheWorld(), "test@fixture");
 	}
 
 	/**
 	 * @param router the router the mover keeps up to date
 	 * @param tables the tables it moves
-	 * @return a mover
+	 * @return a mover on the fixture's executor
 	 */
-	public TenantMover mover(Router router, List<TenantTable> tables) {
-		return new TenantMover(this.directory, router, this.topology, tables, "mover@fixture");
+	public Mover mover(Router router, List<TenantTable> tables) {
+		return new Mover(this.directory, router, this.topology, tables, "mover@fixture", this.moveExecutor);
 	}
 
 	/**
@@ -307,6 +315,7 @@ public final class ShardTenancyFixture implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.moveExecutor.shutdownNow();
 		if (this.sessionFactory != null) {
 			this.sessionFactory.close();
 		}

@@ -69,8 +69,8 @@ public interface ShardTenancyObserver {
 	/**
 	 * A move flipped the tenant to its new shard (the move is complete for routing; the source may still be cleaned
 	 * later).
-	 * @param mover {@code "basic"} ({@link io.github.shardtenancy.admin.TenantMover}) or {@code "online"}
-	 * ({@link io.github.shardtenancy.move.OnlineMover})
+	 * @param mover {@code "basic"} (a stop-the-world move, {@link io.github.shardtenancy.MoveSettings#capture()}
+	 * off) or {@code "online"} (capture on)
 	 * @param sourceShardId the shard the tenant left
 	 * @param targetShardId the shard it lives on now
 	 * @param totalNanos from the start of the move to the flip, in nanoseconds

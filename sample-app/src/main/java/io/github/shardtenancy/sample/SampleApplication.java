@@ -41,8 +41,7 @@ public class SampleApplication {
 		application.setWebApplicationType(WebApplicationType.NONE);
 		// The report counts every rejection; Hibernate's WARN line per rejected statement would only drown it.
 		application.setDefaultProperties(Map.of("spring.main.banner-mode", "off",
-				"logging.level.io.github.shardtenancy.admin.TenantMover", "WARN",
-				"logging.level.io.github.shardtenancy.move.OnlineMover", "WARN",
+				"logging.level.io.github.shardtenancy.internal.move.Mover", "WARN",
 				"logging.level.org.hibernate.orm.jdbc.error", "ERROR"));
 		int status;
 		ConfigurableApplicationContext context = application.run(rest);

@@ -6,14 +6,14 @@ import java.time.Duration;
 public class MoveProperties {
 
 	/**
-	 * How long after a move's flip the tenant's rows are deleted from the source shard: the safety period that
-	 * lets transactions which began on the source before the flip finish reading. Zero deletes them before the
-	 * move returns. Default 5 seconds.
+	 * Stop-the-world moves ({@code TenantAdmin.move}): how long after a move's flip the tenant's rows are deleted
+	 * from the source shard: the safety period that lets transactions which began on the source before the flip
+	 * finish reading. Zero deletes them before the move returns. Default 5 seconds.
 	 */
 	private Duration cleanDelay = Duration.ofSeconds(5);
 
 	/**
-	 * Online mover ({@code OnlineMover} bean, {@code MoveOptions} bean): rows per bulk-copy batch and change-log
+	 * Moves ({@code TenantMover} bean, {@code MoveSettings} bean): rows per bulk-copy batch and change-log
 	 * entries per catch-up batch (at most 500 of those per statement), each committed on the target. At least 1.
 	 * Default 10,000 rows.
 	 */
@@ -37,9 +37,9 @@ public class MoveProperties {
 	private int maxCatchUpRounds = 20;
 
 	/**
-	 * Online mover: how long the source rows are kept after the flip. Zero (the default) cleans them before
-	 * {@code move} returns; otherwise the move stays FLIPPED until {@code OnlineMover.resume} or
-	 * {@code OnlineMover.clean} is called for it after that time.
+	 * Online moves ({@code MoveSettings} bean, used by the lifecycle): how long the source rows are kept after the
+	 * flip. Zero (the default) cleans them before the move returns; otherwise the mover cleans them on its
+	 * executor after that time (or {@code TenantMover.resume} or {@code clean} does, after a restart).
 	 */
 	private Duration onlineCleanDelay = Duration.ZERO;
 

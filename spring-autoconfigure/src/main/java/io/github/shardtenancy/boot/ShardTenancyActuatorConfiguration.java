@@ -3,12 +3,12 @@ package io.github.shardtenancy.boot;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.boot.actuate.ListenerState;
 import io.github.shardtenancy.boot.actuate.ShardDatabasesHealthContributor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
 import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherStatus;
 import io.github.shardtenancy.internal.routing.Router;
@@ -69,7 +69,7 @@ class ShardTenancyActuatorConfiguration {
 		@ConditionalOnMissingBean
 		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
 		ShardTenancyEndpoint shardTenancyEndpoint(Router router, Topology topology,
-				ObjectProvider<ListenerState> listener, ObjectProvider<OnlineMover> mover) {
+				ObjectProvider<ListenerState> listener, ObjectProvider<TenantMover> mover) {
 			return new ShardTenancyEndpoint(router, topology, listener.getIfAvailable(() -> ListenerState.NONE), mover);
 		}
 

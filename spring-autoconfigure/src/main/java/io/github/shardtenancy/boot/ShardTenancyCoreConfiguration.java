@@ -5,15 +5,16 @@ import java.time.Duration;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
-import io.github.shardtenancy.internal.topology.ShardRegistry;
-import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.ShardRegistry;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.EntityManagerFactory;
@@ -22,7 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Topology, directory, router, Hibernate connection provider and resolver, admin and mover. */
+/** Topology, directory, router, Hibernate connection provider and resolver, and the admin. */
 @Configuration(proxyBeanMethods = false)
 class ShardTenancyCoreConfiguration {
 
@@ -119,27 +120,23 @@ class ShardTenancyCoreConfiguration {
 		return new TenantTableResolver(properties.getTenantTables(), topology, entityManagerFactory);
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	TenantMover tenantMover(Directory directory, Router router, Topology topology,
-			TenantTableResolver tables, ShardTenancyProperties properties) {
-		return new TenantMover(directory, router, topology, tables.resolve(), properties.getActor(),
-				properties.getMove().getCleanDelay());
-	}
-
 	/**
 	 * The admin; with a shard registry (the default) its {@code create(tenant, shard)} goes through the registry and
-	 * placement like {@code TenantLifecycle.create}: a shard that is not ACTIVE in the registry is refused.
+	 * placement like {@code TenantLifecycle.create}: a shard that is not ACTIVE in the registry is refused. Its
+	 * {@code move} is the stop-the-world move: the {@link MoveSettings} bean with capture off, cleaning after
+	 * {@code shard-tenancy.move.clean-delay}.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
 	TenantAdmin tenantAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
-			ShardTenancyProperties properties, ObjectProvider<ShardRegistry> registry,
+			MoveSettings moveSettings, ShardTenancyProperties properties, ObjectProvider<ShardRegistry> registry,
 			ObjectProvider<PlacementPolicy> policy) {
 		PlacementPolicy placementPolicy = policy.getIfUnique();
 		ShardPlacement placement = (registry.getIfUnique() != null && placementPolicy != null)
 				? new ShardPlacement(placementPolicy) : null;
-		return new TenantAdmin(directory, router, topology, mover, properties.getActor(), placement);
+		MoveSettings stopTheWorld = moveSettings.withCapture(false)
+			.withCleanDelay(properties.getMove().getCleanDelay());
+		return new TenantAdmin(directory, router, topology, mover, stopTheWorld, properties.getActor(), placement);
 	}
 
 	@Bean

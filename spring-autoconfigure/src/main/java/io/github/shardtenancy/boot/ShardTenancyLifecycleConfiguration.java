@@ -6,22 +6,20 @@ import java.sql.SQLException;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.lifecycle.DirectoryHistory;
 import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
-import io.github.shardtenancy.lifecycle.TenantMoves;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
 import io.github.shardtenancy.internal.placement.RegionAwarePlacement;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.placement.SlotPlacement;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
-import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.ShardRegistry;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardConnector;
 import io.github.shardtenancy.spi.ShardMigrator;
@@ -112,27 +110,17 @@ class ShardTenancyLifecycleConfiguration {
 	}
 
 	/**
-	 * How the lifecycle moves a tenant: through the {@link OnlineMover} (with the {@link MoveOptions} bean) when there
-	 * is one, which is the default; otherwise through the basic stop-the-world {@link TenantMover}.
+	 * The lifecycle; its moves (slot moves, overrides, drains) run on the calling thread with the {@link TenantMover}
+	 * bean and the {@link MoveSettings} bean (online by default), returning once the directory names the target; the
+	 * mover cleans the source after the clean delay.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
-	TenantMoves shardTenancyTenantMoves(ObjectProvider<OnlineMover> onlineMover, ObjectProvider<MoveOptions> options,
-			TenantMover mover) {
-		OnlineMover online = onlineMover.getIfUnique();
-		if (online == null) {
-			return mover::move;
-		}
-		return new OnlineTenantMoves(online, options.getIfUnique(MoveOptions::defaults));
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	TenantLifecycle tenantLifecycle(Directory directory, Router router, Topology topology,
-			ShardRegistry registry, PlacementPolicy policy, SlotMap slots, TenantMoves moves,
+			ShardRegistry registry, PlacementPolicy policy, SlotMap slots, TenantMover mover, MoveSettings moveSettings,
 			TenantTableResolver tables, ShardTenancyProperties properties) {
-		return new TenantLifecycle(directory, router, topology, registry, new ShardPlacement(policy), slots, moves,
-				tables.resolve(), properties.getActor());
+		return new TenantLifecycle(directory, router, topology, registry, new ShardPlacement(policy), slots, mover,
+				moveSettings, tables.resolve(), properties.getActor());
 	}
 
 	@Bean

@@ -5,12 +5,13 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -20,21 +21,26 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The online mover: an {@link OnlineMover} over the tenant tables (configured under {@code shard-tenancy.tenant-tables}
- * or discovered from the Hibernate metamodel), the {@link MoveOptions} it is used with by default (from
- * {@code shard-tenancy.move.*}), and the installation of its change capture on every tenant table of every shard at
+ * The mover: one {@link TenantMover} over the tenant tables (configured under {@code shard-tenancy.tenant-tables} or
+ * discovered from the Hibernate metamodel), running its moves on a bounded executor this configuration owns and shuts
+ * down with the context; the {@link MoveSettings} the lifecycle and the admin move with (from
+ * {@code shard-tenancy.move.*}); and the installation of the change capture on every tenant table of every shard at
  * start-up. Every bean backs off to the application's own.
  */
 @Configuration(proxyBeanMethods = false)
 class ShardTenancyMoveConfiguration {
 
+	/**
+	 * The settings of online moves (the lifecycle's); the admin's stop-the-world moves use them with capture off and
+	 * {@code shard-tenancy.move.clean-delay}.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	MoveOptions shardTenancyMoveOptions(ShardTenancyProperties properties) {
+	MoveSettings shardTenancyMoveSettings(ShardTenancyProperties properties) {
 		MoveProperties move = properties.getMove();
 		try {
-			return new MoveOptions(move.getBatchSize(), move.getThrottle(), move.getCatchUpLagThreshold(),
-					move.getMaxCatchUpRounds(), move.getOnlineCleanDelay());
+			return new MoveSettings(move.getBatchSize(), move.getThrottle(), move.getCatchUpLagThreshold(),
+					move.getMaxCatchUpRounds(), move.getOnlineCleanDelay(), true);
 		}
 		catch (IllegalArgumentException | NullPointerException ex) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.move",
@@ -44,15 +50,21 @@ class ShardTenancyMoveConfiguration {
 		}
 	}
 
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	MoveExecutor shardTenancyMoveExecutor() {
+		return new MoveExecutor();
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
-	OnlineMover onlineMover(Directory directory, Router router, Topology topology,
-			TenantTableResolver tables, ShardTenancyProperties properties) {
+	TenantMover tenantMover(Directory directory, Router router, Topology topology,
+			TenantTableResolver tables, ShardTenancyProperties properties, MoveExecutor executor) {
 		if (properties.getMove().getLease() == null || properties.getMove().getLease().isNegative()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.move.lease",
 					"shard-tenancy.move.lease must not be negative: " + properties.getMove().getLease());
 		}
-		return new OnlineMover(directory, router, topology, tables.resolve(), properties.getActor())
+		return new Mover(directory, router, topology, tables.resolve(), properties.getActor(), executor.executor())
 			.withLease(properties.getMove().getLease());
 	}
 
@@ -64,7 +76,7 @@ class ShardTenancyMoveConfiguration {
 	}
 
 	/**
-	 * Installs the online mover's change capture on every tenant table of every shard once all singletons exist,
+	 * Installs the mover's change capture on every tenant table of every shard once all singletons exist,
 	 * before the application serves work (on H2, creating a trigger while the table is written can fail the writes).
 	 * Idempotent. A shard whose dialect has no change capture is skipped (its tenants cannot be moved online).
 	 */

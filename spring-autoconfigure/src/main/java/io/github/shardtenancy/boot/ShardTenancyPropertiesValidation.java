@@ -9,7 +9,7 @@ import io.github.shardtenancy.ShardTenancyConfigurationException;
  * fails the start with a {@link ShardTenancyConfigurationException} naming the property and the value (explained by
  * {@link ShardTenancyFailureAnalyzer}) instead of an {@link IllegalArgumentException} from deep inside a bean. The
  * ranges are those of the objects the settings are turned into ({@code RouterSettings}, {@code RetrySettings},
- * {@code MoveOptions}, HikariCP's {@code HikariConfig}, {@code ScheduledExecutorService}). Stateless.
+ * {@code MoveSettings}, HikariCP's {@code HikariConfig}, {@code ScheduledExecutorService}). Stateless.
  */
 final class ShardTenancyPropertiesValidation {
 

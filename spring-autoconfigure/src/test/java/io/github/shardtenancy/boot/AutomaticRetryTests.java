@@ -1,5 +1,6 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.retry.FenceRejection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,10 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnknownTenantException;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.retry.RetrySettings;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetryAdvisor;
 import io.github.shardtenancy.boot.testapp.InnerService;
@@ -28,9 +28,10 @@ import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
-import io.github.shardtenancy.retry.FenceRejection;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.retry.RetrySettings;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PessimisticLockException;
@@ -154,8 +155,8 @@ class AutomaticRetryTests {
 		void staleRouterIsRejectedAtBeginAndRetriedOnNewOwner() {
 			noteService.persistAndFlush("before the move");
 			Router otherInstance = new Router(directory, RouterSettings.defaults());
-			new TenantMover(directory, otherInstance, topology, List.of(new TenantTable("note", "tenant_id")),
-					"other-instance").move(tenant, "shard-2");
+			new Mover(directory, otherInstance, topology, List.of(new TenantTable("note", "tenant_id")),
+					"other-instance", Runnable::run).moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());
 			assertThat(router.cached(tenant)).get().extracting(DirectoryEntry::shardId).isEqualTo("shard-1");
 			long invalidationsBefore = router.stats().invalidations();
 			noteService.reset();

@@ -334,7 +334,7 @@ class OperationsAutoConfigurationTests {
 
 		@Bean
 		ShardTenancyEndpoint userEndpoint(Router router, Topology topology,
-				ObjectProvider<io.github.shardtenancy.move.OnlineMover> mover) {
+				ObjectProvider<io.github.shardtenancy.TenantMover> mover) {
 			return new ShardTenancyEndpoint(router, topology, ListenerState.NONE, mover);
 		}
 

@@ -1,23 +1,23 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.retry.RetrySettings;
 import java.util.UUID;
 
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetryAdvisor;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
-import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
-import io.github.shardtenancy.retry.RetrySettings;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;

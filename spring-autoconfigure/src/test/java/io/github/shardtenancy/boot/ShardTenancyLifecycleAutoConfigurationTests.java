@@ -6,18 +6,21 @@ import java.time.Duration;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
+import io.github.shardtenancy.DirectoryHistoryRecord;
+import io.github.shardtenancy.PlacementRequest;
+import io.github.shardtenancy.ShardRecord;
+import io.github.shardtenancy.ShardState;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.lifecycle.DirectoryHistory;
-import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
 import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
-import io.github.shardtenancy.PlacementRequest;
 import io.github.shardtenancy.internal.placement.RegionAwarePlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
-import io.github.shardtenancy.ShardRecord;
+import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
-import io.github.shardtenancy.ShardState;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.DisplayName;
@@ -125,10 +128,9 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 
 	@Test
 	@DisplayName("a slot move goes through the online mover: one move-log row per moved tenant, DONE, and the rows arrive")
-	void aSlotMoveGoesThroughTheOnlineMover() {
+	void aSlotMoveGoesThroughTheMoverOnline() {
 		this.runner.withPropertyValues("shard-tenancy.lifecycle.placement=slots").run(context -> {
-			assertThat(context.getBean(io.github.shardtenancy.lifecycle.TenantMoves.class))
-				.isInstanceOf(OnlineTenantMoves.class);
+			assertThat(context.getBean(MoveSettings.class).capture()).isTrue();
 			context.getBean(SlotMap.class).initialize(2, java.util.List.of("shard-1"), "test");
 			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
 			Router router = context.getBean(Router.class);
@@ -239,17 +241,19 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	}
 
 	@Test
-	@DisplayName("the lifecycle's moves back off to the application's own TenantMoves")
-	void theLifecycleUsesTheApplicationsTenantMoves() {
-		java.util.List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+	@DisplayName("the lifecycle's moves back off to the application's own MoveSettings: stop-the-world here")
+	void theLifecycleUsesTheApplicationsMoveSettings() {
 		this.runner
-			.withBean(io.github.shardtenancy.lifecycle.TenantMoves.class,
-					() -> (tenant, target) -> calls.add(tenant + "->" + target))
+			.withBean(MoveSettings.class, MoveSettings::stopTheWorld)
 			.run(context -> {
 				TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
 				lifecycle.create("mine");
 				lifecycle.move("mine", "shard-2");
-				assertThat(calls).containsExactly("mine->shard-2");
+				Directory directory = context.getBean(Directory.class);
+				assertThat(directory.find("mine").orElseThrow().shardId()).isEqualTo("shard-2");
+				assertThat(directory.history("mine"))
+					.extracting(DirectoryHistoryRecord::toState)
+					.containsExactly(TenantState.ACTIVE, TenantState.FROZEN, TenantState.ACTIVE);
 			});
 	}
 

@@ -16,13 +16,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.internal.move.TablePlan;
-import io.github.shardtenancy.internal.move.TenantRows;
 import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.move.ChangeCapture;
+import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.testing.Poll;
@@ -517,7 +517,7 @@ class H2FenceTest {
 	}
 
 	private static void captureOn(String tenant) throws SQLException {
-		TenantRows.captureOn(fixture.topology().shard("shard-1"), tenant, "move-of-" + tenant,
+		ChangeCapture.captureOn(fixture.topology().shard("shard-1"), tenant, "move-of-" + tenant,
 				List.of(new TablePlan(new TenantTable("note", "tenant_id"), "NOTE", List.of(), List.of())));
 	}
 
@@ -541,7 +541,7 @@ class H2FenceTest {
 		}
 		finally {
 			queryStatistics(false);
-			TenantRows.captureOff(fixture.topology().shard("shard-1"), t);
+			ChangeCapture.captureOff(fixture.topology().shard("shard-1"), t);
 		}
 	}
 
@@ -577,7 +577,7 @@ class H2FenceTest {
 					"SELECT COUNT(*) FROM shard_change WHERE tenant_id = ?", t)).isEqualTo(2);
 		}
 		finally {
-			TenantRows.captureOff(fixture.topology().shard("shard-1"), t);
+			ChangeCapture.captureOff(fixture.topology().shard("shard-1"), t);
 		}
 	}
 

@@ -1,5 +1,6 @@
 package io.github.shardtenancy.internal.lifecycle;
 
+import io.github.shardtenancy.retry.FenceRejection;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -9,16 +10,17 @@ import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.retry.FenceRejection;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardConnector;
 import io.github.shardtenancy.spi.ShardMigrator;
@@ -51,7 +53,7 @@ final class LifecycleFixture implements AutoCloseable {
 
 	final ShardRegistry registry;
 
-	final TenantMover mover;
+	final Mover mover;
 
 	final SlotMap slots;
 
@@ -76,7 +78,7 @@ final class LifecycleFixture implements AutoCloseable {
 	TenantLifecycle lifecycle(Directory directory, Router router, Topology topology,
 			PlacementPolicy policy) {
 		return new TenantLifecycle(directory, router, topology, this.registry, new ShardPlacement(policy),
-				this.slots, this.mover::move, ShardTenancyFixture.TABLES, "test@lifecycle");
+				this.slots, this.mover, MoveSettings.stopTheWorld(), ShardTenancyFixture.TABLES, "test@lifecycle");
 	}
 
 	static LifecycleFixture create(String name, int shards) {

@@ -1,22 +1,24 @@
 package io.github.shardtenancy.internal.lifecycle;
 
-import io.github.shardtenancy.admin.MoveResult;
-import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.MoveResult;
+import io.github.shardtenancy.TenantMover;
 import java.util.Objects;
 
 import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.UnknownShardException;
-import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.PlacementRequest;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
-import io.github.shardtenancy.PlacementRequest;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
 
 /**
  * Operations on tenants: create one on a shard, move one to another shard. Thread-safe.
@@ -31,6 +33,8 @@ public class TenantAdmin {
 
 	private final TenantMover mover;
 
+	private final MoveSettings moveSettings;
+
 	private final String actor;
 
 	private final ShardPlacement placement;
@@ -40,11 +44,12 @@ public class TenantAdmin {
 	 * @param router the local router; it sees this instance's changes at once
 	 * @param topology the shards
 	 * @param mover the mover used by {@link #move(String, String)}
+	 * @param moveSettings how {@link #move(String, String)} moves (for example {@link MoveSettings#stopTheWorld()})
 	 * @param actor who acts, recorded in the directory history
 	 */
 	public TenantAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
-			String actor) {
-		this(directory, router, topology, mover, actor, null);
+			MoveSettings moveSettings, String actor) {
+		this(directory, router, topology, mover, moveSettings, actor, null);
 	}
 
 	/**
@@ -55,16 +60,18 @@ public class TenantAdmin {
 	 * @param router the local router; it sees this instance's changes at once
 	 * @param topology the shards
 	 * @param mover the mover used by {@link #move(String, String)}
+	 * @param moveSettings how {@link #move(String, String)} moves (for example {@link MoveSettings#stopTheWorld()})
 	 * @param actor who acts, recorded in the directory history
 	 * @param placement the placement new tenants go through, or {@code null} to write the entry on the named shard
 	 * without consulting the registry
 	 */
 	public TenantAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
-			String actor, ShardPlacement placement) {
+			MoveSettings moveSettings, String actor, ShardPlacement placement) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.mover = Objects.requireNonNull(mover, "mover");
+		this.moveSettings = Objects.requireNonNull(moveSettings, "moveSettings");
 		this.actor = Objects.requireNonNull(actor, "actor");
 		this.placement = placement;
 	}
@@ -108,13 +115,14 @@ public class TenantAdmin {
 	}
 
 	/**
-	 * Moves a tenant; see {@link TenantMover#move(String, String)}.
+	 * Moves a tenant with this admin's move settings, on the calling thread; see
+	 * {@link TenantMover#moveAndWait(String, String, MoveSettings)}, which documents the exceptions.
 	 * @param tenantId the tenant
 	 * @param targetShardId the new owner
-	 * @return what the move did
+	 * @return what the move did (it is DONE, or FLIPPED while the source waits for the clean delay)
 	 */
 	public MoveResult move(String tenantId, String targetShardId) {
-		return this.mover.move(tenantId, targetShardId);
+		return this.mover.moveAndWait(tenantId, targetShardId, this.moveSettings);
 	}
 
 	/** @return the directory this admin writes */

@@ -1,7 +1,6 @@
 package io.github.shardtenancy.internal.lifecycle;
 
 import io.github.shardtenancy.SlotMoveResult;
-import io.github.shardtenancy.lifecycle.TenantMoves;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,26 +19,28 @@ import io.github.shardtenancy.ShardStateException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantAlreadyExistsException;
 import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.UnknownTenantException;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.PlacementRequest;
+import io.github.shardtenancy.ShardRecord;
+import io.github.shardtenancy.ShardState;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.internal.directory.DirectoryEvents;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
-import io.github.shardtenancy.internal.directory.DirectoryEvents;
+import io.github.shardtenancy.internal.move.RowDeletion;
 import io.github.shardtenancy.internal.move.TablePlan;
-import io.github.shardtenancy.internal.move.TenantRows;
-import io.github.shardtenancy.spi.PlacementContext;
-import io.github.shardtenancy.PlacementRequest;
-import io.github.shardtenancy.spi.ShardLoad;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
-import io.github.shardtenancy.ShardRecord;
-import io.github.shardtenancy.internal.topology.ShardRegistry;
-import io.github.shardtenancy.ShardState;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.spi.PlacementContext;
+import io.github.shardtenancy.spi.ShardLoad;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,7 +71,9 @@ public class TenantLifecycle {
 
 	private final SlotMap slots;
 
-	private final TenantMoves moves;
+	private final TenantMover mover;
+
+	private final MoveSettings moveSettings;
 
 	private final List<TenantTable> tables;
 
@@ -83,19 +86,22 @@ public class TenantLifecycle {
 	 * @param registry the shard registry (placement's candidates are its ACTIVE shards)
 	 * @param placement how new tenants are placed
 	 * @param slots the slot map (fixed-slot mode may stay uninitialised)
-	 * @param moves how a tenant is moved (slot moves, overrides, drains)
+	 * @param mover moves tenants (slot moves, overrides, drains), each on the calling thread until its flip
+	 * @param moveSettings how the mover moves them
 	 * @param tables the tenant tables, for purges
 	 * @param actor who acts, recorded in the history
 	 */
 	public TenantLifecycle(Directory directory, Router router, Topology topology, ShardRegistry registry,
-			ShardPlacement placement, SlotMap slots, TenantMoves moves, List<TenantTable> tables, String actor) {
+			ShardPlacement placement, SlotMap slots, TenantMover mover, MoveSettings moveSettings,
+			List<TenantTable> tables, String actor) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.registry = Objects.requireNonNull(registry, "registry");
 		this.placement = Objects.requireNonNull(placement, "placement");
 		this.slots = Objects.requireNonNull(slots, "slots");
-		this.moves = Objects.requireNonNull(moves, "moves");
+		this.mover = Objects.requireNonNull(mover, "mover");
+		this.moveSettings = Objects.requireNonNull(moveSettings, "moveSettings");
 		this.tables = List.copyOf(tables);
 		this.actor = Objects.requireNonNull(actor, "actor");
 	}
@@ -183,7 +189,7 @@ public class TenantLifecycle {
 			try (Connection c = shard.dataSource().getConnection()) {
 				plans = TablePlan.plan(c, shard.id(), tenantId, this.tables);
 			}
-			rows = TenantRows.delete(shard, tenantId, plans);
+			rows = RowDeletion.delete(shard, tenantId, plans);
 		}
 		catch (SQLException ex) {
 			throw new ShardTenancyException("Cannot purge tenant '" + tenantId + "' on shard '" + shard.id()
@@ -267,7 +273,12 @@ public class TenantLifecycle {
 	 */
 	public void move(String tenantId, String targetShardId) {
 		requireActive(targetShardId);
-		this.moves.move(tenantId, targetShardId);
+		moveAndWait(tenantId, targetShardId);
+	}
+
+	/** Moves a tenant with the lifecycle's settings and returns once the directory names the target. */
+	private void moveAndWait(String tenantId, String targetShardId) {
+		this.mover.moveAndWait(tenantId, targetShardId, this.moveSettings);
 	}
 
 	/**
@@ -285,7 +296,7 @@ public class TenantLifecycle {
 		if (entry == null || entry.state() == TenantState.DELETED || entry.shardId().equals(shardId)) {
 			return false;
 		}
-		this.moves.move(tenantId, shardId);
+		moveAndWait(tenantId, shardId);
 		return true;
 	}
 
@@ -339,7 +350,7 @@ public class TenantLifecycle {
 				skipped.add(tenant);
 			}
 			else {
-				this.moves.move(tenant, targetShardId);
+				moveAndWait(tenant, targetShardId);
 				moved.add(tenant);
 			}
 		}
@@ -383,7 +394,7 @@ public class TenantLifecycle {
 			if (context.candidate(target).isEmpty()) {
 				throw context.fail("the placement policy chose shard '" + target + "', which is not a candidate");
 			}
-			this.moves.move(tenant, target);
+			moveAndWait(tenant, target);
 			moved.add(tenant);
 		}
 		return moved;

@@ -649,8 +649,8 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
 	/**
 	 * Adds an observer told about this router's directory reads, and about the rejections, retries and moves of the
-	 * code that uses this router (the retry, {@link io.github.shardtenancy.admin.TenantMover},
-	 * {@link io.github.shardtenancy.move.OnlineMover}), after the observers added before; none is replaced. Adding
+	 * code that uses this router (the retry, the {@link io.github.shardtenancy.TenantMover}),
+	 * after the observers added before; none is replaced. Adding
 	 * an observer that was already added (the same instance) does nothing. Thread-safe.
 	 * @param value the observer; never {@code null}
 	 * @throws NullPointerException if {@code value} is {@code null}

@@ -10,10 +10,10 @@ import java.util.function.BooleanSupplier;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.MoveStatus;
-import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.MoveResult;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.internal.move.Mover;
+import io.github.shardtenancy.MoveStep;
 
 /**
  * The demo's mover loop: moves random tenants to another shard while the run lasts, then cleans the sources of the
@@ -23,9 +23,9 @@ final class DemoMover {
 
 	private final Directory directory;
 
-	private final OnlineMover mover;
+	private final Mover mover;
 
-	private final MoveOptions options;
+	private final MoveSettings options;
 
 	private final MoveStepTimes steps;
 
@@ -38,7 +38,7 @@ final class DemoMover {
 	 * @param steps the mover's hook, recording each move's steps
 	 * @param pause the pause after each move
 	 */
-	DemoMover(Directory directory, OnlineMover mover, MoveOptions options, MoveStepTimes steps, Duration pause) {
+	DemoMover(Directory directory, Mover mover, MoveSettings options, MoveStepTimes steps, Duration pause) {
 		this.directory = directory;
 		this.mover = mover;
 		this.options = options;
@@ -64,15 +64,13 @@ final class DemoMover {
 				DirectoryEntry entry = this.directory.find(tenant).orElseThrow();
 				List<String> others = run.shards.stream().filter(s -> !s.equals(entry.shardId())).toList();
 				String target = others.get(random.nextInt(others.size()));
-				long started = System.nanoTime();
-				String moveId = this.mover.move(tenant, target, this.options);
-				MoveStatus status = this.mover.status(moveId);
+				MoveResult result = this.mover.moveAndWait(tenant, target, this.options);
 				synchronized (run.moves) {
-					run.moves.add(this.steps.result(status, Duration.ofNanos(System.nanoTime() - started)));
-					run.moveSteps.add(this.steps.describe(moveId));
+					run.moves.add(result);
+					run.moveSteps.add(this.steps.describe(result.moveId()));
 				}
-				if (status.step() == MoveStep.FLIPPED) {
-					uncleaned.put(tenant, moveId);
+				if (result.step() == MoveStep.FLIPPED) {
+					uncleaned.put(tenant, result.moveId());
 				}
 			}
 			catch (ShardTenancyException ex) {

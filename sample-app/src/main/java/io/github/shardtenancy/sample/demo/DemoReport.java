@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 
-import io.github.shardtenancy.admin.MoveResult;
+import io.github.shardtenancy.MoveResult;
 import io.github.shardtenancy.RouterStats;
 
 /**

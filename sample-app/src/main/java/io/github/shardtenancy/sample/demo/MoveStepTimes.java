@@ -1,17 +1,14 @@
 package io.github.shardtenancy.sample.demo;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.shardtenancy.admin.MoveResult;
-import io.github.shardtenancy.move.MoveHook;
-import io.github.shardtenancy.move.MoveStatus;
-import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.spi.MoveHook;
+import io.github.shardtenancy.MoveStep;
+import io.github.shardtenancy.TenantMover;
 
 /**
  * The online mover's hook in the demo: records when each step of each move was recorded, and the step's data (the
@@ -19,14 +16,14 @@ import io.github.shardtenancy.move.OnlineMover;
  */
 final class MoveStepTimes implements MoveHook {
 
-	private final OnlineMover reader;
+	private final TenantMover reader;
 
 	private final Map<String, List<String[]>> steps = new ConcurrentHashMap<>();
 
 	private final Map<String, Long> last = new ConcurrentHashMap<>();
 
 	/** @param reader reads the step data of a move */
-	MoveStepTimes(OnlineMover reader) {
+	MoveStepTimes(TenantMover reader) {
 		this.reader = reader;
 	}
 
@@ -53,25 +50,6 @@ final class MoveStepTimes implements MoveHook {
 			}
 		}
 		return out.toString();
-	}
-
-	MoveResult result(MoveStatus status, Duration total) {
-		return new MoveResult(status.tenantId(), status.sourceShardId(), status.targetShardId(),
-				number(status.moveId(), MoveStep.FROZEN, "directory version "),
-				number(status.moveId(), MoveStep.FLIPPED, "directory version "),
-				Map.of("all tables", number(status.moveId(), MoveStep.COPIED, "rows=")),
-				status.freezeWindow().orElse(Duration.ZERO), total);
-	}
-
-	private long number(String moveId, MoveStep step, String prefix) {
-		for (String[] recorded : this.steps.getOrDefault(moveId, List.of())) {
-			int at = recorded[2].indexOf(prefix);
-			if (recorded[0].equals(step.name()) && at >= 0) {
-				String digits = recorded[2].substring(at + prefix.length()).replaceAll("^(\\d+).*$", "$1");
-				return Long.parseLong(digits);
-			}
-		}
-		return -1;
 	}
 
 }

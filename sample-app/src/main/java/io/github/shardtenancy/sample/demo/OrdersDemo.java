@@ -23,13 +23,12 @@ import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.admin.MoveResult;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
-import io.github.shardtenancy.move.MoveHook;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.retry.FenceRejection;
@@ -43,7 +42,7 @@ import org.springframework.stereotype.Component;
  * back and forth between shards; afterwards every shard is read directly and compared with what the writers saw
  * committed.
  *
- * <p>The mover is the auto-configured {@link OnlineMover} (mark, copy, catch up, freeze, final catch-up, verify, flip,
+ * <p>The mover is the auto-configured {@link TenantMover} (mark, copy, catch up, freeze, final catch-up, verify, flip,
  * clean), playing a second application instance: it keeps its own {@link Router} on the same directory (own
  * cache, a sync interval of minutes) up to date instead of the application's. The application's router therefore
  * learns of a move only at its next background sync or when the source's fence rejects a transaction routed with the
@@ -84,9 +83,9 @@ public class OrdersDemo {
 
 	private final OrderService orders;
 
-	private final OnlineMover onlineMover;
+	private final Mover onlineMover;
 
-	private final MoveOptions moveOptions;
+	private final MoveSettings moveSettings;
 
 	/**
 	 * @param properties the demo settings
@@ -97,11 +96,11 @@ public class OrdersDemo {
 	 * @param observer the retry listener
 	 * @param orders finds each tenant's customer before the run
 	 * @param onlineMover the auto-configured online mover (the demo points it at a router of its own)
-	 * @param moveOptions the auto-configured move options ({@code shard-tenancy.move.*})
+	 * @param moveSettings the auto-configured move settings ({@code shard-tenancy.move.*})
 	 */
 	public OrdersDemo(DemoProperties properties, Directory directory, Topology topology, Router router,
-			DemoOrderWriter writer, RetryObserver observer, OrderService orders, OnlineMover onlineMover,
-			MoveOptions moveOptions) {
+			DemoOrderWriter writer, RetryObserver observer, OrderService orders, TenantMover onlineMover,
+			MoveSettings moveSettings) {
 		this.properties = properties;
 		this.directory = directory;
 		this.topology = topology;
@@ -109,8 +108,12 @@ public class OrdersDemo {
 		this.writer = writer;
 		this.observer = observer;
 		this.orders = orders;
-		this.onlineMover = onlineMover;
-		this.moveOptions = moveOptions;
+		if (!(onlineMover instanceof Mover mover)) {
+			throw new IllegalStateException("The demo points the mover at a router of its own: it needs the "
+					+ "auto-configured mover, not " + onlineMover.getClass().getName());
+		}
+		this.onlineMover = mover;
+		this.moveSettings = moveSettings;
 	}
 
 	/**
@@ -152,7 +155,7 @@ public class OrdersDemo {
 			moverRouter.start();
 			MoveStepTimes steps = new MoveStepTimes(this.onlineMover);
 			DemoMover mover = new DemoMover(this.directory, this.onlineMover.withRouter(moverRouter).withHook(steps),
-					this.moveOptions.withCleanDelay(Duration.ofSeconds(1)), steps, this.properties.movePause());
+					this.moveSettings.withCleanDelay(Duration.ofSeconds(1)), steps, this.properties.movePause());
 			DemoWriters writers = new DemoWriters(this.writer, this.observer, this.properties.writerPause());
 			AtomicInteger threadNumber = new AtomicInteger();
 			ExecutorService pool = Executors.newFixedThreadPool(this.properties.writers() + 1,

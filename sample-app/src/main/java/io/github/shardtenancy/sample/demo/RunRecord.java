@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
-import io.github.shardtenancy.admin.MoveResult;
+import io.github.shardtenancy.MoveResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.github.shardtenancy.admin.MoveResult;
+import io.github.shardtenancy.MoveResult;
 import io.github.shardtenancy.retry.FenceRejection;
 
 /**

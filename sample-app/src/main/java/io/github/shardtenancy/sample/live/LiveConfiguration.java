@@ -1,6 +1,6 @@
 package io.github.shardtenancy.sample.live;
 
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.TenantMover;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -9,7 +9,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * The live page's beans, present only in the web application (not in the {@code --demo} run): {@code /live} as the
- * page's address. Its move control uses the auto-configured {@link OnlineMover}, which also installs the change
+ * page's address. Its move control uses the auto-configured {@link TenantMover}, which also installs the change
  * capture on the tenant tables at start-up.
  */
 @Configuration(proxyBeanMethods = false)

@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.github.shardtenancy.MoveException;
@@ -21,12 +20,13 @@ import io.github.shardtenancy.boot.ShardTenancyProperties;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.move.MoveInProgressException;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.MoveStatus;
-import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.MoveInProgressException;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.MoveStatus;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveStep;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -63,7 +63,7 @@ public class LiveMoves implements DisposableBean {
 	 */
 	static final long MAX_STEP_PAUSE_MS = 2_000;
 
-	private final OnlineMover mover;
+	private final Mover mover;
 
 	private final Directory directory;
 
@@ -73,20 +73,22 @@ public class LiveMoves implements DisposableBean {
 
 	private final ExecutorService runner = Executors.newCachedThreadPool(Threads.named("live-move-"));
 
-	private final ScheduledExecutorService cleaner = Executors
-		.newSingleThreadScheduledExecutor(Threads.named("live-move-clean-"));
-
 	private final Deque<Request> requests = new ConcurrentLinkedDeque<>();
 
 	/**
-	 * @param mover runs the moves
+	 * @param mover runs the moves, and cleans their sources after the clean delay; the auto-configured one, a
+	 * {@link Mover} (the page paces its steps with a hook)
 	 * @param directory tells where tenants are
 	 * @param topology the shards
 	 * @param properties the clean delay of the moves ({@code shard-tenancy.move.clean-delay})
 	 */
-	public LiveMoves(OnlineMover mover, Directory directory, Topology topology,
+	public LiveMoves(TenantMover mover, Directory directory, Topology topology,
 			ShardTenancyProperties properties) {
-		this.mover = mover;
+		if (!(mover instanceof Mover paced)) {
+			throw new IllegalStateException("The live page paces the steps of its moves with a hook: it needs the "
+					+ "auto-configured mover, not " + mover.getClass().getName());
+		}
+		this.mover = paced;
 		this.directory = directory;
 		this.topology = topology;
 		this.cleanDelay = properties.getMove().getCleanDelay();
@@ -155,33 +157,20 @@ public class LiveMoves implements DisposableBean {
 	}
 
 	private void run(Request request) {
-		OnlineMover paced = this.mover.withHook((moveId, step) -> {
+		Mover paced = this.mover.withHook((moveId, step) -> {
 			request.moveId = moveId;
 			if (request.stepPauseMs > 0 && !step.isFlipped() && !step.isFinal()) {
 				pause(request.stepPauseMs);
 			}
 		});
 		try {
-			String moveId = paced.move(request.tenantId, request.targetShardId,
-					MoveOptions.defaults().withCleanDelay(this.cleanDelay).withMaxCatchUpRounds(CATCH_UP_ROUNDS));
-			request.moveId = moveId;
-			if (paced.status(moveId).step() == MoveStep.FLIPPED) {
-				this.cleaner.schedule(() -> clean(request, moveId), this.cleanDelay.toMillis(), TimeUnit.MILLISECONDS);
-			}
+			// The mover cleans the source itself once the clean delay has passed.
+			request.moveId = paced.moveAndWait(request.tenantId, request.targetShardId,
+					MoveSettings.defaults().withCleanDelay(this.cleanDelay).withMaxCatchUpRounds(CATCH_UP_ROUNDS))
+				.moveId();
 		}
 		catch (RuntimeException ex) {
 			log.warn("Live page: move of tenant '{}' to '{}' failed: {}", request.tenantId, request.targetShardId,
-					ex.getMessage());
-			request.error = ex.getClass().getSimpleName() + ": " + ex.getMessage();
-		}
-	}
-
-	private void clean(Request request, String moveId) {
-		try {
-			this.mover.clean(moveId);
-		}
-		catch (RuntimeException ex) {
-			log.warn("Live page: clean-up of move {} of tenant '{}' failed: {}", moveId, request.tenantId,
 					ex.getMessage());
 			request.error = ex.getClass().getSimpleName() + ": " + ex.getMessage();
 		}
@@ -219,9 +208,7 @@ public class LiveMoves implements DisposableBean {
 	@Override
 	public void destroy() throws InterruptedException {
 		this.runner.shutdownNow();
-		this.cleaner.shutdownNow();
 		this.runner.awaitTermination(10, TimeUnit.SECONDS);
-		this.cleaner.awaitTermination(10, TimeUnit.SECONDS);
 	}
 
 }

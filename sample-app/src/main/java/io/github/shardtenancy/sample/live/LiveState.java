@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-import io.github.shardtenancy.move.MoveStatus;
+import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.RouterStats;
 
 /**

@@ -5,10 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
@@ -16,12 +12,12 @@ import io.github.shardtenancy.InvalidTenantIdException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.MoveStatus;
-import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.RouterStats;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.MoveStatus;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -42,15 +38,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>read one tenant ({@code GET /actuator/shardtenancy/{tenant}}): the entry in this instance's cache, the entry
  * in the directory now (its shard is the owner), and the tenant's unfinished move, if any.</li>
  * <li>write ({@code POST /actuator/shardtenancy/{tenant}} with {@code {"targetShard": "shard-2"}}): starts an online
- * move of the tenant on a background thread and answers with the move's status as soon as it is recorded (or its
- * error if it was refused). Needs an {@link OnlineMover} bean.</li>
+ * move of the tenant on the mover's executor and answers with the move's status as soon as it is recorded (or its
+ * error if it was refused). Needs a {@link TenantMover} bean.</li>
  * </ul>
  * Thread-safe.
  */
 @Endpoint(id = "shardtenancy")
 public class ShardTenancyEndpoint {
-
-	private static final Duration START_WAIT = Duration.ofSeconds(10);
 
 	private final Router router;
 
@@ -58,16 +52,16 @@ public class ShardTenancyEndpoint {
 
 	private final ListenerState listener;
 
-	private final ObjectProvider<OnlineMover> mover;
+	private final ObjectProvider<TenantMover> mover;
 
 	/**
 	 * @param router the router; never {@code null}
 	 * @param topology the shards; never {@code null}
 	 * @param listener the push listener's state; never {@code null}
-	 * @param mover the online mover, if the application has one; never {@code null}
+	 * @param mover the mover, if the application has one; never {@code null}
 	 */
 	public ShardTenancyEndpoint(Router router, Topology topology, ListenerState listener,
-			ObjectProvider<OnlineMover> mover) {
+			ObjectProvider<TenantMover> mover) {
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.listener = Objects.requireNonNull(listener, "listener");
@@ -125,7 +119,7 @@ public class ShardTenancyEndpoint {
 	/**
 	 * @param tenant the tenant
 	 * @return its cached entry ({@code null} if not cached), its directory entry ({@code null} if unknown), its owner
-	 * shard, and its unfinished move ({@code null} if none, or without an online mover)
+	 * shard, and its unfinished move ({@code null} if none, or without a mover)
 	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id breaks the tenant id rule
 	 */
 	@ReadOperation
@@ -137,20 +131,20 @@ public class ShardTenancyEndpoint {
 		Optional<DirectoryEntry> entry = this.router.directory().find(tenant);
 		out.put("directory", entry.map(ShardTenancyEndpoint::entry).orElse(null));
 		out.put("owner", entry.map(DirectoryEntry::shardId).orElse(null));
-		OnlineMover onlineMover = this.mover.getIfAvailable();
-		out.put("move", onlineMover != null ? onlineMover.findActive(tenant).map(ShardTenancyEndpoint::move).orElse(null)
+		TenantMover tenantMover = this.mover.getIfAvailable();
+		out.put("move", tenantMover != null ? tenantMover.findActive(tenant).map(ShardTenancyEndpoint::move).orElse(null)
 				: null);
 		return out;
 	}
 
 	/**
-	 * Starts an online move and answers once it is recorded.
+	 * Starts an online move ({@link MoveSettings#defaults()}) and answers once it is recorded; the mover's executor
+	 * runs it.
 	 * @param tenant the tenant to move
 	 * @param targetShard the shard to move it to
 	 * @return the move's status ({@code moveId}, {@code step}, ...), or {@code error} with the reason it was refused
-	 * or failed
 	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id is invalid, the target is blank, or no
-	 * {@link OnlineMover} bean exists
+	 * {@link TenantMover} bean exists
 	 */
 	@WriteOperation
 	public Map<String, Object> move(@Selector String tenant, String targetShard) {
@@ -158,43 +152,17 @@ public class ShardTenancyEndpoint {
 		if (targetShard == null || targetShard.isBlank()) {
 			throw new InvalidEndpointRequestException("targetShard is required", "targetShard is required");
 		}
-		OnlineMover onlineMover = this.mover.getIfAvailable();
-		if (onlineMover == null) {
-			throw new InvalidEndpointRequestException("No OnlineMover bean: moves cannot be started here",
-					"No online mover is configured");
+		TenantMover tenantMover = this.mover.getIfAvailable();
+		if (tenantMover == null) {
+			throw new InvalidEndpointRequestException("No TenantMover bean: moves cannot be started here",
+					"No mover is configured");
 		}
-		CompletableFuture<String> running = CompletableFuture.supplyAsync(
-				() -> onlineMover.move(tenant, targetShard, MoveOptions.defaults()),
-				(task) -> {
-					Thread thread = new Thread(task, "shard-tenancy-endpoint-move-" + tenant);
-					thread.setDaemon(true);
-					thread.start();
-				});
-		long deadline = System.nanoTime() + START_WAIT.toNanos();
-		while (System.nanoTime() < deadline) {
-			try {
-				String moveId = running.get(50, TimeUnit.MILLISECONDS);
-				return move(onlineMover.status(moveId));
-			}
-			catch (TimeoutException ex) {
-				Optional<MoveStatus> active = onlineMover.findActive(tenant);
-				if (active.isPresent()) {
-					return move(active.get());
-				}
-			}
-			catch (ExecutionException ex) {
-				return error(tenant, targetShard, ex.getCause());
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return error(tenant, targetShard, ex);
-			}
+		try {
+			return move(tenantMover.status(tenantMover.move(tenant, targetShard, MoveSettings.defaults())));
 		}
-		Map<String, Object> out = new LinkedHashMap<>();
-		out.put("tenant", tenant);
-		out.put("targetShard", targetShard);
-		out.put("step", "STARTING");
-		return out;
+		catch (ShardTenancyException ex) {
+			return error(tenant, targetShard, ex);
+		}
 	}
 
 	private static void requireValid(String tenant) {

@@ -2,9 +2,10 @@ package io.github.shardtenancy.boot.opsapp;
 
 import java.util.List;
 
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -21,9 +22,9 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 @EnableScheduling
 public class OpsApplication {
 
-	/** The online mover the endpoint starts moves with; the change capture it needs is installed here. */
+	/** The mover the endpoint starts moves with; the change capture it needs is installed here. */
 	@Bean
-	OnlineMover onlineMover(Directory directory, Router router, Topology topology)
+	TenantMover tenantMover(Directory directory, Router router, Topology topology)
 			throws java.sql.SQLException {
 		List<TenantTable> resolved = List.of(new TenantTable("audit_entry", "tenant_id"));
 		for (String shardId : topology.shardIds()) {
@@ -34,7 +35,7 @@ public class OpsApplication {
 				}
 			}
 		}
-		return new OnlineMover(directory, router, topology, resolved, "ops-tests");
+		return new Mover(directory, router, topology, resolved, "ops-tests", Runnable::run);
 	}
 
 }

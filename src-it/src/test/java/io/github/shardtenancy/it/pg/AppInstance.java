@@ -8,16 +8,18 @@ import java.util.Properties;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
-import io.github.shardtenancy.postgresql.DirectoryWatcher;
-import io.github.shardtenancy.postgresql.WatcherSettings;
-import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.postgresql.DirectoryWatcher;
+import io.github.shardtenancy.postgresql.WatcherSettings;
 
 /**
  * One "application instance" on the PostgreSQL cluster, wired by hand like the Boot module would: its own directory
@@ -41,6 +43,9 @@ final class AppInstance implements AutoCloseable {
 	final TenantRoutingDataSource dataSource;
 
 	final TenantAdmin admin;
+
+	/** The movers' executor (moves, verification halves, delayed cleans), shut down on close. */
+	final java.util.concurrent.ExecutorService moveExecutor = java.util.concurrent.Executors.newFixedThreadPool(4);
 
 	final DirectoryWatcher watcher;
 
@@ -68,9 +73,10 @@ final class AppInstance implements AutoCloseable {
 		}
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
 		this.dataSource = new TenantRoutingDataSource(this.provider);
-		TenantMover mover = new TenantMover(this.directory, this.router, this.topology,
-				List.of(PostgresCluster.NOTES), "mover@" + name);
-		this.admin = new TenantAdmin(this.directory, this.router, this.topology, mover, "admin@" + name);
+		Mover mover = new Mover(this.directory, this.router, this.topology, List.of(PostgresCluster.NOTES),
+				"mover@" + name, this.moveExecutor);
+		this.admin = new TenantAdmin(this.directory, this.router, this.topology, mover, MoveSettings.stopTheWorld(),
+				"admin@" + name);
 		this.router.start();
 		if (watcherSettings != null) {
 			Properties props = new Properties();
@@ -135,6 +141,7 @@ final class AppInstance implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.moveExecutor.shutdownNow();
 		if (this.watcher != null) {
 			this.watcher.close();
 		}

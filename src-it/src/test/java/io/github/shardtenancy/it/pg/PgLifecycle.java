@@ -15,8 +15,8 @@ import java.util.function.Supplier;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
@@ -29,7 +29,9 @@ import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardConnector;
 import io.github.shardtenancy.spi.ShardMigrator;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
 
 /**
  * A lifecycle deployment of its own on the shared PostgreSQL servers: fresh databases (a directory on the directory
@@ -56,7 +58,10 @@ final class PgLifecycle implements AutoCloseable {
 
 	final ShardMultiTenantConnectionProvider provider;
 
-	final TenantMover mover;
+	final Mover mover;
+
+	/** The mover's executor, shut down on close. */
+	final java.util.concurrent.ExecutorService moveExecutor = java.util.concurrent.Executors.newFixedThreadPool(2);
 
 	final SlotMap slots;
 
@@ -89,15 +94,15 @@ final class PgLifecycle implements AutoCloseable {
 		this.router = new Router(this.directory, RouterSettings.defaults());
 		this.router.loadSnapshot();
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
-		this.mover = new TenantMover(this.directory, this.router, this.topology, List.of(PostgresCluster.NOTES),
-				"mover@pg");
+		this.mover = new Mover(this.directory, this.router, this.topology, List.of(PostgresCluster.NOTES),
+				"mover@pg", this.moveExecutor);
 		this.slots = new SlotMap(this.directory).load();
 		this.lifecycle = lifecycle(this.directory, this.router, policy);
 	}
 
 	TenantLifecycle lifecycle(Directory directory, Router router, PlacementPolicy policy) {
 		return new TenantLifecycle(directory, router, this.topology, this.registry, new ShardPlacement(policy),
-				this.slots, this.mover::move, List.of(PostgresCluster.NOTES), "ops@pg");
+				this.slots, this.mover, MoveSettings.stopTheWorld(), List.of(PostgresCluster.NOTES), "ops@pg");
 	}
 
 	/** Pool settings (with the server's credentials) for a new, empty database on a shard server. */
@@ -220,6 +225,7 @@ final class PgLifecycle implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.moveExecutor.shutdownNow();
 		this.router.close();
 		this.topology.close();
 		this.pools.forEach(HikariDataSource::close);

@@ -13,10 +13,9 @@ import java.util.concurrent.Callable;
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.retry.FenceRejection;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.it.pg.jpa.Attempts;
 import io.github.shardtenancy.it.pg.jpa.Badge;
 import io.github.shardtenancy.it.pg.jpa.JpaPathsApplication;
@@ -26,8 +25,10 @@ import io.github.shardtenancy.it.pg.jpa.Ticket;
 import io.github.shardtenancy.it.pg.jpa.TicketRepository;
 import io.github.shardtenancy.it.pg.jpa.TicketService;
 import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.retry.FenceRejection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -169,8 +170,8 @@ class PostgresBootJpaPathsTest {
 			throws Exception {
 		Router appRouter = app.getBean(Router.class);
 		Attempts appAttempts = app.getBean(Attempts.class);
-		new TenantMover(operator.directory, operator.router, operator.topology, TABLES, "jpa-paths-op").move(tenant,
-				"shard-2");
+		new Mover(operator.directory, operator.router, operator.topology, TABLES, "jpa-paths-op", Runnable::run)
+			.moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());
 		assertThat(appRouter.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-1"));
 		appAttempts.reset();
 		app.getBean(TicketService.class).reset();

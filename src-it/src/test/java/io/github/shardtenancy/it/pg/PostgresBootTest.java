@@ -8,17 +8,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.it.h2.domain.AttemptRecorder;
 import io.github.shardtenancy.it.h2.domain.OrderService;
 import io.github.shardtenancy.it.h2.domain.OrdersApplication;
 import io.github.shardtenancy.it.h2.domain.PurchaseOrderRepository;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -116,8 +118,9 @@ class PostgresBootTest {
 		TenantContext.runAs(tenant, () -> orders.place("before the move"));
 
 		try (AppInstance operator = AppInstance.plain(cluster, "boot-op", RouterSettings.defaults(), 2)) {
-			new TenantMover(operator.directory, operator.router, operator.topology,
-					List.of(new TenantTable("purchase_order", "tenant_id")), "boot-op").move(tenant, "shard-2");
+			new Mover(operator.directory, operator.router, operator.topology,
+					List.of(new TenantTable("purchase_order", "tenant_id")), "boot-op", Runnable::run)
+				.moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());
 		}
 		assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-1"));
 		attempts.reset();

@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.move.TablePlan;
-import io.github.shardtenancy.internal.move.TenantRows;
 import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.move.ChangeCapture;
 import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -55,7 +55,7 @@ class PostgresChangeCaptureTest {
 		try (TenantContext.Scope scope = TenantContext.bind(tenant); Connection writer = app.dataSource.getConnection()) {
 			writer.setAutoCommit(false); // one transaction, committed below
 			assertThat(countNotes(writer, tenant)).isZero(); // the transaction began (and read) before capture
-			TenantRows.captureOn(shard, tenant, "move-cap-late", plan(tenant));
+			ChangeCapture.captureOn(shard, tenant, "move-cap-late", plan(tenant));
 			insertNote(writer, tenant, "written after capture was switched on");
 			writer.commit();
 		}
@@ -65,7 +65,7 @@ class PostgresChangeCaptureTest {
 		});
 		assertThat(changeLog(tenant)).isEqualTo(1);
 		assertThat(changeLog(neighbour)).isZero();
-		TenantRows.captureOff(shard, tenant);
+		ChangeCapture.captureOff(shard, tenant);
 		assertThat(changeLog(tenant)).isZero();
 	}
 
@@ -82,7 +82,7 @@ class PostgresChangeCaptureTest {
 			insertNote(writer, tenant, "first write, before capture: holds the fence row");
 			captureOn = CompletableFuture.runAsync(() -> {
 				try {
-					TenantRows.captureOn(shard, tenant, "move-cap-inflight", tables);
+					ChangeCapture.captureOn(shard, tenant, "move-cap-inflight", tables);
 				}
 				catch (SQLException ex) {
 					throw new IllegalStateException(ex);
@@ -101,7 +101,7 @@ class PostgresChangeCaptureTest {
 			return null;
 		});
 		assertThat(changeLog(tenant)).isEqualTo(1);
-		TenantRows.captureOff(shard, tenant);
+		ChangeCapture.captureOff(shard, tenant);
 	}
 
 	private static List<TablePlan> plan(String tenant) throws SQLException {

@@ -35,12 +35,12 @@ import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.itpg.PgNote;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.MoveStatus;
-import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.MoveStatus;
+import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.move.Mover;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.retry.RetrySettings;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.DisplayName;
@@ -145,8 +145,8 @@ class PostgresChaosRunTest {
 			for (AppInstance app : apps) {
 				app.router.loadSnapshot();
 			}
-			OnlineMover mover = new OnlineMover(operator.directory, operator.router, operator.topology,
-					List.of(PostgresCluster.NOTES), "chaos-mover");
+			Mover mover = new Mover(operator.directory, operator.router, operator.topology,
+					List.of(PostgresCluster.NOTES), "chaos-mover", operator.moveExecutor);
 
 			// Writers
 			LongAdder attempts = new LongAdder();
@@ -220,7 +220,7 @@ class PostgresChaosRunTest {
 			for (Future<?> task : List.copyOf(moveTasks)) {
 				task.get(BOUND.toSeconds(), TimeUnit.SECONDS);
 			}
-			OnlineMover healer = mover.withLease(Duration.ZERO);
+			Mover healer = mover.withLease(Duration.ZERO);
 			for (String tenant : tenants) {
 				finishMove(healer, tenant);
 			}
@@ -363,7 +363,7 @@ class PostgresChaosRunTest {
 	}
 
 	void startMove(Random chaos, boolean kill, List<String> tenants, Set<String> moving, List<Future<?>> tasks,
-			ExecutorService movers, OnlineMover mover, AppInstance operator) {
+			ExecutorService movers, Mover mover, AppInstance operator) {
 		if (moving.size() >= 3) {
 			return;
 		}
@@ -389,20 +389,20 @@ class PostgresChaosRunTest {
 				count("moves started");
 				this.log.add("move " + tenant + " " + source + "->" + target
 						+ (killAfter != null ? " (kill after " + killAfter + ")" : ""));
-				OnlineMover running = killAfter == null ? mover : mover.withHook((moveId, step) -> {
+				Mover running = killAfter == null ? mover : mover.withHook((moveId, step) -> {
 					if (step == killAfter) {
 						throw new MoverKilled(step);
 					}
 				});
 				try {
-					running.move(tenant, target, MoveOptions.defaults());
+					running.moveAndWait(tenant, target, MoveSettings.defaults());
 					count("moves completed");
 				}
 				catch (MoverKilled killed) {
 					count("movers killed");
 					this.log.add("mover of " + tenant + " killed after " + killAfter);
 					sleep(resumeAfter);
-					OnlineMover resumer = mover.withLease(Duration.ZERO);
+					Mover resumer = mover.withLease(Duration.ZERO);
 					MoveStatus status = resumer.findActive(tenant).orElseThrow();
 					resumer.resume(status.moveId());
 					count("moves resumed to completion");
@@ -420,7 +420,7 @@ class PostgresChaosRunTest {
 	}
 
 	/** Finishes (resumes) a move left unfinished by a fault, retrying while servers come back. */
-	void finishMove(OnlineMover healer, String tenant) throws InterruptedException {
+	void finishMove(Mover healer, String tenant) throws InterruptedException {
 		long deadline = System.nanoTime() + BOUND.toNanos();
 		while (true) {
 			try {

@@ -10,7 +10,7 @@ import java.util.function.BooleanSupplier;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.TenantUnavailableException;
-import io.github.shardtenancy.admin.MoveResult;
+import io.github.shardtenancy.MoveResult;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;

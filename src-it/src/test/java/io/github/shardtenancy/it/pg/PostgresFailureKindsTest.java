@@ -26,8 +26,10 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.RouterStats;
 import io.github.shardtenancy.itpg.PgNote;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.RouterStats;
+import io.github.shardtenancy.internal.move.Mover;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.retry.RetrySettings;
 import org.hibernate.Session;
@@ -101,8 +103,9 @@ class PostgresFailureKindsTest {
 			this.operator.admin.move(tenant, target);
 		}
 		else {
-			new OnlineMover(this.operator.directory, this.operator.router, this.operator.topology,
-					List.of(PostgresCluster.NOTES), "kinds-online").move(tenant, target, MoveOptions.defaults());
+			new Mover(this.operator.directory, this.operator.router, this.operator.topology,
+					List.of(PostgresCluster.NOTES), "kinds-online", Runnable::run)
+				.moveAndWait(tenant, target, MoveSettings.defaults());
 		}
 	}
 

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.admin.MoveResult;
+import io.github.shardtenancy.MoveResult;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.RouterSettings;

@@ -11,7 +11,7 @@ import java.util.TreeMap;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.topology.Topology;
 
 /**
@@ -57,8 +57,8 @@ final class PostgresMoveFixture {
 	}
 
 	/** @return an online mover over the test tables on an instance, acting as {@code online@<instance>} */
-	static OnlineMover mover(AppInstance app) {
-		return new OnlineMover(app.directory, app.router, app.topology, TABLES, "online@" + app.name);
+	static Mover mover(AppInstance app) {
+		return new Mover(app.directory, app.router, app.topology, TABLES, "online@" + app.name, app.moveExecutor);
 	}
 
 	/** @return the tenant's orders on a shard, id to amount */

@@ -12,10 +12,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.move.MoveStatus;
-import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.MoveStatus;
+import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -62,7 +62,7 @@ class PostgresMoveLoadTest {
 			List<PgOrderWriter> all = writers.values().stream().flatMap(List::stream).toList();
 			PostgresOnlineMoverTest.awaitProgress(all);
 
-			OnlineMover mover = PostgresMoveFixture.mover(moverInstance);
+			Mover mover = PostgresMoveFixture.mover(moverInstance);
 			List<Long> freezeMillis = new ArrayList<>();
 			List<Long> retries = new ArrayList<>();
 			Map<String, String> uncleaned = new LinkedHashMap<>();
@@ -76,7 +76,8 @@ class PostgresMoveLoadTest {
 				String target = PostgresCluster.SHARD_IDS
 					.get((PostgresCluster.SHARD_IDS.indexOf(entry.shardId()) + 1 + m % 2) % 3);
 				long rejectedBefore = rejections(writers.get(tenant));
-				MoveStatus flipped = mover.status(mover.move(tenant, target, PostgresOnlineMoverTest.smallBatches()));
+				MoveStatus flipped = mover.status(
+						mover.moveAndWait(tenant, target, PostgresOnlineMoverTest.smallBatches()).moveId());
 				assertThat(flipped.step()).as("move %d of %s", m, tenant).isEqualTo(MoveStep.FLIPPED);
 				uncleaned.put(tenant, flipped.moveId());
 				freezeMillis.add(flipped.freezeWindow().orElseThrow().toMillis());

@@ -15,17 +15,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.MoveException;
-import io.github.shardtenancy.admin.TenantMover;
-import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
-import io.github.shardtenancy.move.MoveInProgressException;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.MoveStatus;
-import io.github.shardtenancy.move.MoveStep;
-import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.internal.move.Mover;
+import io.github.shardtenancy.MoveInProgressException;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.MoveStatus;
+import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.RouterSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -156,8 +156,8 @@ class PostgresOnlineMoverTest {
 	 * source during the freeze (a FROZEN fence admits reads) may run its UPDATE after the flip, and must still find
 	 * the rows there to be rejected and retried rather than update nothing.
 	 */
-	static MoveOptions smallBatches() {
-		return MoveOptions.defaults()
+	static MoveSettings smallBatches() {
+		return MoveSettings.defaults()
 			.withBatchSize(100)
 			.withCatchUpLagThreshold(10)
 			.withMaxCatchUpRounds(5)
@@ -165,7 +165,7 @@ class PostgresOnlineMoverTest {
 	}
 
 	/** Resumes a flipped move until its clean delay has passed and it has cleaned the source. */
-	static MoveStatus finish(OnlineMover mover, String moveId) throws InterruptedException {
+	static MoveStatus finish(Mover mover, String moveId) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
 		MoveStatus status = mover.resume(moveId);
 		while (status.step() == MoveStep.FLIPPED && System.nanoTime() < deadline) {
@@ -176,7 +176,7 @@ class PostgresOnlineMoverTest {
 	}
 
 	/** A mover on the mover instance that crashes after {@code step}, first cutting all of its connections. */
-	private OnlineMover doomedMover(MoveStep killAfter) {
+	private Mover doomedMover(MoveStep killAfter) {
 		return PostgresMoveFixture.mover(this.moverInstance).withHook((id, step) -> {
 			if (step == killAfter) {
 				int cut = cutConnections(this.moverInstance.name);
@@ -228,14 +228,14 @@ class PostgresOnlineMoverTest {
 			List<PgOrderWriter> rightWriters = startWriters(right, 4);
 			awaitProgress(moving);
 			List<String> copied = new java.util.concurrent.CopyOnWriteArrayList<>();
-			OnlineMover plain = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.moverInstance);
-			OnlineMover mover = plain.withHook((id, step) -> {
+			Mover plain = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.moverInstance);
+			Mover mover = plain.withHook((id, step) -> {
 				if (step == MoveStep.COPIED) {
 					copied.add(plain.status(id).stepData());
 				}
 			});
 
-			String moveId = mover.move(PostgresOnlineMoverTest.this.tenant, "shard-2", smallBatches());
+			String moveId = mover.moveAndWait(PostgresOnlineMoverTest.this.tenant, "shard-2", smallBatches()).moveId();
 
 			MoveStatus done = finish(mover, moveId);
 			assertThat(done.step()).isEqualTo(MoveStep.DONE);
@@ -291,7 +291,7 @@ class PostgresOnlineMoverTest {
 					String.format(insert, base + 3, "AUTUMN"));
 			List<TenantTable> tables = new ArrayList<>(PostgresMoveFixture.TABLES);
 			tables.add(new TenantTable("pg_move_coupon", "tenant_id"));
-			OnlineMover mover = new OnlineMover(app.directory, app.router, app.topology, tables, "online@unique")
+			Mover mover = new Mover(app.directory, app.router, app.topology, tables, "online@unique", app.moveExecutor)
 				.withHook((id, step) -> {
 					if (step == MoveStep.COPIED) {
 						asTenant(app, tenant, "DELETE FROM pg_move_coupon WHERE id = " + (base + 1),
@@ -302,7 +302,7 @@ class PostgresOnlineMoverTest {
 					}
 				});
 
-			String moveId = mover.move(tenant, "shard-2", MoveOptions.defaults());
+			String moveId = mover.moveAndWait(tenant, "shard-2", MoveSettings.defaults()).moveId();
 
 			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
 			assertThat(coupons(app, "shard-2", tenant)).isEqualTo(java.util.Map.of(base + 2, "SUMMER-2025", base + 3,
@@ -354,10 +354,22 @@ class PostgresOnlineMoverTest {
 		@DisplayName("a mover killed after a step, its connections cut, is resumed by a new mover instance and the "
 				+ "move completes, verified")
 		void killedMoverIsResumedByANewInstance(MoveStep killAfter) throws Exception {
+			killAndResume(killAfter, smallBatches());
+		}
+
+		@ParameterizedTest(name = "killed after {0}")
+		@EnumSource(value = MoveStep.class, names = { "PLANNED", "FROZEN", "COPIED", "VERIFIED", "FLIPPED" })
+		@DisplayName("without capture (stop-the-world), a mover killed after a step, its connections cut, is resumed by "
+				+ "a new mover instance and the move completes, verified")
+		void killedStopTheWorldMoverIsResumedByANewInstance(MoveStep killAfter) throws Exception {
+			killAndResume(killAfter, smallBatches().withCapture(false));
+		}
+
+		private void killAndResume(MoveStep killAfter, MoveSettings settings) throws Exception {
 			List<PgOrderWriter> writers = startWriters(PostgresOnlineMoverTest.this.tenant, 2);
 			awaitProgress(writers);
-			OnlineMover doomed = doomedMover(killAfter);
-			assertThatThrownBy(() -> doomed.move(PostgresOnlineMoverTest.this.tenant, "shard-2", smallBatches()))
+			Mover doomed = doomedMover(killAfter);
+			assertThatThrownBy(() -> doomed.moveAndWait(PostgresOnlineMoverTest.this.tenant, "shard-2", settings))
 				.isInstanceOf(Killed.class);
 			PostgresOnlineMoverTest.this.moverInstance.close();
 			MoveStatus stopped = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.app)
@@ -368,7 +380,7 @@ class PostgresOnlineMoverTest {
 
 			try (AppInstance successorInstance = AppInstance.plain(cluster, "mover-successor",
 					RouterSettings.defaults(), 4)) {
-				OnlineMover successor = PostgresMoveFixture.mover(successorInstance).withLease(Duration.ZERO);
+				Mover successor = PostgresMoveFixture.mover(successorInstance).withLease(Duration.ZERO);
 				MoveStatus done = finish(successor, stopped.moveId());
 
 				assertThat(done.step()).isEqualTo(MoveStep.DONE);
@@ -388,12 +400,24 @@ class PostgresOnlineMoverTest {
 		@DisplayName("an abort before the flip leaves the tenant ACTIVE on the source with nothing lost and no rows "
 				+ "on the target")
 		void abortBeforeFlipRestoresTheSource(MoveStep killAfter) throws Exception {
+			killAndAbort(killAfter, smallBatches());
+		}
+
+		@ParameterizedTest(name = "aborted after {0}")
+		@EnumSource(value = MoveStep.class, names = { "PLANNED", "FROZEN", "COPIED", "VERIFIED" })
+		@DisplayName("without capture (stop-the-world), an abort before the flip leaves the tenant ACTIVE on the source "
+				+ "with nothing lost and no rows on the target")
+		void stopTheWorldAbortBeforeFlipRestoresTheSource(MoveStep killAfter) throws Exception {
+			killAndAbort(killAfter, smallBatches().withCapture(false));
+		}
+
+		private void killAndAbort(MoveStep killAfter, MoveSettings settings) throws Exception {
 			List<PgOrderWriter> writers = startWriters(PostgresOnlineMoverTest.this.tenant, 2);
 			awaitProgress(writers);
-			OnlineMover doomed = doomedMover(killAfter);
-			assertThatThrownBy(() -> doomed.move(PostgresOnlineMoverTest.this.tenant, "shard-2", smallBatches()))
+			Mover doomed = doomedMover(killAfter);
+			assertThatThrownBy(() -> doomed.moveAndWait(PostgresOnlineMoverTest.this.tenant, "shard-2", settings))
 				.isInstanceOf(Killed.class);
-			OnlineMover operator = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.app).withLease(Duration.ZERO);
+			Mover operator = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.app).withLease(Duration.ZERO);
 			String moveId = operator.findActive(PostgresOnlineMoverTest.this.tenant).orElseThrow().moveId();
 
 			assertThat(operator.abort(moveId).step()).isEqualTo(MoveStep.ABORTED);
@@ -415,20 +439,21 @@ class PostgresOnlineMoverTest {
 		@DisplayName("a second move of a moving tenant is refused with MoveInProgressException by another mover "
 				+ "instance, and the basic mover refuses it too")
 		void secondMoveIsRefused() {
-			OnlineMover first = doomedMover(MoveStep.MARKED);
-			assertThatThrownBy(() -> first.move(PostgresOnlineMoverTest.this.tenant, "shard-2", smallBatches()))
+			Mover first = doomedMover(MoveStep.MARKED);
+			assertThatThrownBy(() -> first.moveAndWait(PostgresOnlineMoverTest.this.tenant, "shard-2", smallBatches()))
 				.isInstanceOf(Killed.class);
-			OnlineMover other = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.app);
+			Mover other = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.app);
 			String moveId = other.findActive(PostgresOnlineMoverTest.this.tenant).orElseThrow().moveId();
 
-			assertThatThrownBy(() -> other.move(PostgresOnlineMoverTest.this.tenant, "shard-3", smallBatches()))
+			assertThatThrownBy(() -> other.moveAndWait(PostgresOnlineMoverTest.this.tenant, "shard-3", smallBatches()))
 				.isInstanceOfSatisfying(MoveInProgressException.class, ex -> {
 					assertThat(ex.moveId()).isEqualTo(moveId);
 					assertThat(ex.tenantId()).isEqualTo(PostgresOnlineMoverTest.this.tenant);
 				});
 			assertThatThrownBy(() -> other.resume(moveId)).isInstanceOf(MoveInProgressException.class)
 				.hasMessageContaining(first.owner());
-			assertThatThrownBy(() -> basicMover().move(PostgresOnlineMoverTest.this.tenant, "shard-3"))
+			assertThatThrownBy(() -> basicMover().moveAndWait(PostgresOnlineMoverTest.this.tenant, "shard-3",
+					MoveSettings.stopTheWorld()))
 				.isInstanceOf(MoveInProgressException.class)
 				.hasMessageContaining(moveId);
 			assertThat(other.withLease(Duration.ZERO).abort(moveId).step()).isEqualTo(MoveStep.ABORTED);
@@ -440,14 +465,15 @@ class PostgresOnlineMoverTest {
 		@DisplayName("a basic move of a tenant whose online move has flipped but not cleaned is refused with "
 				+ "MoveInProgressException; after the clean it is allowed")
 		void basicMoveOfAFlippedButUncleanedTenantIsRefused() {
-			OnlineMover mover = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.moverInstance);
-			String moveId = mover.move(PostgresOnlineMoverTest.this.tenant, "shard-2",
-					smallBatches().withCleanDelay(Duration.ofHours(1)));
+			Mover mover = PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.moverInstance);
+			String moveId = mover.moveAndWait(PostgresOnlineMoverTest.this.tenant, "shard-2",
+					smallBatches().withCleanDelay(Duration.ofHours(1))).moveId();
 			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.FLIPPED);
 			long rows = PostgresMoveFixture.rows(PostgresOnlineMoverTest.this.app, "shard-2",
 					PostgresOnlineMoverTest.this.tenant);
 
-			assertThatThrownBy(() -> basicMover().move(PostgresOnlineMoverTest.this.tenant, "shard-1"))
+			assertThatThrownBy(() -> basicMover().moveAndWait(PostgresOnlineMoverTest.this.tenant, "shard-1",
+					MoveSettings.stopTheWorld()))
 				.isInstanceOfSatisfying(MoveInProgressException.class,
 						ex -> assertThat(ex.moveId()).isEqualTo(moveId))
 				.hasMessageContaining(PostgresOnlineMoverTest.this.tenant)
@@ -456,7 +482,8 @@ class PostgresOnlineMoverTest {
 					PostgresOnlineMoverTest.this.tenant)).as("source rows kept until the clean").isEqualTo(rows);
 
 			assertThat(mover.clean(moveId).step()).isEqualTo(MoveStep.DONE);
-			basicMover().move(PostgresOnlineMoverTest.this.tenant, "shard-1");
+			basicMover().moveAndWait(PostgresOnlineMoverTest.this.tenant, "shard-1",
+					MoveSettings.stopTheWorld());
 			assertTenantLivesOnlyOn("shard-1", "shard-2", PostgresOnlineMoverTest.this.tenantWriters);
 		}
 
@@ -469,10 +496,10 @@ class PostgresOnlineMoverTest {
 			List<TenantTable> tables = new ArrayList<>(PostgresMoveFixture.TABLES);
 			tables.add(new TenantTable("pg_move_setting", "tenant_id"));
 			AppInstance instance = PostgresOnlineMoverTest.this.moverInstance;
-			OnlineMover mover = new OnlineMover(instance.directory, instance.router, instance.topology, tables,
-					"online@test");
+			Mover mover = new Mover(instance.directory, instance.router, instance.topology, tables,
+					"online@test", instance.moveExecutor);
 
-			assertThatThrownBy(() -> mover.move(PostgresOnlineMoverTest.this.tenant, "shard-2", smallBatches()))
+			assertThatThrownBy(() -> mover.moveAndWait(PostgresOnlineMoverTest.this.tenant, "shard-2", smallBatches()))
 				.isInstanceOf(MoveException.class)
 				.hasMessageContaining("pg_move_setting")
 				.hasMessageContaining("tenant_id");
@@ -483,11 +510,9 @@ class PostgresOnlineMoverTest {
 					PostgresOnlineMoverTest.this.tenant)).isZero();
 		}
 
-		/** A basic mover on the application instance (whose connections no test cuts). */
-		private TenantMover basicMover() {
-			AppInstance instance = PostgresOnlineMoverTest.this.app;
-			return new TenantMover(instance.directory, instance.router, instance.topology, PostgresMoveFixture.TABLES,
-					"basic@test");
+		/** A mover on the application instance (whose connections no test cuts), moving stop-the-world. */
+		private Mover basicMover() {
+			return PostgresMoveFixture.mover(PostgresOnlineMoverTest.this.app);
 		}
 
 	}

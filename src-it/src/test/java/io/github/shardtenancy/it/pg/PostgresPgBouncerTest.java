@@ -22,16 +22,18 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
-import io.github.shardtenancy.postgresql.DirectoryWatcher;
-import io.github.shardtenancy.postgresql.WatcherSettings;
-import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.postgresql.DirectoryWatcher;
+import io.github.shardtenancy.postgresql.WatcherSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -89,8 +91,9 @@ class PostgresPgBouncerTest {
 			topology.addShard("shard-1", (javax.sql.DataSource) shardPool);
 			router.start();
 			TenantAdmin admin = new TenantAdmin(router.directory(), router, topology,
-					new TenantMover(router.directory(), router, topology, List.of(PostgresCluster.NOTES), "bouncer"),
-					"bouncer");
+					new Mover(router.directory(), router, topology, List.of(PostgresCluster.NOTES), "bouncer",
+							Runnable::run),
+					MoveSettings.stopTheWorld(), "bouncer");
 			Map<String, Long> versions = Map.of(a, admin.create(a, "shard-1").version(), b,
 					admin.create(b, "shard-1").version());
 			TenantRoutingDataSource routed = new TenantRoutingDataSource(

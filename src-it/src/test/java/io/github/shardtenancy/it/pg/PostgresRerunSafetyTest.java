@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnsafeToRerunException;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.retry.FenceRejection;
@@ -27,8 +27,10 @@ import io.github.shardtenancy.it.pg.rerun.RerunEntryRepository;
 import io.github.shardtenancy.it.pg.rerun.RerunEntryService;
 import io.github.shardtenancy.it.pg.rerun.RerunnableEntryService;
 import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.retry.FenceRejection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -158,8 +160,8 @@ class PostgresRerunSafetyTest {
 
 	/** Moves the tenant to shard-2 behind the application's back: it still routes the tenant to shard-1. */
 	private void moveTheApplicationMisses() {
-		new TenantMover(operator.directory, operator.router, operator.topology, TABLES, "pg-rerun-op")
-			.move(this.tenant, "shard-2");
+		new Mover(operator.directory, operator.router, operator.topology, TABLES, "pg-rerun-op", Runnable::run)
+			.moveAndWait(this.tenant, "shard-2", MoveSettings.stopTheWorld());
 		assertThat(router.cached(this.tenant)).get().extracting(DirectoryEntry::shardId).isEqualTo("shard-1");
 	}
 

@@ -17,11 +17,11 @@ import io.github.shardtenancy.it.pg.rls.RlsApplication;
 import io.github.shardtenancy.it.pg.rls.RlsNoteRepository;
 import io.github.shardtenancy.it.pg.rls.RlsNoteService;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.move.MoveOptions;
-import io.github.shardtenancy.move.OnlineMover;
-import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.ReconciliationReport;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.MoveSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -260,9 +260,9 @@ class PostgresRowSecurityTest {
 	void moversWorkUnderRowLevelSecurity() throws Exception {
 		String moving = tenantWithNotes("rls-move", "shard-1", "m1", "m2", "m3");
 		String staying = tenantWithNotes("rls-stay", "shard-1", "s1");
-		OnlineMover mover = context.getBean(OnlineMover.class);
+		TenantMover mover = context.getBean(TenantMover.class);
 
-		mover.move(moving, "shard-2", MoveOptions.defaults());
+		mover.moveAndWait(moving, "shard-2", MoveSettings.defaults());
 
 		assertThat(rows("shard-2", moving)).isEqualTo(3);
 		assertThat(rows("shard-1", moving)).as("cleaned on the source").isZero();

@@ -1,0 +1,40 @@
+package io.github.shardtenancy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A move as recorded in the move log, at the moment it was read. Immutable and thread-safe.
+ *
+ * @param moveId the move's id
+ * @param tenantId the tenant
+ * @param sourceShardId the shard the tenant leaves
+ * @param targetShardId the shard it goes to
+ * @param step the last step completed
+ * @param stepData progress within the current step (for example {@code table=NOTE rows=5000}), or {@code null}
+ * @param settings the settings the move runs with
+ * @param owner the mover instance running or last running the move, or {@code null} when none holds it
+ * @param heartbeat when the owner last wrote, or {@code null}
+ * @param createdAt when the move was started
+ * @param frozenAt when the tenant was frozen, or {@code null} before that
+ * @param flippedAt when the directory was flipped, or {@code null} before that
+ * @param finishedAt when the move ended (DONE or ABORTED), or {@code null}
+ * @param error the last failure, or {@code null}
+ */
+public record MoveStatus(String moveId, String tenantId, String sourceShardId, String targetShardId, MoveStep step,
+		String stepData, MoveSettings settings, String owner, Instant heartbeat, Instant createdAt, Instant frozenAt,
+		Instant flippedAt, Instant finishedAt, String error) {
+
+	/** @return whether the move has ended */
+	public boolean isFinished() {
+		return this.step.isFinal();
+	}
+
+	/** @return the time the tenant's writes were refused (freeze to flip, millisecond precision), once flipped */
+	public Optional<Duration> freezeWindow() {
+		return (this.frozenAt != null && this.flippedAt != null)
+				? Optional.of(Duration.between(this.frozenAt, this.flippedAt)) : Optional.empty();
+	}
+
+}

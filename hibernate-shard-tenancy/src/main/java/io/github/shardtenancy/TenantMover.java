@@ -1,0 +1,103 @@
+package io.github.shardtenancy;
+
+import java.util.Optional;
+
+
+/**
+ * Moves one tenant to another shard, by one protocol whose every step is recorded in the move log in the directory
+ * database, so that a move interrupted anywhere (a crash, a failure) can be resumed or aborted, by this or any other
+ * instance. With {@link MoveSettings#capture()} on (online) the tenant's writes are refused only from the freeze to
+ * the flip; with it off (stop-the-world) from the freeze, which comes first, to the flip. Either way reads are served
+ * throughout, the tenant's neighbours on both shards are never touched, and nothing committed is lost. A tenant has at
+ * most one unfinished move (also one flipped whose source is not cleaned yet), in all processes.
+ *
+ * <p>Implementations are thread-safe: moves of different tenants may run at once. Every argument must be non-null,
+ * otherwise {@link NullPointerException} is thrown. Every method may also throw
+ * {@link DirectoryUnavailableException} if the directory (and so the move log) cannot be read or written.
+ */
+public interface TenantMover {
+
+	/**
+	 * Starts a move and returns once it is recorded (step {@link MoveStep#PLANNED}); the steps then run on the
+	 * mover's executor. A failure of a step is recorded in the move log ({@link MoveStatus#error()}): before the flip
+	 * the move is aborted ({@link MoveStep#ABORTED}), after it left for {@link #resume(String)}. Follow the move with
+	 * {@link #status(String)}.
+	 * @param tenantId the tenant, ACTIVE
+	 * @param targetShardId the new owner, in the topology, not the tenant's shard
+	 * @param settings how to move
+	 * @return the move id
+	 * @throws InvalidTenantIdException if the tenant id breaks the tenant id rule
+	 * @throws UnknownTenantException if the directory has no entry for the tenant
+	 * @throws UnknownShardException if either shard is not in the topology
+	 * @throws MoveInProgressException if the tenant has an unfinished move
+	 * @throws MoveException if the tenant is not ACTIVE, the target is its owner, a tenant table is missing or lacks
+	 * its tenant column or primary key (named in the message), or the executor refused the move (it is then recorded
+	 * as aborted)
+	 */
+	String move(String tenantId, String targetShardId, MoveSettings settings);
+
+	/**
+	 * Moves a tenant on the calling thread and returns when the move is {@link MoveStep#DONE}, or
+	 * {@link MoveStep#FLIPPED} if {@link MoveSettings#cleanDelay()} is not zero (the source is then cleaned on the
+	 * mover's executor once the delay has passed).
+	 * @param tenantId the tenant, ACTIVE
+	 * @param targetShardId the new owner, in the topology, not the tenant's shard
+	 * @param settings how to move
+	 * @return what the move did
+	 * @throws InvalidTenantIdException if the tenant id breaks the tenant id rule
+	 * @throws UnknownTenantException if the directory has no entry for the tenant
+	 * @throws UnknownShardException if either shard is not in the topology
+	 * @throws MoveInProgressException if the tenant has an unfinished move
+	 * @throws MoveException if the tenant is not ACTIVE, the target is its owner, a tenant table is missing or lacks
+	 * its tenant column or primary key (named in the message), the source shard has no change capture (online), or a
+	 * step failed: the move was then aborted before the flip (the tenant is ACTIVE on its source), or left for
+	 * {@link #resume(String)} after it or if the abort failed too
+	 * @throws DirectoryConflictException if the entry changed concurrently outside the move
+	 */
+	MoveResult moveAndWait(String tenantId, String targetShardId, MoveSettings settings);
+
+	/**
+	 * Continues a move from its last recorded step, on the calling thread: after a crash of the mover that ran it,
+	 * after a failure, or to clean the source once the clean delay has passed. A finished move is returned as it is.
+	 * @param moveId the move
+	 * @return the move's status afterwards: DONE, or FLIPPED while the clean delay runs
+	 * @throws MoveException if the move is unknown, or a step failed (see {@link #moveAndWait})
+	 * @throws MoveInProgressException if another mover holds the move and its heartbeat is within the lease
+	 */
+	MoveStatus resume(String moveId);
+
+	/**
+	 * Cleans the source of a flipped move now, whatever its clean delay, on the calling thread.
+	 * @param moveId the move
+	 * @return the status afterwards (DONE)
+	 * @throws MoveException if the move is unknown, not flipped yet, or aborted, or the clean failed
+	 * @throws MoveInProgressException if another mover holds the move and its heartbeat is within the lease
+	 */
+	MoveStatus clean(String moveId);
+
+	/**
+	 * Aborts a move before its flip, on the calling thread: the target's copy is removed, the entry is ACTIVE on the
+	 * source again (new epoch and version), the source fence OWNED and the target fence MOVED at that version. Writes
+	 * refused meanwhile were retried by their callers; nothing committed is lost. An aborted move is returned as it is.
+	 * @param moveId the move
+	 * @return the status afterwards (ABORTED)
+	 * @throws MoveException if the move is unknown or already flipped, or a step of the abort failed (it can be
+	 * repeated)
+	 * @throws MoveInProgressException if another mover holds the move and its heartbeat is within the lease
+	 */
+	MoveStatus abort(String moveId);
+
+	/**
+	 * @param moveId the move
+	 * @return its status as recorded now
+	 * @throws MoveException if the move is unknown
+	 */
+	MoveStatus status(String moveId);
+
+	/**
+	 * @param tenantId the tenant
+	 * @return its unfinished move (also one flipped whose source is not cleaned yet), or empty
+	 */
+	Optional<MoveStatus> findActive(String tenantId);
+
+}

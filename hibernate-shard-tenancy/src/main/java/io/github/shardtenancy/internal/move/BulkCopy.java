@@ -1,0 +1,163 @@
+package io.github.shardtenancy.internal.move;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.internal.move.MoveSql.Progress;
+import io.github.shardtenancy.spi.BulkCopier;
+import io.github.shardtenancy.internal.topology.Topology;
+
+import static io.github.shardtenancy.internal.move.MoveSql.MAX_PARAMETERS;
+import static io.github.shardtenancy.internal.move.MoveSql.MAX_ROWS_PER_INSERT;
+import static io.github.shardtenancy.internal.move.MoveSql.bindRows;
+import static io.github.shardtenancy.internal.move.MoveSql.multiRowInsert;
+import static io.github.shardtenancy.internal.move.MoveSql.pause;
+import static io.github.shardtenancy.internal.move.MoveSql.rollbackQuietly;
+import static io.github.shardtenancy.internal.move.MoveSql.values;
+
+/**
+ * The bulk copy of a tenant's rows from one snapshot of the source to the target, through a {@link BulkCopier} found
+ * on the class path (such as PostgreSQL's {@code COPY}) or with multi-row {@code INSERT}s. All writes go through a
+ * mover connection ({@link io.github.shardtenancy.spi.FenceDialect#beginMover}), re-marked after every commit because
+ * the mark is transaction-scoped on PostgreSQL. Stateless; thread-safe.
+ */
+final class BulkCopy {
+
+	/** The bulk copiers on the class path (e.g. PostgreSQL COPY), found once. */
+	static final List<BulkCopier> COPIERS = ServiceLoader.load(BulkCopier.class, BulkCopy.class.getClassLoader())
+		.stream()
+		.map(ServiceLoader.Provider::get)
+		.toList();
+
+	BulkCopy() {
+	}
+
+	/**
+	 * @return how {@link #copy} copies between two shards: the simple class name of the {@link BulkCopier} it uses,
+	 * or {@code multi-row INSERT}
+	 * @throws SQLException if a shard cannot be reached
+	 */
+	static String copyMethod(Topology.Shard from, Topology.Shard to) throws SQLException {
+		try (Connection source = from.dataSource().getConnection();
+				Connection target = to.dataSource().getConnection()) {
+			BulkCopier copier = bulkCopier(source, target);
+			return (copier != null) ? copier.getClass().getSimpleName() : "multi-row INSERT";
+		}
+	}
+
+	/** @return the first bulk copier that supports both connections, or {@code null} (multi-row INSERTs then) */
+	static BulkCopier bulkCopier(Connection source, Connection target) throws SQLException {
+		for (BulkCopier copier : COPIERS) {
+			if (copier.supports(source, target)) {
+				return copier;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Copies a tenant's rows from one snapshot of the source to the target, table by table (parents first), committing
+	 * on the target every {@code batchSize} rows. The target must hold none of the tenant's rows.
+	 * @return rows copied per table
+	 * @throws SQLException on a database error
+	 */
+	static Map<String, Long> copy(Topology.Shard from, Topology.Shard to, String tenantId,
+			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress) throws SQLException {
+		Map<String, Long> copied = new LinkedHashMap<>();
+		try (Connection source = from.dataSource().getConnection();
+				Connection target = to.dataSource().getConnection()) {
+			int isolation = source.getTransactionIsolation();
+			from.dialect().beginSnapshotRead(source);
+			try {
+				target.setAutoCommit(false);
+				to.dialect().beginMover(target, tenantId);
+				BulkCopier copier = bulkCopier(source, target);
+				if (copier != null) {
+					TenantIds.requireValid(tenantId); // inlined as a literal: letters, digits and . _ : - only
+				}
+				for (TablePlan table : tables) {
+					if (copier != null) {
+						String select = "SELECT " + table.columnList() + " FROM " + table.sqlName() + " WHERE "
+								+ table.tenantColumn() + " = '" + tenantId.replace("'", "''") + "'";
+						long rows = copier.copy(source, select, target, table.sqlName(), table.columnList(), batchSize,
+								soFar -> {
+									target.commit();
+									to.dialect().beginMover(target, tenantId);
+									progress.batchDone("copy table=" + table.sqlName() + " rows=" + soFar);
+									pause(throttle);
+								});
+						copied.put(table.sqlName(), rows);
+						progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows + " (table done)");
+						continue;
+					}
+					long rows = 0;
+					int columns = table.columns().size();
+					// Multi-row INSERTs: one statement (and one execution of the target's row triggers' plan) per
+					// chunk instead of per row, the largest round-trip saving on PostgreSQL.
+					int perStatement = Math.max(1, Math.min(Math.min(batchSize, MAX_ROWS_PER_INSERT),
+							MAX_PARAMETERS / columns));
+					List<Object[]> chunk = new ArrayList<>(perStatement);
+					try (PreparedStatement select = source.prepareStatement("SELECT " + table.columnList() + " FROM "
+							+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ?");
+							PreparedStatement insert = target.prepareStatement(multiRowInsert(table, perStatement))) {
+						select.setString(1, tenantId);
+						select.setFetchSize(Math.min(Math.max(batchSize, perStatement), 5000));
+						long sinceCommit = 0;
+						try (ResultSet rs = select.executeQuery()) {
+							while (rs.next()) {
+								chunk.add(values(rs, columns));
+								rows++;
+								if (chunk.size() == perStatement) {
+									bindRows(insert, chunk);
+									insert.executeUpdate();
+									sinceCommit += chunk.size();
+									chunk.clear();
+									if (sinceCommit >= batchSize) {
+										target.commit();
+										to.dialect().beginMover(target, tenantId);
+										sinceCommit = 0;
+										progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows);
+										pause(throttle);
+									}
+								}
+							}
+						}
+						if (!chunk.isEmpty()) {
+							try (PreparedStatement last = target.prepareStatement(multiRowInsert(table, chunk.size()))) {
+								bindRows(last, chunk);
+								last.executeUpdate();
+							}
+						}
+						target.commit();
+						to.dialect().beginMover(target, tenantId);
+					}
+					copied.put(table.sqlName(), rows);
+					progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows + " (table done)");
+				}
+				source.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				rollbackQuietly(source, ex);
+				rollbackQuietly(target, ex);
+				throw ex;
+			}
+			finally {
+				to.dialect().end(target);
+				target.setAutoCommit(true);
+				source.setAutoCommit(true);
+				source.setTransactionIsolation(isolation);
+			}
+		}
+		return copied;
+	}
+
+}

@@ -1,0 +1,368 @@
+package io.github.shardtenancy.internal.move;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.shardtenancy.internal.move.MoveSql.Progress;
+import io.github.shardtenancy.internal.topology.Topology;
+
+import static io.github.shardtenancy.internal.move.ChangeCapture.lag;
+import static io.github.shardtenancy.internal.move.KeyedRows.delete;
+import static io.github.shardtenancy.internal.move.KeyedRows.read;
+import static io.github.shardtenancy.internal.move.KeyedRows.upsert;
+import static io.github.shardtenancy.internal.move.MoveSql.chunks;
+import static io.github.shardtenancy.internal.move.MoveSql.pause;
+import static io.github.shardtenancy.internal.move.MoveSql.reversed;
+import static io.github.shardtenancy.internal.move.MoveSql.rollbackQuietly;
+
+/**
+ * One catch-up round of the online move: the change-log entries of a tenant visible in one snapshot of the source
+ * applied to the target, then deleted from the log. Stateless; thread-safe.
+ */
+final class CatchUpRound {
+
+	CatchUpRound() {
+	}
+
+	/**
+	 * One catch-up round: applies every change-log entry of the tenant visible in one snapshot of the source, reading
+	 * the logged rows from that same snapshot, then deletes exactly the applied entries from the log.
+	 * <p>Why one snapshot for the entries and the rows, and no limit on the entries: every change committed after the
+	 * copy's snapshot has a log entry committed with it, so for every key whose target row differs from the source's
+	 * row in the snapshot, the snapshot also holds an entry. Applying all of them makes the target equal to that
+	 * snapshot, which is consistent: deletes run children first and upserts parents first, so the foreign keys hold
+	 * on the target at each statement (a write the target refuses is retried after the others, see {@code apply}). A
+	 * subset of the entries (a limit) would break this: a parent's early entry can find the parent gone while the
+	 * entry that removed its child is not in the subset.
+	 * <p>Target writes are committed every {@code batchSize} rows (deletes first, so that a unique value a deleted row
+	 * freed can be taken by an upserted one); the log entries are deleted only after the last commit. Re-applying an
+	 * entry is harmless (it copies the row's state), so a crash anywhere loses nothing. Entries committed during the
+	 * round, also with smaller sequence numbers, stay in the log for the next round.
+	 * @return the lag (entries in the log) after the round
+	 * @throws SQLException on a database error
+	 */
+	static long catchUpRound(Topology.Shard from, Topology.Shard to, String tenantId,
+			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress) throws SQLException {
+		return catchUpRound(from, to, tenantId, tables, batchSize, throttle, progress, null, null);
+	}
+
+	/**
+	 * Compares, after a catch-up round's apply, the source in the round's snapshot with the target, per table.
+	 */
+	@FunctionalInterface
+	interface SnapshotCheck {
+
+		/**
+		 * @param source the source connection, still in the round's snapshot
+		 * @throws SQLException on a database error, or to report a mismatch
+		 */
+		void check(Connection source) throws SQLException;
+
+	}
+
+	/**
+	 * A catch-up round as {@link #catchUpRound(Topology.Shard, Topology.Shard, String, List, int, Duration,
+	 * Progress)}, that can also run a check in the round's snapshot once the target holds that snapshot's state, and
+	 * collect the keys it applied.
+	 * @param check run after the apply, on the source connection still in the round's snapshot, or {@code null}
+	 * @param applied receives the keys applied, per table, or {@code null}
+	 * @return the lag after the round
+	 * @throws SQLException on a database error, or what the check threw
+	 */
+	static long catchUpRound(Topology.Shard from, Topology.Shard to, String tenantId,
+			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress, SnapshotCheck check,
+			Map<TablePlan, Set<String>> applied) throws SQLException {
+		List<Long> seqs = new ArrayList<>();
+		try (Connection source = from.dataSource().getConnection()) {
+			int isolation = source.getTransactionIsolation();
+			from.dialect().beginSnapshotRead(source);
+			try {
+				Map<TablePlan, LinkedHashSet<String>> keys = new LinkedHashMap<>();
+				try (PreparedStatement ps = source.prepareStatement("SELECT seq, table_name, row_key FROM shard_change "
+						+ "WHERE tenant_id = ? ORDER BY seq")) {
+					ps.setString(1, tenantId);
+					ps.setFetchSize(Math.min(batchSize, 5000));
+					try (ResultSet rs = ps.executeQuery()) {
+						while (rs.next()) {
+							seqs.add(rs.getLong(1));
+							TablePlan table = find(tables, rs.getString(2));
+							if (table != null) { // a table captured for another move's table list: not moved here
+								keys.computeIfAbsent(table, t -> new LinkedHashSet<>()).add(rs.getString(3));
+							}
+						}
+					}
+				}
+				if (!keys.isEmpty()) {
+					apply(source, to, tenantId, tables, keys, batchSize, throttle, progress);
+				}
+				if (applied != null) {
+					keys.forEach((table, tableKeys) -> applied.computeIfAbsent(table, t -> new LinkedHashSet<>())
+						.addAll(tableKeys));
+				}
+				if (check != null) {
+					check.check(source);
+				}
+				source.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				rollbackQuietly(source, ex);
+				throw ex;
+			}
+			finally {
+				source.setAutoCommit(true);
+				source.setTransactionIsolation(isolation);
+			}
+		}
+		if (!seqs.isEmpty()) {
+			try (Connection c = from.dataSource().getConnection()) {
+				c.setAutoCommit(false);
+				try {
+					// One statement per thousand entries, not one per entry.
+					for (List<Long> chunk : chunks(seqs, 1000)) {
+						try (PreparedStatement ps = c.prepareStatement("DELETE FROM shard_change WHERE seq IN ("
+								+ String.join(", ", chunk.stream().map(seq -> "?").toList()) + ")")) {
+							int i = 1;
+							for (long seq : chunk) {
+								ps.setLong(i++, seq);
+							}
+							ps.executeUpdate();
+						}
+					}
+					c.commit();
+				}
+				catch (SQLException | RuntimeException ex) {
+					rollbackQuietly(c, ex);
+					throw ex;
+				}
+				finally {
+					c.setAutoCommit(true);
+				}
+			}
+		}
+		return lag(from, tenantId);
+	}
+
+	/**
+	 * Applies a round's keys to the target: first the deletes of the keys whose rows are gone in the snapshot
+	 * (children first), then the upserts of the others (parents first), committing every chunk.
+	 * <p>Deletes come first so that a unique value (other than the primary key) freed by a deleted row can be taken by
+	 * a row inserted or updated in the same round: upserting first made the target raise a unique violation and the
+	 * move fail. A chunk the target refuses with an integrity violation (SQLSTATE class 23) is rolled back and its rows
+	 * retried one at a time after the other chunks, in passes, until a pass applies none: this covers a child moved in
+	 * the round from a deleted parent to another (its parent's delete waits for the child's upsert), a new parent a
+	 * deferred row's children need, and a unique value moved from one row to another by UPDATEs whichever order their
+	 * log entries came in. What still fails, with the target's violation, is a cycle: unique values exchanged between
+	 * rows within one round (A takes B's value and B takes A's) cannot be reached one row at a time without a
+	 * temporary value, nor can a row take a value another tenant's row holds on the target. Re-applying is harmless,
+	 * so the committed chunks of a failed round are simply applied again by the next attempt.
+	 */
+	static void apply(Connection source, Topology.Shard to, String tenantId, List<TablePlan> tables,
+			Map<TablePlan, LinkedHashSet<String>> keys, int batchSize, Duration throttle, Progress progress)
+			throws SQLException {
+		int chunkSize = Math.min(batchSize, 500);
+		Map<TablePlan, List<String>> gone = new LinkedHashMap<>();
+		for (TablePlan table : tables) {
+			LinkedHashSet<String> tableKeys = keys.get(table);
+			if (tableKeys == null) {
+				continue;
+			}
+			for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
+				Map<String, Object[]> found = read(source, table, chunk, tenantId);
+				for (String key : chunk) {
+					if (!found.containsKey(key)) {
+						gone.computeIfAbsent(table, t -> new ArrayList<>()).add(key);
+					}
+				}
+			}
+		}
+		try (Connection target = to.dataSource().getConnection()) {
+			TargetWriter writer = new TargetWriter(target, to, tenantId, throttle, progress);
+			Map<TablePlan, List<String>> deferredDeletes = new LinkedHashMap<>();
+			Map<TablePlan, List<Object[]>> deferredUpserts = new LinkedHashMap<>();
+			try {
+				target.setAutoCommit(false);
+				to.dialect().beginMover(target, tenantId);
+				for (TablePlan table : reversed(tables)) {
+					for (List<String> chunk : chunks(gone.getOrDefault(table, List.of()), chunkSize)) {
+						if (!writer.attempt(chunk.size(), () -> delete(target, table, chunk, tenantId))) {
+							deferredDeletes.computeIfAbsent(table, t -> new ArrayList<>()).addAll(chunk);
+						}
+					}
+				}
+				for (TablePlan table : tables) {
+					LinkedHashSet<String> tableKeys = keys.get(table);
+					if (tableKeys == null) {
+						continue;
+					}
+					for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
+						Map<String, Object[]> found = read(source, table, chunk, tenantId);
+						List<Object[]> present = chunk.stream().map(found::get).filter(row -> row != null).toList();
+						if (!writer.attempt(present.size(), () -> upsert(target, to, table, present))) {
+							deferredUpserts.computeIfAbsent(table, t -> new ArrayList<>()).addAll(present);
+						}
+					}
+				}
+				while (!deferredDeletes.isEmpty() || !deferredUpserts.isEmpty()) {
+					int applied = 0;
+					for (TablePlan table : tables) {
+						applied += retryOneByOne(deferredUpserts, table,
+								row -> writer.attempt(1,
+										() -> upsert(target, to, table, Collections.singletonList(row))));
+					}
+					for (TablePlan table : reversed(tables)) {
+						applied += retryOneByOne(deferredDeletes, table,
+								key -> writer.attempt(1, () -> delete(target, table, List.of(key), tenantId)));
+					}
+					if (applied == 0) {
+						throw writer.lastViolation;
+					}
+				}
+				target.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				rollbackQuietly(target, ex);
+				throw ex;
+			}
+			finally {
+				to.dialect().end(target);
+				target.setAutoCommit(true);
+			}
+		}
+	}
+
+	/** One write to the target, committed on success. */
+	interface TargetWork {
+
+		void run() throws SQLException;
+
+	}
+
+	/** An attempt of one deferred row. */
+	interface RowAttempt<T> {
+
+		boolean apply(T row) throws SQLException;
+
+	}
+
+	/** Retries a table's deferred rows one at a time. @return how many were applied (and removed) */
+	static <T> int retryOneByOne(Map<TablePlan, List<T>> deferred, TablePlan table, RowAttempt<T> attempt)
+			throws SQLException {
+		List<T> rows = deferred.get(table);
+		if (rows == null) {
+			return 0;
+		}
+		int applied = 0;
+		for (java.util.Iterator<T> it = rows.iterator(); it.hasNext();) {
+			if (attempt.apply(it.next())) {
+				it.remove();
+				applied++;
+			}
+		}
+		if (rows.isEmpty()) {
+			deferred.remove(table);
+		}
+		return applied;
+	}
+
+	/**
+	 * The catch-up's writes to the target on a mover connection: each attempt is committed, or, refused with an
+	 * integrity violation, rolled back (back to the last commit: only that attempt) and reported, so that the caller
+	 * can retry its rows later.
+	 */
+	static final class TargetWriter {
+
+		private final Connection target;
+
+		private final Topology.Shard to;
+
+		private final String tenantId;
+
+		private final Duration throttle;
+
+		private final Progress progress;
+
+		private long written;
+
+		private SQLException lastViolation;
+
+		TargetWriter(Connection target, Topology.Shard to, String tenantId, Duration throttle,
+				Progress progress) {
+			this.target = target;
+			this.to = to;
+			this.tenantId = tenantId;
+			this.throttle = throttle;
+			this.progress = progress;
+		}
+
+		/**
+		 * @return {@code true} if the work was committed, {@code false} if the target refused it with an integrity
+		 * violation (rolled back)
+		 * @throws SQLException any other database error
+		 */
+		boolean attempt(int rows, TargetWork work) throws SQLException {
+			if (rows == 0) {
+				return true;
+			}
+			try {
+				work.run();
+			}
+			catch (SQLException ex) {
+				if (!isIntegrityViolation(ex)) {
+					throw ex;
+				}
+				this.target.rollback();
+				this.to.dialect().beginMover(this.target, this.tenantId);
+				this.lastViolation = ex;
+				return false;
+			}
+			this.written = commit(this.target, this.to, this.tenantId, this.written, rows, this.throttle,
+					this.progress);
+			return true;
+		}
+
+	}
+
+	/** @return whether a failure, or an exception chained to it, has an SQLSTATE of class 23 (integrity violation) */
+	static boolean isIntegrityViolation(SQLException ex) {
+		for (Throwable t = ex; t != null; t = t.getCause()) {
+			if (t instanceof SQLException sql) {
+				for (SQLException next = sql; next != null; next = next.getNextException()) {
+					if (next.getSQLState() != null && next.getSQLState().startsWith("23")) {
+						return true;
+					}
+				}
+			}
+		}
+		return false;
+	}
+
+	static long commit(Connection target, Topology.Shard to, String tenantId, long written, int rows,
+			Duration throttle, Progress progress) throws SQLException {
+		target.commit();
+		to.dialect().beginMover(target, tenantId);
+		progress.batchDone("catch-up rows=" + (written + rows));
+		pause(throttle);
+		return written + rows;
+	}
+
+	static TablePlan find(List<TablePlan> tables, String loggedName) {
+		String bare = loggedName.contains(".") ? loggedName.substring(loggedName.lastIndexOf('.') + 1) : loggedName;
+		for (TablePlan table : tables) {
+			if (table.name().equalsIgnoreCase(bare)) {
+				return table;
+			}
+		}
+		return null;
+	}
+
+}

@@ -1,0 +1,38 @@
+package io.github.shardtenancy.internal.move;
+
+import java.util.Optional;
+
+import io.github.shardtenancy.MoveException;
+import io.github.shardtenancy.internal.fence.FenceState;
+import io.github.shardtenancy.internal.fence.ShardFence;
+import io.github.shardtenancy.MoveStep;
+
+/**
+ * {@link MoveStep#DONE}: the tenant's rows deleted from the source, provided the source fence says the tenant moved
+ * away; the move ends and its lock on the tenant is released.
+ */
+final class CleanStep implements Step {
+
+	@Override
+	public void run(MoveRun run) {
+		Optional<ShardFence.Row> fence = ShardFence.get(run.from.dataSource(), run.from.id(), run.tenantId());
+		if (fence.isPresent() && fence.get().state() != FenceState.MOVED) {
+			throw new MoveException("Refusing to clean tenant '" + run.tenantId() + "' from shard '" + run.from.id()
+					+ "': its fence there is " + fence.get().state() + " (minimum directory version "
+					+ fence.get().minVersion() + "), not MOVED", run.tenantId(), run.from.id(),
+					fence.get().minVersion(), null);
+		}
+		long deleted = run.sql(run.from, () -> {
+			// No fence lock here (it deadlocked against writers on H2): a move of this tenant back to this shard
+			// cannot start before this move is DONE, because the move log admits one unfinished move per tenant.
+			long rows = RowDeletion.delete(run.from, run.tenantId(), run.plans);
+			if (run.settings.capture()) {
+				ChangeCapture.captureOff(run.from, run.tenantId());
+			}
+			return rows;
+		});
+		run.moveLog.finish(run.move, run.owner, MoveStep.DONE,
+				"deleted " + deleted + " rows from '" + run.from.id() + "'");
+	}
+
+}

@@ -1,0 +1,31 @@
+package io.github.shardtenancy.internal.move;
+
+import java.util.Map;
+
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.MoveStep;
+
+/**
+ * {@link MoveStep#COPIED}: the target's rows of the tenant (left by an interrupted copy) deleted, then the tenant's
+ * rows copied from one snapshot of the source, committed every {@link MoveSettings#batchSize()} rows.
+ */
+final class CopyStep implements Step {
+
+	@Override
+	public void run(MoveRun run) {
+		MoveSettings settings = run.settings;
+		long started = System.nanoTime();
+		Map<String, Long> copied = run.sql(run.to, () -> {
+			RowDeletion.delete(run.to, run.tenantId(), run.plans);
+			return BulkCopy.copy(run.from, run.to, run.tenantId(), run.plans, settings.batchSize(),
+					settings.throttle(), run.heartbeat());
+		});
+		run.copied = Map.copyOf(copied);
+		long rows = copied.values().stream().mapToLong(Long::longValue).sum();
+		long ms = Math.max(1, (System.nanoTime() - started) / 1_000_000);
+		String method = run.sql(run.to, () -> BulkCopy.copyMethod(run.from, run.to));
+		run.step(MoveStep.COPIED, "rows=" + rows + " tables=" + copied + " ms=" + ms + " rowsPerSecond="
+				+ (rows * 1000 / ms) + " via " + method);
+	}
+
+}

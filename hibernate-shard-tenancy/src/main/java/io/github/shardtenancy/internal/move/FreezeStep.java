@@ -1,0 +1,44 @@
+package io.github.shardtenancy.internal.move;
+
+import java.time.Instant;
+
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.internal.fence.FenceState;
+import io.github.shardtenancy.internal.fence.ShardFence;
+import io.github.shardtenancy.MoveStep;
+
+/**
+ * {@link MoveStep#FROZEN}: the directory entry FROZEN, then the source fence FROZEN at that version, which waits for
+ * the tenant's writes in flight and refuses later ones. Online, the tenant was MIGRATING; without capture it was
+ * ACTIVE and this first step also sets the target fence INCOMING.
+ */
+final class FreezeStep implements Step {
+
+	@Override
+	public void run(MoveRun run) {
+		boolean capture = run.settings.capture();
+		DirectoryEntry entry = run.entry();
+		DirectoryEntry frozen;
+		if (run.isMoving(entry, TenantState.FROZEN)) {
+			frozen = entry;
+		}
+		else if (capture ? run.isMoving(entry, TenantState.MIGRATING) : run.isActiveOnSource(entry)) {
+			frozen = run.directory.update(run.tenantId(), entry.epoch(), run.move.sourceShardId(), TenantState.FROZEN,
+					run.move.targetShardId(), run.actor);
+		}
+		else {
+			throw run.unexpected(entry, capture ? "MIGRATING on the source" : "ACTIVE on the source");
+		}
+		run.moveLog.frozenAt(run.move, run.owner, Instant.now());
+		run.router.apply(frozen);
+		ShardFence.set(run.from.dataSource(), run.from.id(), run.tenantId(), FenceState.FROZEN, frozen.version());
+		if (!capture) {
+			ShardFence.set(run.to.dataSource(), run.to.id(), run.tenantId(), FenceState.INCOMING, frozen.version());
+		}
+		run.frozenHere = true;
+		run.freezeVersion = frozen.version();
+		run.step(MoveStep.FROZEN, "directory version " + frozen.version());
+	}
+
+}

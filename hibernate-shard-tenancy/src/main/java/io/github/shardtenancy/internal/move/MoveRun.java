@@ -1,0 +1,192 @@
+package io.github.shardtenancy.internal.move;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+
+import io.github.shardtenancy.MoveException;
+import io.github.shardtenancy.UnknownTenantException;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.internal.move.MoveSql.Progress;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.MoveStatus;
+import io.github.shardtenancy.MoveStep;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Topology;
+
+/**
+ * One run of one move by one mover instance: what the steps share (the move, its shards and tables, the mover's
+ * collaborators) and what this run learned (whether it froze the tenant itself, the keys its final catch-up applied,
+ * what it copied and at which directory versions it froze and flipped). Used by one thread at a time.
+ */
+final class MoveRun {
+
+	/** How often a step in progress records its progress (its heartbeat) in the move log, at most. */
+	static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
+
+	final MoveStatus move;
+
+	final MoveSettings settings;
+
+	final Topology.Shard from;
+
+	final Topology.Shard to;
+
+	final List<TablePlan> plans;
+
+	final Directory directory;
+
+	final Router router;
+
+	final MoveLog moveLog;
+
+	final String owner;
+
+	final String actor;
+
+	private final Executor executor;
+
+	/** Whether this run froze the tenant itself (then it also ran the final catch-up, and knows its keys). */
+	boolean frozenHere;
+
+	/** Whether this run ran the final catch-up after freezing the tenant itself. */
+	boolean finalCaughtUpHere;
+
+	/** The keys the final catch-up applied, per table (only filled when this run froze the tenant). */
+	final Map<TablePlan, Set<String>> finalKeys = new LinkedHashMap<>();
+
+	/** Rows copied per table by this run, in copy order; empty if another run copied. */
+	Map<String, Long> copied = Map.of();
+
+	/** The directory version of the freeze, or {@code -1} if another run froze. */
+	long freezeVersion = -1;
+
+	/** The directory version of the flip, or {@code -1} if another run flipped. */
+	long flipVersion = -1;
+
+	MoveRun(MoveStatus move, Topology topology, List<TablePlan> plans, Directory directory, Router router,
+			MoveLog moveLog, String owner, String actor, Executor executor) {
+		this.move = move;
+		this.settings = move.settings();
+		this.from = topology.shard(move.sourceShardId());
+		this.to = topology.shard(move.targetShardId());
+		this.plans = plans;
+		this.directory = directory;
+		this.router = router;
+		this.moveLog = moveLog;
+		this.owner = owner;
+		this.actor = actor;
+		this.executor = executor;
+	}
+
+	String tenantId() {
+		return this.move.tenantId();
+	}
+
+	/** Records a completed step (and the heartbeat); throws if this mover lost the move. */
+	void step(MoveStep step, String stepData) {
+		this.moveLog.step(this.move, this.owner, step, stepData);
+	}
+
+	/** @return the tenant's directory entry as the directory has it now */
+	DirectoryEntry entry() {
+		return this.directory.find(this.move.tenantId())
+			.orElseThrow(() -> new UnknownTenantException(this.move.tenantId(), this.router.version()));
+	}
+
+	/** @return whether the entry shows this move's source and target in the given state */
+	boolean isMoving(DirectoryEntry entry, TenantState state) {
+		return entry.state() == state && entry.shardId().equals(this.move.sourceShardId())
+				&& this.move.targetShardId().equals(entry.targetShardId());
+	}
+
+	/** @return whether the entry shows the tenant ACTIVE on this move's source, not being moved */
+	boolean isActiveOnSource(DirectoryEntry entry) {
+		return entry.state() == TenantState.ACTIVE && entry.shardId().equals(this.move.sourceShardId())
+				&& entry.targetShardId() == null;
+	}
+
+	MoveException unexpected(DirectoryEntry entry, String expected) {
+		return new MoveException("Move " + this.move.moveId() + " of tenant '" + this.move.tenantId()
+				+ "' expected the tenant " + expected + " '" + this.move.sourceShardId() + "' but the directory shows "
+				+ entry.state() + " on shard '" + entry.shardId() + "' (target " + entry.targetShardId()
+				+ ", directory version " + entry.version() + "): it was changed outside this move",
+				this.move.tenantId(), entry.shardId(), entry.version(), null);
+	}
+
+	/**
+	 * @return a progress callback that records progress (and so the heartbeat, and the ownership check) at most every
+	 * {@link #HEARTBEAT_INTERVAL}, not after every batch: one directory write per second, not per thousand rows
+	 */
+	Progress heartbeat() {
+		long[] last = { System.nanoTime() };
+		return data -> {
+			long now = System.nanoTime();
+			if (now - last[0] >= HEARTBEAT_INTERVAL.toNanos()) {
+				last[0] = now;
+				this.moveLog.progress(this.move, this.owner, data);
+			}
+		};
+	}
+
+	/** @return what the work returned; its {@link SQLException} becomes a {@link MoveException} naming the shard */
+	<T> T sql(Topology.Shard shard, MoveSql.SqlWork<T> work) {
+		try {
+			return work.run();
+		}
+		catch (SQLException ex) {
+			throw new MoveException("Move " + this.move.moveId() + " of tenant '" + this.move.tenantId()
+					+ "' failed on shard '" + shard.id() + "': " + ex.getMessage(), this.move.tenantId(), shard.id(),
+					-1, ex);
+		}
+	}
+
+	/**
+	 * Runs two halves of one piece of work at once: {@code there} on the mover's executor, {@code here} on the calling
+	 * thread. If the executor has not started {@code there} when {@code here} is done (all its threads busy, or it
+	 * refused the task), the calling thread runs it too, so this never waits for a thread of a saturated executor.
+	 * @return {@code {there's result, here's result}}
+	 * @throws RuntimeException what either half threw ({@code there}'s first)
+	 */
+	Object[] both(Supplier<?> there, Supplier<?> here) {
+		FutureTask<Object> task = new FutureTask<>(there::get);
+		try {
+			this.executor.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			// run below, on this thread
+		}
+		Object mine;
+		try {
+			mine = here.get();
+		}
+		catch (RuntimeException | Error ex) {
+			task.cancel(false); // not run if the executor has not started it
+			throw ex;
+		}
+		task.run(); // does nothing if the executor started it
+		try {
+			return new Object[] { task.get(), mine };
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException(ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new MoveException("Interrupted while verifying move " + this.move.moveId(), this.move.tenantId(),
+					this.move.targetShardId(), -1, ex);
+		}
+	}
+
+}

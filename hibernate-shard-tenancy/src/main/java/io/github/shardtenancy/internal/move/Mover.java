@@ -1,0 +1,469 @@
+package io.github.shardtenancy.internal.move;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.MoveException;
+import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.UnknownTenantException;
+import io.github.shardtenancy.MoveResult;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.MoveInProgressException;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.MoveStatus;
+import io.github.shardtenancy.MoveStep;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.spi.MoveHook;
+import io.github.shardtenancy.internal.topology.Topology;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link TenantMover}: runs the move protocol (see the package documentation) step by step, recording each step in
+ * the move log. {@link #move} runs a move on the executor given to the constructor; {@link #moveAndWait},
+ * {@link #resume}, {@link #clean} and {@link #abort} run on the calling thread. The executor also runs one half of
+ * each verification (source and target are read at once) and the delayed cleans; the mover never shuts it down.
+ *
+ * <p>A mover instance is one owner in the move log ({@link #owner()}): it takes a move over from another owner only
+ * when that owner's heartbeat (written with every batch and step) is older than the lease, and stops at its next
+ * write if it lost the move. Within one instance, runs of the same move are serialised.
+ *
+ * <p>Thread-safe; moves of different tenants may run at once.
+ */
+public class Mover implements TenantMover {
+
+	private static final Logger log = LoggerFactory.getLogger(Mover.class);
+
+	/** Default time after which another mover may take over a move whose owner stopped writing. */
+	public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
+	private final Directory directory;
+
+	private final Router router;
+
+	private final Topology topology;
+
+	private final List<TenantTable> tables;
+
+	private final String actor;
+
+	private final Executor executor;
+
+	private final Duration lease;
+
+	private final MoveHook hook;
+
+	private final String owner;
+
+	private final MoveLog moveLog;
+
+	/** One lock per move this instance has run, so that its runs of one move never overlap (a few bytes each). */
+	private final ConcurrentHashMap<String, ReentrantLock> running = new ConcurrentHashMap<>();
+
+	/** Moves whose delayed clean this instance has scheduled and not run yet. */
+	private final Set<String> cleansScheduled = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * @param directory the directory (its database holds the move log)
+	 * @param router the local router, updated at once after each directory write of a move
+	 * @param topology the shards
+	 * @param tables the tenant tables to move, in any order (sorted by foreign keys); if empty, every move is refused
+	 * with a {@link MoveException} (a move that copied nothing would lose the tenant's data)
+	 * @param actor who moves, recorded in the directory history (e.g. {@code mover@host})
+	 * @param executor runs the moves started with {@link #move}, half of every verification, and delayed cleans; owned
+	 * by the caller, who shuts it down. A bounded executor is fine: a verification whose half it has not started runs
+	 * that half on the mover's thread
+	 * @throws NullPointerException if an argument is {@code null}
+	 */
+	public Mover(Directory directory, Router router, Topology topology, List<TenantTable> tables,
+			String actor, Executor executor) {
+		this(directory, router, topology, tables, actor, executor, DEFAULT_LEASE, MoveHook.NONE);
+	}
+
+	private Mover(Directory directory, Router router, Topology topology, List<TenantTable> tables,
+			String actor, Executor executor, Duration lease, MoveHook hook) {
+		this.directory = Objects.requireNonNull(directory, "directory");
+		this.router = Objects.requireNonNull(router, "router");
+		this.topology = Objects.requireNonNull(topology, "topology");
+		this.tables = List.copyOf(tables);
+		this.actor = Objects.requireNonNull(actor, "actor");
+		this.executor = Objects.requireNonNull(executor, "executor");
+		this.lease = Objects.requireNonNull(lease, "lease");
+		this.hook = Objects.requireNonNull(hook, "hook");
+		this.owner = actor + "/" + UUID.randomUUID();
+		this.moveLog = new MoveLog(directory.dataSource());
+	}
+
+	/**
+	 * @param value how long a move's owner may stay silent before this mover takes the move over, {@code >= 0}
+	 * @return a new mover instance (a new owner identity) with that lease
+	 * @throws IllegalArgumentException if the lease is negative
+	 */
+	public Mover withLease(Duration value) {
+		if (value.isNegative()) {
+			throw new IllegalArgumentException("lease must not be negative: " + value);
+		}
+		return new Mover(this.directory, this.router, this.topology, this.tables, this.actor, this.executor, value,
+				this.hook);
+	}
+
+	/**
+	 * @param value the router to keep up to date after each directory write of a move, instead of this mover's (for
+	 * example the router of a mover acting as a separate application instance); not {@code null}
+	 * @return a new mover instance (a new owner identity) with that router
+	 */
+	public Mover withRouter(Router value) {
+		return new Mover(this.directory, value, this.topology, this.tables, this.actor, this.executor, this.lease,
+				this.hook);
+	}
+
+	/**
+	 * @param value called after each recorded step; not {@code null}
+	 * @return a new mover instance (a new owner identity) with that hook
+	 */
+	public Mover withHook(MoveHook value) {
+		return new Mover(this.directory, this.router, this.topology, this.tables, this.actor, this.executor,
+				this.lease, value);
+	}
+
+	/** @return this instance's owner identity in the move log ({@code actor/uuid}) */
+	public String owner() {
+		return this.owner;
+	}
+
+	@Override
+	public String move(String tenantId, String targetShardId, MoveSettings settings) {
+		MoveRun run = start(tenantId, targetShardId, settings);
+		String moveId = run.move.moveId();
+		try {
+			this.executor.execute(() -> {
+				try {
+					exclusive(moveId, () -> {
+						this.hook.stepRecorded(moveId, MoveStep.PLANNED);
+						return run(run, false);
+					});
+				}
+				catch (RuntimeException ex) {
+					log.warn("Move {} of tenant '{}' failed: {}", moveId, tenantId, ex.getMessage());
+				}
+				catch (Error ex) {
+					log.error("Move {} of tenant '{}' stopped; resume or abort it", moveId, tenantId, ex);
+					throw ex;
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			new AbortStep("the executor refused the move: " + ex.getMessage()).run(run);
+			throw new MoveException("Move " + moveId + " of tenant '" + tenantId + "' could not start: the mover's "
+					+ "executor refused it (" + ex.getMessage() + "); it was aborted", tenantId,
+					run.move.sourceShardId(), -1, ex);
+		}
+		return moveId;
+	}
+
+	@Override
+	public MoveResult moveAndWait(String tenantId, String targetShardId, MoveSettings settings) {
+		long started = System.nanoTime();
+		MoveRun run = start(tenantId, targetShardId, settings);
+		String moveId = run.move.moveId();
+		MoveStatus end = exclusive(moveId, () -> {
+			this.hook.stepRecorded(moveId, MoveStep.PLANNED);
+			return run(run, false);
+		});
+		return new MoveResult(moveId, tenantId, run.move.sourceShardId(), targetShardId, end.step(),
+				run.freezeVersion, run.flipVersion, run.copied, end.freezeWindow().orElse(Duration.ZERO),
+				Duration.ofNanos(System.nanoTime() - started));
+	}
+
+	@Override
+	public MoveStatus resume(String moveId) {
+		return exclusive(moveId, () -> {
+			MoveStatus move = require(moveId);
+			if (move.isFinished()) {
+				return move;
+			}
+			claim(move);
+			return run(newRun(require(moveId)), false);
+		});
+	}
+
+	@Override
+	public MoveStatus clean(String moveId) {
+		return exclusive(moveId, () -> {
+			MoveStatus move = require(moveId);
+			if (move.step() == MoveStep.DONE) {
+				return move;
+			}
+			if (move.step() != MoveStep.FLIPPED) {
+				throw new MoveException("Move " + moveId + " of tenant '" + move.tenantId() + "' is at step "
+						+ move.step() + "; only a FLIPPED move can be cleaned", move.tenantId(), move.sourceShardId(),
+						-1, null);
+			}
+			claim(move);
+			return run(newRun(require(moveId)), true);
+		});
+	}
+
+	@Override
+	public MoveStatus abort(String moveId) {
+		return exclusive(moveId, () -> {
+			MoveStatus move = require(moveId);
+			if (move.step() == MoveStep.ABORTED) {
+				return move;
+			}
+			if (move.step().isFlipped()) {
+				throw new MoveException("Move " + moveId + " of tenant '" + move.tenantId() + "' is already "
+						+ move.step() + ": the tenant lives on shard '" + move.targetShardId()
+						+ "'; move it back instead", move.tenantId(), move.targetShardId(), -1, null);
+			}
+			claim(move);
+			try {
+				abort(newRun(require(moveId)), "on command");
+			}
+			catch (MoveLog.OwnershipLostException ex) {
+				throw ex;
+			}
+			catch (RuntimeException ex) {
+				this.moveLog.release(moveId, this.owner, "abort failed: " + ex.getMessage());
+				throw ex;
+			}
+			return require(moveId);
+		});
+	}
+
+	@Override
+	public MoveStatus status(String moveId) {
+		return require(moveId);
+	}
+
+	@Override
+	public Optional<MoveStatus> findActive(String tenantId) {
+		Objects.requireNonNull(tenantId, "tenantId");
+		return this.moveLog.findActive(tenantId).map(MoveLog.Row::status);
+	}
+
+	/** Checks the request, records the move (PLANNED, owned by this instance) and returns its run. */
+	private MoveRun start(String tenantId, String targetShardId, MoveSettings settings) {
+		TenantIds.requireValid(tenantId);
+		Objects.requireNonNull(targetShardId, "targetShardId");
+		Objects.requireNonNull(settings, "settings");
+		DirectoryEntry entry = this.directory.find(tenantId)
+			.orElseThrow(() -> new UnknownTenantException(tenantId, this.router.version()));
+		Optional<MoveLog.Row> active = this.moveLog.findActive(tenantId);
+		if (active.isPresent()) {
+			throw inProgress(entry, active.get().status());
+		}
+		String source = entry.shardId();
+		if (entry.state() != TenantState.ACTIVE) {
+			throw new MoveException("Tenant '" + tenantId + "' is " + entry.state() + " on shard '" + source
+					+ "' (directory version " + entry.version() + "); only an ACTIVE tenant can be moved", tenantId,
+					source, entry.version(), null);
+		}
+		if (source.equals(targetShardId)) {
+			throw new MoveException("Tenant '" + tenantId + "' already lives on shard '" + targetShardId
+					+ "' (directory version " + entry.version() + ")", tenantId, source, entry.version(), null);
+		}
+		List<TablePlan> plans = plan(this.topology.shard(source), tenantId);
+		plan(this.topology.shard(targetShardId), tenantId);
+		String moveId = UUID.randomUUID().toString();
+		if (!this.moveLog.insert(moveId, tenantId, source, targetShardId, settings, this.owner)) {
+			throw this.moveLog.findActive(tenantId).map(row -> inProgress(entry, row.status()))
+				.orElseGet(() -> new MoveInProgressException("Tenant '" + tenantId + "' on shard '" + source
+						+ "' (directory version " + entry.version() + ") had an unfinished move when this one was "
+						+ "recorded", tenantId, source, entry.version(), null));
+		}
+		log.info("Move {} of tenant '{}' from '{}' to '{}' started ({})", moveId, tenantId, source, targetShardId,
+				settings);
+		return new MoveRun(require(moveId), this.topology, plans, this.directory, this.router, this.moveLog,
+				this.owner, this.actor, this.executor);
+	}
+
+	private MoveRun newRun(MoveStatus move) {
+		return new MoveRun(move, this.topology, plan(this.topology.shard(move.sourceShardId()), move.tenantId()),
+				this.directory, this.router, this.moveLog, this.owner, this.actor, this.executor);
+	}
+
+	/** Runs the steps after the recorded one until the move ends, or is FLIPPED and waits for its clean delay. */
+	private MoveStatus run(MoveRun run, boolean cleanNow) {
+		MoveStatus move = run.move;
+		MoveStep step = move.step();
+		try {
+			while (!step.isFinal()) {
+				long stepStarted = System.nanoTime();
+				if (step == MoveStep.FLIPPED && !cleanNow) {
+					Instant cleanAfter = this.moveLog.find(move.moveId()).map(MoveLog.Row::cleanAfter).orElse(null);
+					if (cleanAfter != null && Instant.now().isBefore(cleanAfter)) {
+						run.step(MoveStep.FLIPPED, "clean after " + cleanAfter);
+						this.moveLog.release(move.moveId(), this.owner, null);
+						scheduleClean(move.moveId(), cleanAfter);
+						return require(move.moveId());
+					}
+				}
+				Step.after(step, run.settings.capture()).run(run);
+				MoveStatus recorded = require(move.moveId());
+				step = recorded.step();
+				if (step == MoveStep.FLIPPED && recorded.flippedAt() != null) {
+					this.router.observer().moveFlipped(run.settings.capture() ? "online" : "basic",
+							move.sourceShardId(), move.targetShardId(),
+							Duration.between(recorded.createdAt(), recorded.flippedAt()).toNanos(),
+							recorded.freezeWindow().map(Duration::toNanos).orElse(0L));
+				}
+				log.info("Move {} of tenant '{}': {} in {} ms ({})", move.moveId(), move.tenantId(), step,
+						(System.nanoTime() - stepStarted) / 1_000_000, recorded.stepData());
+				this.hook.stepRecorded(move.moveId(), step);
+			}
+			MoveStatus done = require(move.moveId());
+			log.info("Move {} of tenant '{}' from '{}' to '{}' {} (freeze window {})", move.moveId(), move.tenantId(),
+					move.sourceShardId(), move.targetShardId(), done.step(),
+					done.freezeWindow().map(d -> d.toMillis() + " ms").orElse("-"));
+			return done;
+		}
+		catch (MoveLog.OwnershipLostException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			throw fail(run, step, ex);
+		}
+	}
+
+	private RuntimeException fail(MoveRun run, MoveStep step, RuntimeException ex) {
+		MoveStatus move = run.move;
+		String what = "Move " + move.moveId() + " of tenant '" + move.tenantId() + "' from '" + move.sourceShardId()
+				+ "' to '" + move.targetShardId() + "' failed after step " + step + ": " + ex.getMessage();
+		if (!step.isFlipped()) {
+			try {
+				abort(newRun(require(move.moveId())), what);
+				log.warn("{}; aborted", what, ex);
+				return new MoveException(what + "; the move was aborted and the tenant is ACTIVE on '"
+						+ move.sourceShardId() + "'", move.tenantId(), move.sourceShardId(), -1, ex);
+			}
+			catch (RuntimeException abort) {
+				ex.addSuppressed(abort);
+				log.error("{}; the abort failed too, resume or abort the move", what, ex);
+			}
+		}
+		try {
+			this.moveLog.release(move.moveId(), this.owner, what);
+		}
+		catch (RuntimeException release) {
+			ex.addSuppressed(release);
+		}
+		return (ex instanceof ShardTenancyException) ? ex
+				: new MoveException(what + "; resume or abort move " + move.moveId(), move.tenantId(),
+						move.sourceShardId(), -1, ex);
+	}
+
+	private void abort(MoveRun run, String reason) {
+		DirectoryEntry restored = new AbortStep(reason).run(run);
+		MoveStatus move = run.move;
+		log.info("Move {} of tenant '{}' aborted after step {}; tenant {} on '{}' (directory version {})",
+				move.moveId(), move.tenantId(), move.step(), restored.state(), restored.shardId(), restored.version());
+	}
+
+	/**
+	 * Cleans a flipped move on the executor once its clean delay has passed, unless one is scheduled already. If the
+	 * executor refuses the clean then (shut down), or the process stops first, the move stays FLIPPED for
+	 * {@link #resume} or {@link #clean}.
+	 */
+	private void scheduleClean(String moveId, Instant cleanAfter) {
+		if (!this.cleansScheduled.add(moveId)) {
+			return;
+		}
+		long delay = Math.max(0, Duration.between(Instant.now(), cleanAfter).toMillis());
+		CompletableFuture.runAsync(() -> {
+			this.cleansScheduled.remove(moveId);
+			try {
+				clean(moveId);
+			}
+			catch (RuntimeException ex) {
+				log.warn("Delayed clean of move {} failed; it stays FLIPPED for resume or clean: {}", moveId,
+						ex.getMessage());
+			}
+		}, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS, this.executor));
+	}
+
+	/** Runs work on a move with this instance's lock on it, so that two runs of one move here never overlap. */
+	private <T> T exclusive(String moveId, Supplier<T> work) {
+		Objects.requireNonNull(moveId, "moveId");
+		ReentrantLock lock = this.running.computeIfAbsent(moveId, id -> new ReentrantLock());
+		lock.lock();
+		try {
+			return work.get();
+		}
+		finally {
+			lock.unlock();
+		}
+	}
+
+	private void claim(MoveStatus move) {
+		if (!this.moveLog.claim(move.moveId(), this.owner, this.lease)) {
+			MoveStatus now = require(move.moveId());
+			if (now.isFinished()) {
+				throw new MoveException("Move " + move.moveId() + " of tenant '" + move.tenantId() + "' has ended ("
+						+ now.step() + ")", move.tenantId(), move.sourceShardId(), -1, null);
+			}
+			throw new MoveInProgressException("Move " + move.moveId() + " of tenant '" + move.tenantId() + "' from '"
+					+ move.sourceShardId() + "' to '" + move.targetShardId() + "' is held by " + now.owner()
+					+ " (last heartbeat " + now.heartbeat() + ", lease " + this.lease + ")", move.tenantId(),
+					move.sourceShardId(), -1, move.moveId());
+		}
+	}
+
+	/**
+	 * @throws MoveException if the move is unknown
+	 * @throws DirectoryUnavailableException if the move log cannot be read
+	 */
+	private MoveStatus require(String moveId) {
+		Objects.requireNonNull(moveId, "moveId");
+		return this.moveLog.find(moveId).map(MoveLog.Row::status)
+			.orElseThrow(() -> new MoveException("No move with id " + moveId, null, null, -1, null));
+	}
+
+	private static MoveInProgressException inProgress(DirectoryEntry entry, MoveStatus active) {
+		return new MoveInProgressException("Tenant '" + entry.tenantId() + "' (" + entry.state() + " on shard '"
+				+ entry.shardId() + "', directory version " + entry.version() + ") is already being moved to '"
+				+ active.targetShardId() + "' by move " + active.moveId() + " (step " + active.step() + ")",
+				entry.tenantId(), entry.shardId(), entry.version(), active.moveId());
+	}
+
+	/**
+	 * Checks every table on a shard (it exists, has its tenant column and a primary key; the move refuses to start
+	 * naming the first that does not) and orders them so that a table comes after the tables its foreign keys point
+	 * to.
+	 */
+	private List<TablePlan> plan(Topology.Shard shard, String tenantId) {
+		if (this.tables.isEmpty()) {
+			throw new MoveException("The mover has no tenant tables, so it cannot move tenant '" + tenantId
+					+ "' from or to shard '" + shard.id() + "': configure them (shard-tenancy.tenant-tables) or map "
+					+ "the entities with @TenantId", tenantId, shard.id(), -1, null);
+		}
+		try (Connection c = shard.dataSource().getConnection()) {
+			return TablePlan.plan(c, shard.id(), tenantId, this.tables);
+		}
+		catch (SQLException ex) {
+			throw new MoveException("Cannot read the schema of shard '" + shard.id() + "' for the move of tenant '"
+					+ tenantId + "': " + ex.getMessage(), tenantId, shard.id(), -1, ex);
+		}
+	}
+
+}

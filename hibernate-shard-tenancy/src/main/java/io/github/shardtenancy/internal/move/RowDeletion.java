@@ -1,0 +1,52 @@
+package io.github.shardtenancy.internal.move;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+
+import io.github.shardtenancy.internal.topology.Topology;
+
+import static io.github.shardtenancy.internal.move.MoveSql.inTransaction;
+import static io.github.shardtenancy.internal.move.MoveSql.reversed;
+
+/**
+ * Deletes a tenant's rows from a shard: the clean of a move's source, the removal of an aborted move's copy, and the
+ * purge of a deleted tenant. Stateless; thread-safe.
+ */
+public final class RowDeletion {
+
+	private RowDeletion() {
+	}
+
+	/**
+	 * Deletes a tenant's rows from a shard, children first, in one transaction on a mover connection.
+	 * @param shard the shard
+	 * @param tenantId the tenant
+	 * @param tables the tables, parents first
+	 * @return rows deleted
+	 * @throws SQLException on a database error
+	 */
+	public static long delete(Topology.Shard shard, String tenantId, List<TablePlan> tables) throws SQLException {
+		try (Connection c = shard.dataSource().getConnection()) {
+			try {
+				return inTransaction(c, () -> {
+					shard.dialect().beginMover(c, tenantId);
+					long deleted = 0;
+					for (TablePlan table : reversed(tables)) {
+						try (PreparedStatement ps = c.prepareStatement(
+								"DELETE FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
+							ps.setString(1, tenantId);
+							deleted += ps.executeUpdate();
+						}
+					}
+					return deleted;
+				});
+			}
+			finally {
+				shard.dialect().end(c);
+			}
+		}
+	}
+
+}
