@@ -7,25 +7,19 @@ import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.RouteChangeListener;
 import io.github.shardtenancy.spi.RouteFeed;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.TenantDeletedException;
 import io.github.shardtenancy.TenantIds;
@@ -40,25 +34,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The router: an in-process Caffeine cache of directory entries, kept fresh in the background by polling the
- * directory version and by push notifications.
- *
- * <ul>
- * <li>The hot path ({@link #route(String)} on a cached tenant) is a hash-map lookup; it never reads the directory.</li>
- * <li>A miss reads the directory once (concurrent misses of one tenant share that read) and never caches a guess. An
- * unknown tenant raises {@link UnknownTenantException} and is remembered for {@link RouterSettings#negativeTtl()}
- * only.</li>
- * <li>The background sync polls the global directory version every {@link RouterSettings#syncInterval()} and applies
- * the entries changed since the cached version. Push notifications ({@link #refresh()} called by a watcher) use the
- * same path.</li>
- * <li>The cached version never goes backwards, and an entry is only replaced by one with an equal or higher
- * version, so a slow in-flight load never overwrites a newer entry.</li>
- * <li>{@link #invalidate(String)} drops exactly one entry: the reaction to a shard fence rejection. It wins over a
- * sync or snapshot load in flight: what that read for the tenant is not cached, since it may predate the change behind
- * the invalidation.</li>
- * <li>{@link RouteChangeListener}s ({@link #addChangeListener}) are told of every entry cached, replaced or dropped,
- * before lookups see the new entry; never on a cached lookup.</li>
- * </ul>
+ * The router ({@link TenantRouter}): a Caffeine cache of directory entries, kept fresh by a background sync of the
+ * entries changed since the cached directory version, and by a watcher through {@link RouteFeed}. A cached lookup is a
+ * hash-map lookup; a miss reads the directory once (concurrent misses of one tenant share the read). Entries and the
+ * version never go backwards. {@link #invalidate(String)} wins over a sync or snapshot load in flight: what that read
+ * for the tenant is not cached, since it may predate the change behind the invalidation. {@link RouteChangeListener}s
+ * are told of every entry cached, replaced or dropped, before lookups see it.
  *
  * <p>Thread-safe. {@link #start()} loads a snapshot of the whole directory in one streamed query and starts the sync
  * thread; {@link #close()} stops it.
@@ -90,40 +71,15 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	/** The sync or snapshot load in flight (they hold {@link #syncLock}), or {@code null} while none runs. */
 	private volatile SyncPass syncInFlight;
 
-	private final List<RouteChangeListener> listeners = new CopyOnWriteArrayList<>();
+	private final ChangeListeners listeners = new ChangeListeners();
 
-	/** Serialises the changes listeners are told of, so that each is told against the entry it replaces. */
-	private final Object changeLock = new Object();
-
-	/**
-	 * The last entry of each tenant evicted for size, kept only while listeners are registered, so that a listener
-	 * is told what the tenant was routed by when it is read again.
-	 */
-	private final ConcurrentMap<String, DirectoryEntry> evictedForSize = new ConcurrentHashMap<>();
-
-	private final LongAdder hits = new LongAdder();
-
-	private final LongAdder misses = new LongAdder();
-
-	private final LongAdder negativeHits = new LongAdder();
-
-	private final LongAdder directoryReads = new LongAdder();
-
-	private final LongAdder invalidations = new LongAdder();
-
-	private final LongAdder syncs = new LongAdder();
-
-	private final LongAdder servedStale = new LongAdder();
+	private final RouterCounters counters = new RouterCounters();
 
 	private volatile boolean loaded;
 
-	private volatile Instant directoryDownSince;
+	private final DirectoryHealth health = new DirectoryHealth();
 
-	/** The observers added, in order; guarded by itself. */
-	private final List<ShardTenancyObserver> observers = new ArrayList<>();
-
-	/** All observers as one ({@link ShardTenancyObserver#composite}), rebuilt when one is added or removed. */
-	private volatile ShardTenancyObserver observer = ShardTenancyObserver.NONE;
+	private final Observers observers = new Observers();
 
 	private ScheduledExecutorService scheduler;
 
@@ -136,38 +92,22 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.entries = Caffeine.newBuilder()
 			.maximumSize(settings.maximumEntries())
-			.<String, DirectoryEntry>evictionListener(this::evicted)
+			.<String, DirectoryEntry>evictionListener(this.listeners::evicted)
 			.build();
 		this.unknown = Caffeine.newBuilder().expireAfterWrite(settings.negativeTtl()).maximumSize(100_000).build();
 	}
 
-	/**
-	 * Resolves a tenant to its directory entry.
-	 * @param tenantId the tenant
-	 * @return the cached (or freshly read) entry; never {@code null}
-	 * @throws io.github.shardtenancy.InvalidTenantIdException if the id breaks the tenant id rule (no lookup is made)
-	 * @throws UnknownTenantException if the directory has no entry for the tenant
-	 * @throws io.github.shardtenancy.InvalidDirectoryEntryException on a miss, if the tenant's directory row breaks the
-	 * schema's rules (unknown state, epoch below 1); other tenants are not affected
-	 * @throws TenantDeletedException (a {@link TenantUnavailableException}) if the tenant is DELETED
-	 * @throws TenantUnavailableException if the directory is unreachable and the entry is
-	 * MIGRATING or FROZEN
-	 * @throws DirectoryUnavailableException on a miss while the directory is unreachable, or on any lookup under the
-	 * {@link DirectoryDownPolicy#FAIL_CLOSED} policy while it is unreachable. A miss that fails to reach the directory
-	 * marks it unreachable ({@link #directoryDownSince()}) until the next successful refresh or snapshot, like a
-	 * failed sync does
-	 */
 	@Override
 	public DirectoryEntry route(String tenantId) {
 		TenantIds.requireValid(tenantId);
 		DirectoryEntry entry = this.entries.getIfPresent(tenantId);
 		if (entry != null) {
-			this.hits.increment();
+			this.counters.hits.increment();
 		}
 		else {
 			entry = load(tenantId);
 		}
-		if (this.directoryDownSince != null) {
+		if (this.health.downSince() != null) {
 			entry = checkServable(entry);
 		}
 		if (entry.state() == TenantState.DELETED) {
@@ -179,22 +119,18 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	private DirectoryEntry checkServable(DirectoryEntry entry) {
 		if (this.settings.directoryDownPolicy() == DirectoryDownPolicy.FAIL_CLOSED) {
 			throw new DirectoryUnavailableException(entry.tenantId(), this.version.get(),
-					new IllegalStateException("directory unreachable since " + this.directoryDownSince
+					new IllegalStateException("directory unreachable since " + this.health.downSince()
 							+ " and the policy is fail-closed"));
 		}
 		if (entry.state() == TenantState.MIGRATING || entry.state() == TenantState.FROZEN) {
 			throw new TenantUnavailableException(entry.tenantId(), entry.shardId(), entry.version(), entry.state(),
-					"the directory is unreachable (since " + this.directoryDownSince
+					"the directory is unreachable (since " + this.health.downSince()
 							+ ") and a tenant that is moving fails closed");
 		}
-		this.servedStale.increment();
+		this.counters.servedStale.increment();
 		return entry;
 	}
 
-	/**
-	 * @param tenantId the tenant
-	 * @return the cached entry, without reading the directory; empty if not cached
-	 */
 	@Override
 	public Optional<DirectoryEntry> cached(String tenantId) {
 		return Optional.ofNullable(this.entries.getIfPresent(tenantId));
@@ -202,10 +138,10 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
 	private DirectoryEntry load(String tenantId) {
 		if (this.unknown.getIfPresent(tenantId) != null) {
-			this.negativeHits.increment();
+			this.counters.negativeHits.increment();
 			throw new UnknownTenantException(tenantId, this.version.get());
 		}
-		this.misses.increment();
+		this.counters.misses.increment();
 		CompletableFuture<DirectoryEntry> mine = new CompletableFuture<>();
 		CompletableFuture<DirectoryEntry> theirs = this.loading.putIfAbsent(tenantId, mine);
 		if (theirs != null) {
@@ -222,17 +158,18 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 				mine.complete(null);
 				throw new UnknownTenantException(tenantId, this.version.get());
 			}
-			this.directoryReads.increment();
+			this.counters.directoryReads.increment();
 			Optional<DirectoryEntry> read;
 			long readStarted = System.nanoTime();
 			try {
 				read = this.directory.find(tenantId);
 			}
 			catch (DirectoryUnavailableException ex) {
-				markDirectoryDown(ex); // so that cached MIGRATING and FROZEN entries fail closed from now on
+				// so that cached MIGRATING and FROZEN entries fail closed from now on
+				this.health.down(ex, this.settings.directoryDownPolicy());
 				throw ex;
 			}
-			this.observer.directoryLookup(System.nanoTime() - readStarted, read.isPresent());
+			this.observers.all().directoryLookup(System.nanoTime() - readStarted, read.isPresent());
 			if (read.isEmpty()) {
 				this.unknown.put(tenantId, Boolean.TRUE);
 				mine.complete(null);
@@ -283,15 +220,6 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 		return applied[0];
 	}
 
-	/**
-	 * Applies an entry read from the directory (by a load, a watcher or a local directory write), unless the cache
-	 * already holds a newer one. Drops the tenant from the negative cache. A sync applies its entries the same way,
-	 * except for a tenant invalidated while it ran. When change listeners are registered and the entry differs from
-	 * the one cached (or last evicted for size), they are told before it is cached.
-	 * @param entry the entry
-	 * @return the entry now cached: the given one, or a copy equal to it that shares the cached tenant id String, or the
-	 * newer (or equal) one already there
-	 */
 	@Override
 	public DirectoryEntry apply(DirectoryEntry entry) {
 		if (this.unknown.estimatedSize() > 0) { // usually empty: skip the removal on a cold-start load of every entry
@@ -300,80 +228,31 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 		if (!this.listeners.isEmpty()) {
 			return applyAndTell(entry);
 		}
-		return this.entries.asMap().merge(entry.tenantId(), entry, Router::newerOf);
+		return this.entries.asMap().merge(entry.tenantId(), entry, NewerEntry::of);
 	}
 
 	/**
 	 * {@link #apply(DirectoryEntry)} with listeners: tells them of a new or different entry before caching it, outside
-	 * the cache's compute functions. Every change that listeners are told of runs under {@link #changeLock}, so the
+	 * the cache's compute functions. Every change that listeners are told of runs under their lock, so the
 	 * entry read here is the one the merge replaces (a size eviction in between leaves the merge nothing to replace).
 	 */
 	private DirectoryEntry applyAndTell(DirectoryEntry entry) {
 		String tenantId = entry.tenantId();
-		synchronized (this.changeLock) {
+		synchronized (this.listeners.lock) {
 			DirectoryEntry cached = this.entries.getIfPresent(tenantId);
-			DirectoryEntry previous = (cached != null) ? cached : this.evictedForSize.get(tenantId);
+			DirectoryEntry previous = this.listeners.previous(tenantId, cached);
 			if ((cached == null || entry.isNewerOrSameAs(cached)) && !entry.equals(previous)) {
-				tell(tenantId, previous, entry);
+				this.listeners.tell(tenantId, previous, entry);
 			}
-			DirectoryEntry applied = this.entries.asMap().merge(tenantId, entry, Router::newerOf);
-			if (!this.evictedForSize.isEmpty()) {
-				this.evictedForSize.remove(tenantId);
-			}
+			DirectoryEntry applied = this.entries.asMap().merge(tenantId, entry, NewerEntry::of);
+			this.listeners.forgetEvicted(tenantId);
 			return applied;
 		}
 	}
 
-	private void tell(String tenantId, DirectoryEntry previous, DirectoryEntry current) {
-		for (RouteChangeListener listener : this.listeners) {
-			try {
-				listener.routeChanged(tenantId, previous, current);
-			}
-			catch (RuntimeException ex) {
-				log.warn("Route change listener {} failed for tenant '{}' ({} -> {})", listener, tenantId, previous,
-						current, ex);
-			}
-		}
-	}
-
-	/** Caffeine's eviction listener: keeps an entry evicted for size while listeners are registered. */
-	private void evicted(String tenantId, DirectoryEntry entry, RemovalCause cause) {
-		if (cause == RemovalCause.SIZE && tenantId != null && entry != null && !this.listeners.isEmpty()) {
-			this.evictedForSize.put(tenantId, entry);
-		}
-	}
-
-	/**
-	 * The entry to keep of a cached one and an incoming one: the incoming one unless the cached one is newer. The map
-	 * keeps the key String of a tenant's first entry for as long as the tenant stays cached, so an incoming entry with
-	 * a tenant id String of its own (pgjdbc returns a new String per read, and so does a watcher's payload parse) is
-	 * copied onto the key's instance; otherwise each changed entry would keep a second copy of its tenant id (56 bytes
-	 * for a 13-character id; benchmarks/RESULTS.md, figure 5).
-	 */
-	private static DirectoryEntry newerOf(DirectoryEntry cached, DirectoryEntry incoming) {
-		if (!incoming.isNewerOrSameAs(cached)) {
-			return cached;
-		}
-		if (incoming.tenantId() == cached.tenantId()) {
-			return incoming;
-		}
-		if (incoming.equals(cached)) {
-			return cached; // the same entry read again (a resync): nothing to replace
-		}
-		return new DirectoryEntry(cached.tenantId(), incoming.shardId(), incoming.state(), incoming.targetShardId(),
-				incoming.epoch(), incoming.version());
-	}
-
-	/**
-	 * Drops one tenant's entry (and its negative entry), so that the next lookup reads the directory. Other entries are
-	 * untouched. A lookup, sync or snapshot load in flight does not cache what it read for this tenant (it may predate
-	 * the change behind the invalidation); a lookup that starts after this call reads the directory again. Change
-	 * listeners are told (with a {@code null} new entry) before this method returns.
-	 * @param tenantId the tenant
-	 */
 	@Override
 	public void invalidate(String tenantId) {
-		this.invalidations.increment();
+		this.counters.invalidations.increment();
 		// A read in flight may have started before the change behind this invalidation: later lookups must not join
 		// it, and it must not cache what it reads (see applyLoaded).
 		this.loading.remove(tenantId);
@@ -386,48 +265,25 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 			this.entries.invalidate(tenantId);
 		}
 		else {
-			synchronized (this.changeLock) {
+			synchronized (this.listeners.lock) {
 				DirectoryEntry previous = this.entries.asMap().remove(tenantId);
-				DirectoryEntry evicted = this.evictedForSize.remove(tenantId);
-				tell(tenantId, (previous != null) ? previous : evicted, null);
+				DirectoryEntry evicted = this.listeners.forgetEvicted(tenantId);
+				this.listeners.tell(tenantId, (previous != null) ? previous : evicted, null);
 			}
 		}
 		this.unknown.invalidate(tenantId);
 	}
 
-	/**
-	 * Registers a listener told of every entry this router caches, replaces or drops from now on, before the new
-	 * entry is routed by. While at least one listener is registered, the router also keeps the last entry of each
-	 * tenant it evicts for size (until the tenant is read again), so that the listener can be told what the tenant
-	 * was routed by. Changes applied while the listener is being registered may not be reported: register before the
-	 * tenants' data is cached.
-	 * @param listener the listener; never {@code null}
-	 * @throws NullPointerException if {@code listener} is {@code null}
-	 */
 	@Override
 	public void addChangeListener(RouteChangeListener listener) {
-		this.listeners.add(Objects.requireNonNull(listener, "listener"));
+		this.listeners.add(listener);
 	}
 
-	/**
-	 * Unregisters a listener; nothing happens if it was not registered. When the last one goes, the entries kept for
-	 * it are dropped.
-	 * @param listener the listener
-	 */
 	@Override
 	public void removeChangeListener(RouteChangeListener listener) {
 		this.listeners.remove(listener);
-		if (this.listeners.isEmpty()) {
-			this.evictedForSize.clear();
-		}
 	}
 
-	/**
-	 * Reads the entries changed since the cached version and applies them; the sync thread and push watchers call it.
-	 * Concurrent calls are serialised.
-	 * @return the directory version now held
-	 * @throws DirectoryUnavailableException if the directory cannot be read (the router then marks it unreachable)
-	 */
 	@Override
 	public long refresh() {
 		synchronized (this.syncLock) {
@@ -439,17 +295,17 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 					changes = this.directory.changesSince(this.version.get());
 				}
 				catch (DirectoryUnavailableException ex) {
-					markDirectoryDown(ex);
+					this.health.down(ex, this.settings.directoryDownPolicy());
 					throw ex;
 				}
 				for (DirectoryEntry entry : changes.entries()) {
 					applySynced(entry, sync);
 				}
 				if (!changes.entries().isEmpty()) {
-					this.syncs.increment();
+					this.counters.syncs.increment();
 				}
 				advanceVersion(changes.toVersion());
-				markDirectoryUp();
+				this.health.up(this.version.get());
 				return this.version.get();
 			}
 			finally {
@@ -478,12 +334,12 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 					snapshotVersion = this.directory.snapshot((entry) -> applySynced(entry, sync));
 				}
 				catch (DirectoryUnavailableException ex) {
-					markDirectoryDown(ex);
+					this.health.down(ex, this.settings.directoryDownPolicy());
 					throw ex;
 				}
 				advanceVersion(snapshotVersion);
 				this.loaded = true;
-				markDirectoryUp();
+				this.health.up(this.version.get());
 				return this.version.get();
 			}
 			finally {
@@ -506,15 +362,15 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 		}
 		// As applyAndTell: listeners are told of what will be cached, before it is, under the change lock.
 		String tenantId = entry.tenantId();
-		synchronized (this.changeLock) {
+		synchronized (this.listeners.lock) {
 			DirectoryEntry cached = this.entries.getIfPresent(tenantId);
 			boolean caches = (cached != null) ? entry.isNewerOrSameAs(cached) : !sync.mayHaveInvalidated(tenantId);
-			DirectoryEntry previous = (cached != null) ? cached : this.evictedForSize.get(tenantId);
+			DirectoryEntry previous = this.listeners.previous(tenantId, cached);
 			if (caches && !entry.equals(previous)) {
-				tell(tenantId, previous, entry);
+				this.listeners.tell(tenantId, previous, entry);
 			}
-			if (cacheSynced(entry, sync) != null && !this.evictedForSize.isEmpty()) {
-				this.evictedForSize.remove(tenantId);
+			if (cacheSynced(entry, sync) != null) {
+				this.listeners.forgetEvicted(tenantId);
 			}
 		}
 	}
@@ -522,7 +378,7 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	private DirectoryEntry cacheSynced(DirectoryEntry entry, SyncPass sync) {
 		DirectoryEntry kept = this.entries.asMap().compute(entry.tenantId(), (tenantId, cached) -> {
 			if (cached != null) {
-				return newerOf(cached, entry);
+				return NewerEntry.of(cached, entry);
 			}
 			return sync.mayHaveInvalidated(tenantId) ? null : entry;
 		});
@@ -532,51 +388,8 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 		return kept;
 	}
 
-	/**
-	 * The tenants invalidated while one sync or snapshot load runs: at most {@link #MAX_TRACKED_INVALIDATIONS} (a few
-	 * more under concurrent invalidations), after which every tenant counts as invalidated. Thread-safe.
-	 */
-	private static final class SyncPass {
-
-		private final Set<String> invalidated = ConcurrentHashMap.newKeySet();
-
-		private volatile boolean overflowed;
-
-		void invalidated(String tenantId) {
-			if (this.overflowed) {
-				return;
-			}
-			if (this.invalidated.size() < MAX_TRACKED_INVALIDATIONS) {
-				this.invalidated.add(tenantId);
-			}
-			else {
-				this.overflowed = true; // never cleared, and the set never shrinks: a tenant once seen stays seen
-			}
-		}
-
-		boolean mayHaveInvalidated(String tenantId) {
-			return this.overflowed || this.invalidated.contains(tenantId);
-		}
-
-	}
-
 	private void advanceVersion(long candidate) {
 		this.version.accumulateAndGet(candidate, Math::max);
-	}
-
-	private void markDirectoryDown(RuntimeException ex) {
-		if (this.directoryDownSince == null) {
-			this.directoryDownSince = Instant.now();
-			log.warn("Directory unreachable, policy {}: {}", this.settings.directoryDownPolicy(), ex.getMessage());
-		}
-	}
-
-	private void markDirectoryUp() {
-		if (this.directoryDownSince != null) {
-			log.info("Directory reachable again (was down since {}), version {}", this.directoryDownSince,
-					this.version.get());
-			this.directoryDownSince = null;
-		}
 	}
 
 	/**
@@ -614,29 +427,22 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 		}
 	}
 
-	/** @return the directory version this router holds; never decreases */
 	@Override
 	public long version() {
 		return this.version.get();
 	}
 
-	/**
-	 * @return whether the router can serve: it has loaded the directory once, and the directory is reachable or the
-	 * policy is to serve from the cache
-	 */
 	@Override
 	public boolean isReady() {
-		return this.loaded && (this.directoryDownSince == null
+		return this.loaded && (this.health.downSince() == null
 				|| this.settings.directoryDownPolicy() == DirectoryDownPolicy.SERVE_FROM_CACHE);
 	}
 
-	/** @return when the directory became unreachable, or empty while it is reachable */
 	@Override
 	public Optional<Instant> directoryDownSince() {
-		return Optional.ofNullable(this.directoryDownSince);
+		return Optional.ofNullable(this.health.downSince());
 	}
 
-	/** @return the settings this router runs with */
 	@Override
 	public RouterSettings settings() {
 		return this.settings;
@@ -656,13 +462,7 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	 * @throws NullPointerException if {@code value} is {@code null}
 	 */
 	public void addObserver(ShardTenancyObserver value) {
-		Objects.requireNonNull(value, "observer");
-		synchronized (this.observers) {
-			if (this.observers.stream().noneMatch((o) -> o == value)) {
-				this.observers.add(value);
-				this.observer = ShardTenancyObserver.composite(this.observers);
-			}
-		}
+		this.observers.add(value);
 	}
 
 	/**
@@ -672,12 +472,7 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	 * @throws NullPointerException if {@code value} is {@code null}
 	 */
 	public boolean removeObserver(ShardTenancyObserver value) {
-		Objects.requireNonNull(value, "observer");
-		synchronized (this.observers) {
-			boolean removed = this.observers.removeIf((o) -> o == value);
-			this.observer = ShardTenancyObserver.composite(this.observers);
-			return removed;
-		}
+		return this.observers.remove(value);
 	}
 
 	/**
@@ -685,15 +480,12 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	 * none was added, the observer itself if one was); never {@code null}
 	 */
 	public ShardTenancyObserver observer() {
-		return this.observer;
+		return this.observers.all();
 	}
 
-	/** @return a snapshot of the counters */
 	@Override
 	public RouterStats stats() {
-		return new RouterStats(this.hits.sum(), this.misses.sum(), this.negativeHits.sum(), this.directoryReads.sum(),
-				this.invalidations.sum(), this.syncs.sum(), this.servedStale.sum(), this.entries.estimatedSize(),
-				this.version.get());
+		return this.counters.snapshot(this.entries.estimatedSize(), this.version.get());
 	}
 
 	@Override
