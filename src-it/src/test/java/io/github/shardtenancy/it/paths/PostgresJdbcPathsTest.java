@@ -5,6 +5,8 @@ import java.util.List;
 
 import io.github.shardtenancy.it.pg.PostgresCluster;
 import io.github.shardtenancy.it.pg.PostgresServer;
+import io.github.shardtenancy.testing.pg.PostgresCluster;
+import io.github.shardtenancy.testing.pg.PostgresServer;
 import org.junit.jupiter.api.DisplayName;
 
 /** {@link JdbcPathsContract} on the PostgreSQL servers of {@link PostgresCluster}. */

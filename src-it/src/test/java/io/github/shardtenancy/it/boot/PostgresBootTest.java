@@ -1,0 +1,153 @@
+package io.github.shardtenancy.it.boot;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.admin.TenantAdmin;
+import io.github.shardtenancy.admin.TenantMover;
+import io.github.shardtenancy.admin.TenantTable;
+import io.github.shardtenancy.it.boot.orders.AttemptRecorder;
+import io.github.shardtenancy.it.boot.orders.OrderService;
+import io.github.shardtenancy.it.boot.orders.OrdersApplication;
+import io.github.shardtenancy.it.boot.orders.PurchaseOrderRepository;
+import io.github.shardtenancy.it.support.AppInstance;
+import io.github.shardtenancy.postgresql.DirectoryWatcher;
+import io.github.shardtenancy.routing.RouterSettings;
+import io.github.shardtenancy.routing.TenantRouter;
+import io.github.shardtenancy.testing.pg.PostgresCluster;
+import io.github.shardtenancy.topology.ShardTopology;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The whole Spring Boot stack on the PostgreSQL servers: the auto-configuration (migrations, write checks from the
+ * metamodel, Hibernate multi-tenancy), Spring's JPA transactions and the automatic retry advice, with the test
+ * application of the H2 integration tests ({@link OrdersApplication}) pointed at PostgreSQL.
+ */
+@DisplayName("PostgreSQL with Spring Boot: a stale instance's @Transactional write is rejected by the PL/pgSQL fence and retried")
+class PostgresBootTest {
+
+	static PostgresCluster cluster;
+
+	static ConfigurableApplicationContext context;
+
+	@BeforeAll
+	static void start() {
+		cluster = PostgresCluster.shared();
+		context = start("pg-boot", "shard-tenancy.sync.listen=false"); // no NOTIFY push: the fence must teach it
+	}
+
+	/**
+	 * Starts the test application on the cluster. Its router never polls (sync interval 1 h), so it learns of other
+	 * instances' changes only from NOTIFY pushes (unless switched off) and from fence rejections.
+	 */
+	static ConfigurableApplicationContext start(String actor, String... extra) {
+		List<String> properties = new ArrayList<>(List.of(
+				"shard-tenancy.directory.url=" + cluster.directory().jdbcUrl(),
+				"shard-tenancy.directory.username=" + cluster.directory().user(),
+				"shard-tenancy.directory.password=" + cluster.directory().password(),
+				"shard-tenancy.liquibase.shard-changelogs=db/it-h2/orders.xml",
+				"shard-tenancy.sync.interval=1h",
+				"shard-tenancy.retry.max-delay=20ms",
+				"shard-tenancy.move.clean-delay=0s", // the tests check the source is clean right after a move
+				"shard-tenancy.actor=" + actor,
+				"spring.liquibase.enabled=false",
+				"spring.jmx.enabled=false"));
+		for (String shard : PostgresCluster.SHARD_IDS) {
+			properties.add("shard-tenancy.shards." + shard + ".url=" + cluster.shard(shard).jdbcUrl());
+			properties.add("shard-tenancy.shards." + shard + ".username=" + cluster.shard(shard).user());
+			properties.add("shard-tenancy.shards." + shard + ".password=" + cluster.shard(shard).password());
+		}
+		properties.addAll(List.of(extra));
+		return new SpringApplicationBuilder(OrdersApplication.class).web(WebApplicationType.NONE)
+			.properties(properties.toArray(String[]::new))
+			.run();
+	}
+
+	@Test
+	@DisplayName("with the defaults, the auto-configured watcher listens for NOTIFY: a tenant another instance creates is routable at once, with no poll and no directory read on the lookup")
+	void autoConfiguredWatcherAppliesAnotherInstancesChange() throws Exception {
+		try (ConfigurableApplicationContext listening = start("pg-boot-listening")) {
+			DirectoryWatcher watcher = listening.getBean(DirectoryWatcher.class);
+			assertThat(watcher.awaitListening(java.time.Duration.ofSeconds(30))).isTrue();
+			TenantRouter router = listening.getBean(TenantRouter.class);
+			String tenant = PostgresCluster.tenant("pushed");
+
+			context.getBean(TenantAdmin.class).create(tenant, "shard-3"); // another instance writes the directory
+
+			long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+			while (router.cached(tenant).isEmpty() && System.nanoTime() < deadline) {
+				Thread.sleep(10);
+			}
+			assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-3"));
+			long reads = router.stats().directoryReads();
+			assertThat(router.route(tenant).shardId()).isEqualTo("shard-3");
+			assertThat(router.stats().directoryReads()).isEqualTo(reads);
+			assertThat(watcher.status().notifications()).isPositive();
+		}
+	}
+
+	@AfterAll
+	static void stop() {
+		if (context != null) {
+			context.close();
+		}
+	}
+
+	@Test
+	@DisplayName("staleBootInstanceIsRejectedAndRetriedOnNewOwner: one retry, the order lands on the new shard only; read-only repository calls work")
+	void staleBootInstanceIsRejectedAndRetriedOnNewOwner() throws Exception {
+		String tenant = PostgresCluster.tenant("boot");
+		OrderService orders = context.getBean(OrderService.class);
+		PurchaseOrderRepository repository = context.getBean(PurchaseOrderRepository.class);
+		AttemptRecorder attempts = context.getBean(AttemptRecorder.class);
+		TenantRouter router = context.getBean(TenantRouter.class);
+		context.getBean(TenantAdmin.class).create(tenant, "shard-1");
+		TenantContext.runAs(tenant, () -> orders.place("before the move"));
+
+		try (AppInstance operator = AppInstance.plain(cluster, "boot-op", RouterSettings.defaults(), 2)) {
+			new TenantMover(operator.directory, operator.router, operator.topology,
+					List.of(new TenantTable("purchase_order", "tenant_id")), "boot-op").move(tenant, "shard-2");
+		}
+		assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-1"));
+		attempts.reset();
+		orders.reset();
+
+		TenantContext.runAs(tenant, () -> orders.place("after the move"));
+
+		assertThat(attempts.retries()).isEqualTo(1);
+		// The rejected attempt entered the body: the fence begin travels with its first statement, which the shard
+		// rejected before it read or wrote anything; the retry ran the body again on the new owner.
+		assertThat(orders.bodyRuns()).isEqualTo(2);
+		assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-2"));
+		ShardTopology topology = context.getBean(ShardTopology.class);
+		assertThat(countOrders(topology, "shard-2", tenant)).isEqualTo(2);
+		assertThat(countOrders(topology, "shard-1", tenant)).isZero();
+		long counted = TenantContext.callAs(tenant, repository::count); // a read-only Spring Data transaction
+		assertThat(counted).isEqualTo(2);
+	}
+
+	private static long countOrders(ShardTopology topology, String shard, String tenant) throws SQLException {
+		try (Connection c = topology.shard(shard).dataSource().getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM purchase_order WHERE tenant_id = ?")) {
+			ps.setString(1, tenant);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
+			}
+		}
+	}
+
+}
