@@ -33,9 +33,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * After start, every shard pool counts its borrows (a HikariCP metrics tracker), so a test can count the attempts
  * made on each shard and prove that no shard connection was taken.
  */
-final class H2App implements AutoCloseable {
+public final class H2App implements AutoCloseable {
 
-	static final List<String> SHARDS = List.of("shard-1", "shard-2");
+	public static final List<String> SHARDS = List.of("shard-1", "shard-2");
 
 	private final String cluster;
 
@@ -75,7 +75,7 @@ final class H2App implements AutoCloseable {
 	}
 
 	/** @return a new cluster name, unique in this JVM */
-	static String newCluster(String testName) {
+	public static String newCluster(String testName) {
 		return testName + "-" + UUID.randomUUID().toString().substring(0, 8);
 	}
 
@@ -85,62 +85,62 @@ final class H2App implements AutoCloseable {
 	 * @param extraProperties more {@code key=value} properties
 	 * @return a started instance
 	 */
-	static H2App start(String cluster, String instance, String... extraProperties) {
+	public static H2App start(String cluster, String instance, String... extraProperties) {
 		return new H2App(cluster, instance, List.of(extraProperties));
 	}
 
-	static String url(String cluster, String database) {
+	public static String url(String cluster, String database) {
 		return "jdbc:h2:mem:" + cluster + "-" + database + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
 	}
 
-	<T> T bean(Class<T> type) {
+	public <T> T bean(Class<T> type) {
 		return this.context.getBean(type);
 	}
 
-	TenantAdmin admin() {
+	public TenantAdmin admin() {
 		return bean(TenantAdmin.class);
 	}
 
-	TenantRouter router() {
+	public TenantRouter router() {
 		return bean(TenantRouter.class);
 	}
 
-	Directory directory() {
+	public Directory directory() {
 		return bean(Directory.class);
 	}
 
-	ShardTopology topology() {
+	public ShardTopology topology() {
 		return bean(ShardTopology.class);
 	}
 
-	OrderService orders() {
+	public OrderService orders() {
 		return bean(OrderService.class);
 	}
 
-	PurchaseOrderRepository repository() {
+	public PurchaseOrderRepository repository() {
 		return bean(PurchaseOrderRepository.class);
 	}
 
-	AttemptRecorder recorder() {
+	public AttemptRecorder recorder() {
 		return bean(AttemptRecorder.class);
 	}
 
-	HikariDataSource pool(String shard) {
+	public HikariDataSource pool(String shard) {
 		return (HikariDataSource) topology().shard(shard).dataSource();
 	}
 
 	/** @return connections borrowed from the shard's pool since the instance started */
-	long borrows(String shard) {
+	public long borrows(String shard) {
 		return this.borrows.get(shard).get();
 	}
 
 	/** @return connections borrowed from all shard pools since the instance started */
-	long totalBorrows() {
+	public long totalBorrows() {
 		return this.borrows.values().stream().mapToLong(AtomicLong::get).sum();
 	}
 
 	/** @return connections in use in all shard pools now */
-	int activeConnections() {
+	public int activeConnections() {
 		return SHARDS.stream().mapToInt(s -> pool(s).getHikariPoolMXBean().getActiveConnections()).sum();
 	}
 
@@ -148,7 +148,7 @@ final class H2App implements AutoCloseable {
 	 * @return a new physical connection to a shard's database, outside every pool (close it)
 	 * @throws SQLException if H2 refuses
 	 */
-	Connection rawConnection(String shard) throws SQLException {
+	public Connection rawConnection(String shard) throws SQLException {
 		return DriverManager.getConnection(url(this.cluster, shard));
 	}
 
@@ -159,7 +159,7 @@ final class H2App implements AutoCloseable {
 	 * @param customer the customer, or {@code null} for all
 	 * @return the rows
 	 */
-	long orders(String shard, String tenant, String customer) {
+	public long orders(String shard, String tenant, String customer) {
 		try (Connection c = rawConnection(shard);
 				PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM purchase_order WHERE tenant_id = ?"
 						+ (customer != null ? " AND customer = ?" : ""))) {

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.shardtenancy.TenantContext;
@@ -25,8 +24,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,31 +46,8 @@ class PostgresBootTest {
 		context = start("pg-boot", "shard-tenancy.sync.listen=false"); // no NOTIFY push: the fence must teach it
 	}
 
-	/**
-	 * Starts the test application on the cluster. Its router never polls (sync interval 1 h), so it learns of other
-	 * instances' changes only from NOTIFY pushes (unless switched off) and from fence rejections.
-	 */
 	static ConfigurableApplicationContext start(String actor, String... extra) {
-		List<String> properties = new ArrayList<>(List.of(
-				"shard-tenancy.directory.url=" + cluster.directory().jdbcUrl(),
-				"shard-tenancy.directory.username=" + cluster.directory().user(),
-				"shard-tenancy.directory.password=" + cluster.directory().password(),
-				"shard-tenancy.liquibase.shard-changelogs=db/it-h2/orders.xml",
-				"shard-tenancy.sync.interval=1h",
-				"shard-tenancy.retry.max-delay=20ms",
-				"shard-tenancy.move.clean-delay=0s", // the tests check the source is clean right after a move
-				"shard-tenancy.actor=" + actor,
-				"spring.liquibase.enabled=false",
-				"spring.jmx.enabled=false"));
-		for (String shard : PostgresCluster.SHARD_IDS) {
-			properties.add("shard-tenancy.shards." + shard + ".url=" + cluster.shard(shard).jdbcUrl());
-			properties.add("shard-tenancy.shards." + shard + ".username=" + cluster.shard(shard).user());
-			properties.add("shard-tenancy.shards." + shard + ".password=" + cluster.shard(shard).password());
-		}
-		properties.addAll(List.of(extra));
-		return new SpringApplicationBuilder(OrdersApplication.class).web(WebApplicationType.NONE)
-			.properties(properties.toArray(String[]::new))
-			.run();
+		return PostgresOrdersApp.start(cluster, actor, extra);
 	}
 
 	@Test

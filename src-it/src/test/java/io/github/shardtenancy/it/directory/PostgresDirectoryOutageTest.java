@@ -5,7 +5,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Properties;
-import java.util.function.BooleanSupplier;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.DirectoryUnavailableException;
@@ -15,6 +14,7 @@ import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
 import io.github.shardtenancy.it.support.AppInstance;
+import io.github.shardtenancy.it.support.PgNotes;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.postgresql.WatcherStatus;
@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 @DisplayName("PostgreSQL directory outage: the cache serves ACTIVE tenants, moving ones fail closed, the watcher recovers")
 class PostgresDirectoryOutageTest {
@@ -70,18 +71,18 @@ class PostgresDirectoryOutageTest {
 			operator.admin.create(uncached, "shard-3");
 			DirectoryEntry marked = operator.directory.update(migrating, m.epoch(), "shard-2", TenantState.MIGRATING,
 					"shard-3", "outage-op");
-			await("both routers hold the MIGRATING entry", () -> app.router.cached(migrating)
+			await("both routers hold the MIGRATING entry").atMost(BOUND).until(() -> app.router.cached(migrating)
 				.filter(e -> e.version() == marked.version()).isPresent()
 					&& strict.router.cached(migrating).filter(e -> e.version() == marked.version()).isPresent());
-			await("both routers hold the ACTIVE entry",
-					() -> app.router.cached(active).isPresent() && strict.router.cached(active).isPresent());
+			await("both routers hold the ACTIVE entry").atMost(BOUND)
+				.until(() -> app.router.cached(active).isPresent() && strict.router.cached(active).isPresent());
 			app.router.invalidate(uncached);
 			WatcherStatus before = app.watcher.status();
 
 			cluster.directory().stop();
 
-			await("the watcher notices and the router marks the directory down",
-					() -> app.watcher.state() == DirectoryWatcher.State.RECONNECTING
+			await("the watcher notices and the router marks the directory down").atMost(BOUND)
+				.until(() -> app.watcher.state() == DirectoryWatcher.State.RECONNECTING
 							&& app.router.directoryDownSince().isPresent()
 							&& strict.router.directoryDownSince().isPresent());
 			assertThat(app.watcher.downSince()).isPresent();
@@ -90,11 +91,11 @@ class PostgresDirectoryOutageTest {
 
 			for (int i = 0; i < 3; i++) {
 				app.inTransaction(active, c -> {
-					PostgresSessionVariablesTest.insertNote(c, active, "while the directory is down");
+					PgNotes.insertNote(c, active, "while the directory is down");
 					return null;
 				});
 			}
-			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", active)).isEqualTo(3);
+			assertThat(PgNotes.countNotes(app, "shard-1", active)).isEqualTo(3);
 			assertThat(app.router.stats().servedStale()).isGreaterThanOrEqualTo(3);
 
 			TenantUnavailableException closed = catchThrowableOfType(TenantUnavailableException.class,
@@ -123,8 +124,8 @@ class PostgresDirectoryOutageTest {
 
 			String later = PostgresCluster.tenant("out-later");
 			DirectoryEntry created = operator.admin.create(later, "shard-2");
-			await("a change made after the restart reaches the router",
-					() -> app.router.cached(later).filter(e -> e.version() == created.version()).isPresent());
+			await("a change made after the restart reaches the router").atMost(BOUND)
+				.until(() -> app.router.cached(later).filter(e -> e.version() == created.version()).isPresent());
 			assertThat(app.watcher.status().notifications()).isGreaterThan(after.notifications());
 			app.inTransaction(uncached, c -> null); // the miss is served again
 		}
@@ -144,9 +145,9 @@ class PostgresDirectoryOutageTest {
 			try (AppInstance app = AppInstance.watched(cluster, "kill-app", SETTINGS, 2, WATCHING, asWatcher);
 					AppInstance operator = AppInstance.plain(cluster, "kill-op", RouterSettings.defaults(), 2)) {
 				operator.admin.create(tenant, "shard-1");
-				await("the app sees the tenant", () -> app.router.cached(tenant).isPresent());
+				await("the app sees the tenant").atMost(BOUND).until(() -> app.router.cached(tenant).isPresent());
 				app.inTransaction(tenant, c -> {
-					PostgresSessionVariablesTest.insertNote(c, tenant, "before the move");
+					PgNotes.insertNote(c, tenant, "before the move");
 					return null;
 				});
 				int pid = app.watcher.status().listenerBackendPid();
@@ -156,7 +157,8 @@ class PostgresDirectoryOutageTest {
 				// The listener cannot come back until the move is done: its role may not log in meanwhile.
 				sql(admin, "ALTER ROLE " + role + " NOLOGIN");
 				sql(admin, "SELECT pg_terminate_backend(" + pid + ")");
-				await("the watcher lost its listener", () -> app.watcher.state() == DirectoryWatcher.State.RECONNECTING);
+				await("the watcher lost its listener").atMost(BOUND)
+					.until(() -> app.watcher.state() == DirectoryWatcher.State.RECONNECTING);
 				MoveResult moved = operator.admin.move(tenant, "shard-2");
 				assertThat(app.watcher.state()).isEqualTo(DirectoryWatcher.State.RECONNECTING);
 				sql(admin, "ALTER ROLE " + role + " LOGIN");
@@ -171,12 +173,12 @@ class PostgresDirectoryOutageTest {
 
 				// One attempt, no retry loop: it must succeed on the new owner.
 				app.inTransaction(tenant, c -> {
-					PostgresSessionVariablesTest.insertNote(c, tenant, "after the reconnect");
+					PgNotes.insertNote(c, tenant, "after the reconnect");
 					return null;
 				});
 				assertThat(app.router.stats().invalidations()).isEqualTo(invalidationsBefore);
-				assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-2", tenant)).isEqualTo(2);
-				assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
+				assertThat(PgNotes.countNotes(app, "shard-2", tenant)).isEqualTo(2);
+				assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isZero();
 			}
 			finally {
 				sql(admin, "ALTER ROLE " + role + " LOGIN");
@@ -204,7 +206,7 @@ class PostgresDirectoryOutageTest {
 			cluster.directory().start();
 
 			assertThat(watcher.awaitListening(BOUND)).isTrue();
-			await("the router loaded the directory", router::isReady);
+			await("the router loaded the directory").atMost(BOUND).until(router::isReady);
 			assertThat(router.directoryDownSince()).isEmpty();
 		}
 	}
@@ -212,16 +214,6 @@ class PostgresDirectoryOutageTest {
 	static void sql(HikariDataSource ds, String sql) throws SQLException {
 		try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
 			st.execute(sql);
-		}
-	}
-
-	static void await(String what, BooleanSupplier condition) throws InterruptedException {
-		long deadline = System.nanoTime() + BOUND.toNanos();
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() > deadline) {
-				throw new AssertionError("Not within " + BOUND + ": " + what);
-			}
-			Thread.sleep(10);
 		}
 	}
 

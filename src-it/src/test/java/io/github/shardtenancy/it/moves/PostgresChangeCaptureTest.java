@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import static io.github.shardtenancy.it.pg.PostgresSessionVariablesTest.insertNote;
+import static io.github.shardtenancy.it.support.PgNotes.insertNote;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -37,6 +37,7 @@ import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
 import io.github.shardtenancy.it.support.AppInstance;
 import io.github.shardtenancy.it.support.PgNote;
+import io.github.shardtenancy.it.support.PgNotes;
 import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.MoveStatus;
 import io.github.shardtenancy.move.MoveStep;
@@ -133,8 +134,8 @@ class PostgresChaosRunTest {
 				AppInstance app1 = AppInstance.watched(cluster, "chaos-app1", routerSettings, 6, WATCHING, null);
 				AppInstance app2 = AppInstance.watched(cluster, "chaos-app2", routerSettings, 6, WATCHING, null);
 				HikariDataSource directoryAdmin = cluster.pool(cluster.directory(), 1, "chaos-admin");
-				SessionFactory sessions1 = PostgresFenceRetryTest.sessionFactory(app1);
-				SessionFactory sessions2 = PostgresFenceRetryTest.sessionFactory(app2)) {
+				SessionFactory sessions1 = PgNotes.sessionFactory(app1);
+				SessionFactory sessions2 = PgNotes.sessionFactory(app2)) {
 			List<AppInstance> apps = List.of(app1, app2);
 			List<SessionFactory> sessions = List.of(sessions1, sessions2);
 			List<ShardTenancyRetry> retries = List.of(new ShardTenancyRetry(app1.router, RETRY, List.of()),

@@ -7,12 +7,14 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.admin.TenantTable;
 import io.github.shardtenancy.it.support.AppInstance;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.move.OnlineMover;
+import io.github.shardtenancy.testing.TenantWriter;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
 import io.github.shardtenancy.topology.ShardTopology;
 
@@ -56,6 +58,18 @@ final class PostgresMoveFixture {
 			migrated = true;
 		}
 		return cluster;
+	}
+
+	/**
+	 * @return a writer of the tenant on the move tables through the instance's tenant-routing DataSource; a fence
+	 * rejection drops the tenant's route on the instance's router
+	 */
+	static TenantWriter writer(AppInstance app, String tenantId, AtomicBoolean stop) {
+		return new TenantWriter(tenantId, new TenantWriter.Tables("pg_move_order", "pg_move_line"),
+				(tenant, work) -> app.inTransaction(tenant, c -> {
+					work.run(c);
+					return null;
+				}), app.router::invalidate, stop);
 	}
 
 	/** @return an online mover over the test tables on an instance, acting as {@code online@<instance>} */

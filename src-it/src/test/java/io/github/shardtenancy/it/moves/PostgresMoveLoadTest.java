@@ -58,7 +58,7 @@ class PostgresMoveLoadTest {
 			List<Future<TenantWriter>> running = new ArrayList<>();
 			for (int w = 0; w < 16; w++) {
 				String tenant = tenants.get(w % tenants.size());
-				TenantWriter writer = new TenantWriter(tenant, app, stop);
+				TenantWriter writer = PostgresMoveFixture.writer(app, tenant, stop);
 				writers.computeIfAbsent(tenant, t -> new ArrayList<>()).add(writer);
 				running.add(threads.submit(writer));
 			}
@@ -100,9 +100,9 @@ class PostgresMoveLoadTest {
 				assertThat(entry.state()).as("state of %s", tenant).isEqualTo(TenantState.ACTIVE);
 				List<TenantWriter> own = writers.get(tenant);
 				assertThat(PostgresMoveFixture.orders(app, entry.shardId(), tenant)).as("orders of %s", tenant)
-					.isEqualTo(TenantWriter.orders(own));
+					.isEqualTo(TenantWriter.committedOrders(own));
 				assertThat(PostgresMoveFixture.lines(app, entry.shardId(), tenant)).as("lines of %s", tenant)
-					.isEqualTo(TenantWriter.lines(own));
+					.isEqualTo(TenantWriter.committedLines(own));
 				for (String other : PostgresCluster.SHARD_IDS) {
 					if (!other.equals(entry.shardId())) {
 						assertThat(PostgresMoveFixture.rows(app, other, tenant)).as("rows of %s on %s", tenant, other)
@@ -119,7 +119,7 @@ class PostgresMoveLoadTest {
 			System.out.printf("20 online moves under 16 writers (PostgreSQL): freeze window ms p50=%d p99=%d max=%d; "
 					+ "retried rejections per move %s; writer ops %d%n", percentile(sorted, 50),
 					percentile(sorted, 99), sorted.get(sorted.size() - 1), retries,
-					all.stream().mapToLong(w -> w.ops.get()).sum());
+					all.stream().mapToLong(w -> w.ops()).sum());
 		}
 		finally {
 			stop.set(true);
@@ -129,7 +129,7 @@ class PostgresMoveLoadTest {
 	}
 
 	private static long rejections(List<TenantWriter> writers) {
-		return writers.stream().mapToLong(w -> w.rejections.get()).sum();
+		return writers.stream().mapToLong(w -> w.rejections()).sum();
 	}
 
 	static long percentile(List<Long> sorted, int p) {

@@ -87,7 +87,7 @@ class PostgresOnlineMoverTest {
 		this.moverInstance = AppInstance.plain(cluster, "mover-" + PostgresCluster.tenant("i"), RouterSettings.defaults(), 4);
 		this.tenant = PostgresCluster.tenant("moving");
 		this.app.admin.create(this.tenant, "shard-1");
-		this.tenantWriters.add(new TenantWriter(this.tenant, this.app, this.stop).write(100));
+		this.tenantWriters.add(PostgresMoveFixture.writer(this.app, this.tenant, this.stop).write(100));
 	}
 
 	@AfterEach
@@ -102,7 +102,7 @@ class PostgresOnlineMoverTest {
 	private List<TenantWriter> startWriters(String tenantId, int count) {
 		List<TenantWriter> writers = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
-			TenantWriter writer = new TenantWriter(tenantId, this.app, this.stop);
+			TenantWriter writer = PostgresMoveFixture.writer(this.app, tenantId, this.stop);
 			writers.add(writer);
 			this.running.add(this.threads.submit(writer));
 		}
@@ -111,10 +111,10 @@ class PostgresOnlineMoverTest {
 
 	/** Waits until every writer committed a few more writes, so that they overlap what follows. */
 	static void awaitProgress(List<TenantWriter> writers) throws InterruptedException {
-		List<Long> before = writers.stream().map(w -> w.ops.get()).toList();
+		List<Long> before = writers.stream().map(w -> w.ops()).toList();
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 		for (int i = 0; i < writers.size(); i++) {
-			while (writers.get(i).ops.get() < before.get(i) + 3 && System.nanoTime() < deadline) {
+			while (writers.get(i).ops() < before.get(i) + 3 && System.nanoTime() < deadline) {
 				Thread.sleep(5);
 			}
 		}
@@ -137,9 +137,9 @@ class PostgresOnlineMoverTest {
 	/** The owner holds exactly what the writers committed (nothing lost, nothing duplicated), the other shard none. */
 	private void assertTenantLivesOnlyOn(String owner, String other, List<TenantWriter> writers) {
 		assertThat(PostgresMoveFixture.orders(this.app, owner, this.tenant)).as("orders on the owner " + owner)
-			.isEqualTo(TenantWriter.orders(writers));
+			.isEqualTo(TenantWriter.committedOrders(writers));
 		assertThat(PostgresMoveFixture.lines(this.app, owner, this.tenant)).as("order lines on the owner " + owner)
-			.isEqualTo(TenantWriter.lines(writers));
+			.isEqualTo(TenantWriter.committedLines(writers));
 		assertThat(PostgresMoveFixture.rows(this.app, other, this.tenant)).as("rows left on " + other).isZero();
 		DirectoryEntry entry = this.app.directory.find(this.tenant).orElseThrow();
 		assertThat(entry.shardId()).isEqualTo(owner);
@@ -251,24 +251,24 @@ class PostgresOnlineMoverTest {
 			awaitProgress(leftWriters);
 			stopWriters();
 			assertTenantLivesOnlyOn("shard-2", "shard-1", allTenantWriters(moving));
-			assertThat(moving.stream().mapToLong(w -> w.rejections.get()).sum()).as("rejections of the moving tenant")
+			assertThat(moving.stream().mapToLong(w -> w.rejections()).sum()).as("rejections of the moving tenant")
 				.isPositive();
 			assertThat(PostgresMoveFixture.orders(PostgresOnlineMoverTest.this.app, "shard-1", left))
-				.isEqualTo(TenantWriter.orders(leftWriters));
+				.isEqualTo(TenantWriter.committedOrders(leftWriters));
 			assertThat(PostgresMoveFixture.lines(PostgresOnlineMoverTest.this.app, "shard-1", left))
-				.isEqualTo(TenantWriter.lines(leftWriters));
+				.isEqualTo(TenantWriter.committedLines(leftWriters));
 			assertThat(PostgresMoveFixture.orders(PostgresOnlineMoverTest.this.app, "shard-2", right))
-				.isEqualTo(TenantWriter.orders(rightWriters));
+				.isEqualTo(TenantWriter.committedOrders(rightWriters));
 			assertThat(PostgresMoveFixture.lines(PostgresOnlineMoverTest.this.app, "shard-2", right))
-				.isEqualTo(TenantWriter.lines(rightWriters));
-			assertThat(leftWriters).allSatisfy(w -> assertThat(w.rejections.get()).as("neighbour rejections").isZero());
-			assertThat(rightWriters).allSatisfy(w -> assertThat(w.rejections.get()).as("neighbour rejections").isZero());
+				.isEqualTo(TenantWriter.committedLines(rightWriters));
+			assertThat(leftWriters).allSatisfy(w -> assertThat(w.rejections()).as("neighbour rejections").isZero());
+			assertThat(rightWriters).allSatisfy(w -> assertThat(w.rejections()).as("neighbour rejections").isZero());
 			System.out.printf("online move under load (PostgreSQL): freeze window %d ms, %d rows moved, "
 					+ "writer ops %d, retried rejections %d%n", done.freezeWindow().orElseThrow().toMillis(),
 					PostgresMoveFixture.rows(PostgresOnlineMoverTest.this.app, "shard-2",
 							PostgresOnlineMoverTest.this.tenant),
-					moving.stream().mapToLong(w -> w.ops.get()).sum(),
-					moving.stream().mapToLong(w -> w.rejections.get()).sum());
+					moving.stream().mapToLong(w -> w.ops()).sum(),
+					moving.stream().mapToLong(w -> w.rejections()).sum());
 		}
 
 	}

@@ -27,11 +27,13 @@ import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.it.support.AppInstance;
 import io.github.shardtenancy.it.support.PgNote;
+import io.github.shardtenancy.it.support.PgNotes;
 import io.github.shardtenancy.move.MoveOptions;
 import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.RouterStats;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
+import org.awaitility.Awaitility;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -80,7 +82,7 @@ class PostgresFailureKindsTest {
 		this.app = AppInstance.plain(cluster, this.appName,
 				RouterSettings.defaults().withSyncInterval(Duration.ofMinutes(10)), 8);
 		this.operator = AppInstance.plain(cluster, "kinds-op", RouterSettings.defaults(), 2);
-		this.sessions = PostgresFenceRetryTest.sessionFactory(this.app);
+		this.sessions = PgNotes.sessionFactory(this.app);
 	}
 
 	@AfterEach
@@ -156,7 +158,7 @@ class PostgresFailureKindsTest {
 			assertThat(notes("shard-2", tenant, "first")).isEqualTo(1);
 			assertThat(notes("shard-2", tenant, "second")).isEqualTo(1);
 			assertThat(notes("shard-2", tenant, "seed")).isEqualTo(1);
-			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
+			assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isZero();
 		}
 
 		@ParameterizedTest(name = "{0} mover")
@@ -184,8 +186,8 @@ class PostgresFailureKindsTest {
 			})));
 			assertThat(paused.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
 			Future<?> moving = executor.submit(() -> move(mover, tenant, "shard-2"));
-			awaitCondition("the move waits for the transaction in flight on shard-1",
-					() -> waitsForLock("shard-1") || moving.isDone());
+			Awaitility.await("the move waits for the transaction in flight on shard-1").atMost(BOUND)
+				.until(() -> waitsForLock("shard-1") || moving.isDone());
 			assertThat(moving).as("the move must not finish while the tenant's write is in flight").isNotDone();
 			resume.countDown();
 			work.get(BOUND.toSeconds(), TimeUnit.SECONDS);
@@ -194,7 +196,7 @@ class PostgresFailureKindsTest {
 			assertThat(attempts).hasValue(1);
 			assertThat(notes("shard-2", tenant, "first")).isEqualTo(1);
 			assertThat(notes("shard-2", tenant, "second")).isEqualTo(1);
-			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
+			assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isZero();
 		}
 
 	}
@@ -224,8 +226,8 @@ class PostgresFailureKindsTest {
 			});
 			assertThat(fenceBegins("shard-3", appName + "-shard-3"))
 				.as("no transaction of the second tenant began on its shard").isZero();
-			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", first)).isZero();
-			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-3", second)).isZero();
+			assertThat(PgNotes.countNotes(app, "shard-1", first)).isZero();
+			assertThat(PgNotes.countNotes(app, "shard-3", second)).isZero();
 		}
 
 		@Test
@@ -246,7 +248,7 @@ class PostgresFailureKindsTest {
 					ex -> assertThat(ex.getMessage()).contains(first).contains(second));
 			assertThat(fenceBegins("shard-2", appName + "-shard-2")).as("no transaction began on the first tenant's shard")
 				.isZero();
-			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-2", first)).isZero();
+			assertThat(PgNotes.countNotes(app, "shard-2", first)).isZero();
 		}
 
 		@Test
@@ -259,7 +261,7 @@ class PostgresFailureKindsTest {
 
 			Throwable refused = catchThrowable(() -> app.inTransaction(first,
 					c -> {
-						PostgresSessionVariablesTest.insertNote(c, second, "smuggled");
+						PgNotes.insertNote(c, second, "smuggled");
 						return null;
 					}));
 
@@ -267,7 +269,7 @@ class PostgresFailureKindsTest {
 				assertThat(r.reason()).isEqualTo("FOREIGN_ROW");
 				assertThat(r.tenantId()).isEqualTo(first);
 			});
-			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", second)).isZero();
+			assertThat(PgNotes.countNotes(app, "shard-1", second)).isZero();
 		}
 
 	}
@@ -341,7 +343,7 @@ class PostgresFailureKindsTest {
 			assertThat(after.directoryReads() - before.directoryReads()).as("directory reads during the storm").isZero();
 			assertThat(after.invalidations() - before.invalidations()).isZero();
 			for (String u : upTenants) {
-				assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", u)).isEqualTo(6);
+				assertThat(PgNotes.countNotes(app, "shard-1", u)).isEqualTo(6);
 			}
 			cluster.shard("shard-3").start();
 			for (String d : downTenants) {
@@ -409,7 +411,7 @@ class PostgresFailureKindsTest {
 			assertThat(skew.invalidations).isZero();
 			assertThat(skew.directoryReads).isZero();
 			assertThat(skew.cachedAfter).isPresent();
-			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-2", skew.tenant)).isEqualTo(2);
+			assertThat(PgNotes.countNotes(app, "shard-2", skew.tenant)).isEqualTo(2);
 		}
 
 		@Test
@@ -424,7 +426,7 @@ class PostgresFailureKindsTest {
 			assertThat(skew.loserAttempts).hasValue(1);
 			assertThat(skew.invalidations).isZero();
 			assertThat(skew.cachedAfter).isPresent();
-			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-2", skew.tenant)).isEqualTo(1);
+			assertThat(PgNotes.countNotes(app, "shard-2", skew.tenant)).isEqualTo(1);
 		}
 
 		/**
@@ -436,7 +438,7 @@ class PostgresFailureKindsTest {
 			operator.admin.create(tenant, "shard-2");
 			try (AppInstance serializable = AppInstance.serializable(cluster, "kinds-serializable",
 					RouterSettings.defaults().withSyncInterval(Duration.ofMinutes(10)), 4);
-					SessionFactory factory = PostgresFenceRetryTest.sessionFactory(serializable)) {
+					SessionFactory factory = PgNotes.sessionFactory(serializable)) {
 				RetrySettings d = RetrySettings.defaults();
 				ShardTenancyRetry retry = new ShardTenancyRetry(serializable.router, new RetrySettings(d.maxAttempts(),
 						d.initialDelay(), d.multiplier(), d.maxDelay(), d.jitter(), d.freezeWait(),
@@ -551,10 +553,6 @@ class PostgresFailureKindsTest {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
-	}
-
-	static void awaitCondition(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
-		PostgresDirectoryOutageTest.await(what, condition);
 	}
 
 }

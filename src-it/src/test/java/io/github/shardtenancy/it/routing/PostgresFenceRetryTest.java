@@ -10,14 +10,13 @@ import io.github.shardtenancy.boot.retry.RetrySettings;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.fence.FenceRejection;
-import io.github.shardtenancy.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.it.support.AppInstance;
 import io.github.shardtenancy.it.support.PgNote;
+import io.github.shardtenancy.it.support.PgNotes;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.RouterStats;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
 import org.hibernate.SessionFactory;
-import org.hibernate.cfg.Configuration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,7 +50,7 @@ class PostgresFenceRetryTest {
 		// The application instance has no watcher and a long sync: its cache goes stale on purpose.
 		this.app = AppInstance.plain(cluster, "stale-app", RouterSettings.defaults().withSyncInterval(Duration.ofMinutes(10)), 2);
 		this.operator = AppInstance.plain(cluster, "stale-op", RouterSettings.defaults(), 2);
-		this.sessions = sessionFactory(this.app);
+		this.sessions = PgNotes.sessionFactory(this.app);
 		this.retry = new ShardTenancyRetry(this.app.router, RetrySettings.defaults(), List.of());
 	}
 
@@ -84,8 +83,8 @@ class PostgresFenceRetryTest {
 			assertThat(r.sqlException().getSQLState()).isEqualTo("40001");
 		});
 		assertThat(this.app.router.cached(tenant)).get().extracting(DirectoryEntry::shardId).isEqualTo("shard-2");
-		assertThat(PostgresSessionVariablesTest.countNotes(this.app, "shard-2", tenant)).isEqualTo(2);
-		assertThat(PostgresSessionVariablesTest.countNotes(this.app, "shard-1", tenant)).isZero();
+		assertThat(PgNotes.countNotes(this.app, "shard-2", tenant)).isEqualTo(2);
+		assertThat(PgNotes.countNotes(this.app, "shard-1", tenant)).isZero();
 	}
 
 	@Test
@@ -129,18 +128,6 @@ class PostgresFenceRetryTest {
 			}
 		}));
 		return attempts.get();
-	}
-
-	static SessionFactory sessionFactory(AppInstance app) {
-		Configuration cfg = new Configuration();
-		cfg.addAnnotatedClass(PgNote.class);
-		cfg.setProperty("hibernate.dialect", "org.hibernate.dialect.PostgreSQLDialect");
-		cfg.setProperty("hibernate.boot.allow_jdbc_metadata_access", "false");
-		cfg.setProperty("hibernate.hbm2ddl.auto", "none");
-		cfg.setProperty("hibernate.connection.handling_mode", "DELAYED_ACQUISITION_AND_RELEASE_AFTER_TRANSACTION");
-		cfg.getProperties().put("hibernate.multi_tenant_connection_provider", app.provider);
-		cfg.getProperties().put("hibernate.tenant_identifier_resolver", new TenantIdentifierResolver());
-		return cfg.buildSessionFactory();
 	}
 
 }

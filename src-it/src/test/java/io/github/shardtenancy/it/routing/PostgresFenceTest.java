@@ -15,6 +15,7 @@ import io.github.shardtenancy.fence.FenceRejection;
 import io.github.shardtenancy.fence.FenceState;
 import io.github.shardtenancy.fence.ShardFence;
 import io.github.shardtenancy.it.support.AppInstance;
+import io.github.shardtenancy.it.support.PgNotes;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -49,7 +50,7 @@ class PostgresFenceTest {
 		String tenant = PostgresCluster.tenant("frozen");
 		DirectoryEntry entry = app.admin.create(tenant, "shard-1");
 		app.inTransaction(tenant, c -> {
-			PostgresSessionVariablesTest.insertNote(c, tenant, "before the freeze");
+			PgNotes.insertNote(c, tenant, "before the freeze");
 			return null;
 		});
 		ShardFence.set(shard1(), "shard-1", tenant, FenceState.FROZEN, entry.version());
@@ -57,7 +58,7 @@ class PostgresFenceTest {
 		long visible = app.inTransaction(tenant, c -> countVisible(c, tenant));
 		assertThat(visible).isEqualTo(1);
 		SQLException rejected = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
-			PostgresSessionVariablesTest.insertNote(c, tenant, "during the freeze");
+			PgNotes.insertNote(c, tenant, "during the freeze");
 			return null;
 		}));
 		assertThat(rejected.getSQLState()).isEqualTo("40001");
@@ -74,12 +75,12 @@ class PostgresFenceTest {
 		app.admin.create(tenant, "shard-1");
 		app.admin.create(other, "shard-1");
 		app.inTransaction(tenant, c -> {
-			PostgresSessionVariablesTest.insertNote(c, tenant, "mine");
+			PgNotes.insertNote(c, tenant, "mine");
 			return null;
 		});
 
 		SQLException insert = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
-			PostgresSessionVariablesTest.insertNote(c, other, "smuggled");
+			PgNotes.insertNote(c, other, "smuggled");
 			return null;
 		}));
 		assertThat(FenceRejection.find(insert)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FOREIGN_ROW"));
@@ -92,8 +93,8 @@ class PostgresFenceTest {
 			}
 		}));
 		assertThat(FenceRejection.find(update)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FOREIGN_ROW"));
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", other)).isZero();
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isEqualTo(1);
+		assertThat(PgNotes.countNotes(app, "shard-1", other)).isZero();
+		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isEqualTo(1);
 	}
 
 	@Test
@@ -107,7 +108,7 @@ class PostgresFenceTest {
 			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
 					Connection writer = app.dataSource.getConnection()) {
 				writer.setAutoCommit(false); // one transaction, committed below
-				PostgresSessionVariablesTest.insertNote(writer, tenant, "in flight");
+				PgNotes.insertNote(writer, tenant, "in flight");
 				freeze = CompletableFuture.runAsync(
 						() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));
 				awaitLockWait(watcher, "fence-freezer");
@@ -116,9 +117,9 @@ class PostgresFenceTest {
 			}
 			freeze.get(30, TimeUnit.SECONDS);
 		}
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isEqualTo(1);
+		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isEqualTo(1);
 		SQLException after = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
-			PostgresSessionVariablesTest.insertNote(c, tenant, "after the freeze");
+			PgNotes.insertNote(c, tenant, "after the freeze");
 			return null;
 		}));
 		assertThat(FenceRejection.find(after)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FROZEN"));
@@ -133,13 +134,13 @@ class PostgresFenceTest {
 		app.admin.create(other, "shard-1");
 
 		SQLException insert = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
-			PostgresSessionVariablesTest.insertNote(c, tenant, "accepted, the fence row is now held");
-			PostgresSessionVariablesTest.insertNote(c, tenant, "accepted without reading the fence row");
-			PostgresSessionVariablesTest.insertNote(c, other, "smuggled after two accepted rows");
+			PgNotes.insertNote(c, tenant, "accepted, the fence row is now held");
+			PgNotes.insertNote(c, tenant, "accepted without reading the fence row");
+			PgNotes.insertNote(c, other, "smuggled after two accepted rows");
 			return null;
 		}));
 		SQLException update = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
-			PostgresSessionVariablesTest.insertNote(c, tenant, "accepted");
+			PgNotes.insertNote(c, tenant, "accepted");
 			try (PreparedStatement ps = c.prepareStatement("UPDATE pg_note SET tenant_id = ? WHERE tenant_id = ?")) {
 				ps.setString(1, other);
 				ps.setString(2, tenant);
@@ -149,8 +150,8 @@ class PostgresFenceTest {
 
 		assertThat(FenceRejection.find(insert)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FOREIGN_ROW"));
 		assertThat(FenceRejection.find(update)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FOREIGN_ROW"));
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", other)).isZero();
+		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isZero();
+		assertThat(PgNotes.countNotes(app, "shard-1", other)).isZero();
 	}
 
 	@Test
@@ -161,12 +162,12 @@ class PostgresFenceTest {
 		app.admin.create(tenant, "shard-1");
 		app.admin.create(other, "shard-1");
 		app.inTransaction(other, c -> {
-			PostgresSessionVariablesTest.insertNote(c, other, "the other tenant's row");
+			PgNotes.insertNote(c, other, "the other tenant's row");
 			return null;
 		});
 
 		SQLException delete = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
-			PostgresSessionVariablesTest.insertNote(c, tenant, "accepted, the fence row is now held");
+			PgNotes.insertNote(c, tenant, "accepted, the fence row is now held");
 			try (PreparedStatement ps = c.prepareStatement("DELETE FROM pg_note WHERE tenant_id = ?")) {
 				ps.setString(1, other);
 				return ps.executeUpdate();
@@ -174,8 +175,8 @@ class PostgresFenceTest {
 		}));
 
 		assertThat(FenceRejection.find(delete)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FOREIGN_ROW"));
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", other)).isEqualTo(1);
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
+		assertThat(PgNotes.countNotes(app, "shard-1", other)).isEqualTo(1);
+		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isZero();
 	}
 
 	@Test
@@ -186,7 +187,7 @@ class PostgresFenceTest {
 		try (HikariDataSource freezer = cluster.pool(cluster.shard("shard-1"), 1, "fence-sp-freezer")) {
 			SQLException rejected = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
 				java.sql.Savepoint before = c.setSavepoint();
-				PostgresSessionVariablesTest.insertNote(c, tenant, "undone with its savepoint");
+				PgNotes.insertNote(c, tenant, "undone with its savepoint");
 				c.rollback(before);
 				// The fence row is no longer held: the freeze does not wait for this open transaction.
 				try {
@@ -197,12 +198,12 @@ class PostgresFenceTest {
 				catch (Exception ex) {
 					throw new AssertionError("the freeze waited for a lock the rolled-back savepoint released", ex);
 				}
-				PostgresSessionVariablesTest.insertNote(c, tenant, "written after the freeze");
+				PgNotes.insertNote(c, tenant, "written after the freeze");
 				return null;
 			}));
 			assertThat(FenceRejection.find(rejected)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FROZEN"));
 		}
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
+		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isZero();
 	}
 
 	@Test
@@ -216,17 +217,17 @@ class PostgresFenceTest {
 			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
 					Connection writer = app.dataSource.getConnection()) {
 				writer.setAutoCommit(false); // one transaction, committed below
-				PostgresSessionVariablesTest.insertNote(writer, tenant, "first");
+				PgNotes.insertNote(writer, tenant, "first");
 				freeze = CompletableFuture.runAsync(
 						() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));
 				awaitLockWait(watcher, "fence-held-freezer");
-				PostgresSessionVariablesTest.insertNote(writer, tenant, "second, while the freeze waits");
+				PgNotes.insertNote(writer, tenant, "second, while the freeze waits");
 				assertThat(freeze).isNotDone();
 				writer.commit();
 			}
 			freeze.get(30, TimeUnit.SECONDS);
 		}
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isEqualTo(2);
+		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isEqualTo(2);
 	}
 
 	@Test
@@ -236,7 +237,7 @@ class PostgresFenceTest {
 		app.admin.create(tenant, "shard-2");
 		try (Connection raw = app.topology.shard("shard-2").dataSource().getConnection()) {
 			SQLException rejected = catchThrowableOfType(SQLException.class,
-					() -> PostgresSessionVariablesTest.insertNote(raw, tenant, "raw"));
+					() -> PgNotes.insertNote(raw, tenant, "raw"));
 			assertThat(FenceRejection.find(rejected)).get().satisfies(r -> {
 				assertThat(r.reason()).isEqualTo("NO_TENANT");
 				assertThat(r.shardId()).isEqualTo("shard-2");
@@ -299,7 +300,7 @@ class PostgresFenceTest {
 				}
 			}
 			CompletableFuture.runAsync(() -> app.admin.move(tenant, "shard-2")).orTimeout(60, TimeUnit.SECONDS).join();
-			assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).as("source cleaned").isZero();
+			assertThat(PgNotes.countNotes(app, "shard-1", tenant)).as("source cleaned").isZero();
 			return execute(c, statement, id);
 		}));
 		assertThat((Throwable) rejected).as("the statement after the clean").isNotNull();
@@ -322,8 +323,8 @@ class PostgresFenceTest {
 			}
 		}
 		assertThat(changed).isEqualTo(1);
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-1", tenant)).isZero();
-		assertThat(PostgresSessionVariablesTest.countNotes(app, "shard-2", tenant)).isEqualTo(notesAfter);
+		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isZero();
+		assertThat(PgNotes.countNotes(app, "shard-2", tenant)).isEqualTo(notesAfter);
 		if (notesAfter == 1) {
 			String text = app.inTransaction(tenant, c -> {
 				try (PreparedStatement ps = c.prepareStatement("SELECT text FROM pg_note WHERE id = ?")) {

@@ -22,9 +22,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import static io.github.shardtenancy.it.pg.PostgresSessionVariablesTest.countNotes;
-import static io.github.shardtenancy.it.pg.PostgresSessionVariablesTest.insertNote;
-import static io.github.shardtenancy.it.pg.PostgresSessionVariablesTest.settings;
+import static io.github.shardtenancy.it.routing.PostgresSessionVariablesTest.settings;
+import static io.github.shardtenancy.it.support.PgNotes.countNotes;
+import static io.github.shardtenancy.it.support.PgNotes.insertNote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 

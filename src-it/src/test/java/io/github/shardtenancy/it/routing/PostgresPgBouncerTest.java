@@ -26,6 +26,8 @@ import io.github.shardtenancy.admin.TenantAdmin;
 import io.github.shardtenancy.admin.TenantMover;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.it.boot.PostgresOrdersApp;
+import io.github.shardtenancy.it.support.PgNotes;
 import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
@@ -115,7 +117,7 @@ class PostgresPgBouncerTest {
 							try (Statement st = c.createStatement()) {
 								st.execute("SELECT pg_sleep(0.02)"); // let the others interleave
 							}
-							PostgresSessionVariablesTest.insertNote(c, tenant, "through the proxy");
+							PgNotes.insertNote(c, tenant, "through the proxy");
 							observed.add(variables(c, serverPids));
 							c.commit();
 							return observed;
@@ -188,8 +190,7 @@ class PostgresPgBouncerTest {
 	@Test
 	@DisplayName("a Spring Boot application whose directory URL leads to the proxy fails to start, naming shard-tenancy.directory.url")
 	void bootApplicationWithTheDirectoryBehindTheProxyFailsToStart() {
-		PostgresBootTest.cluster = cluster; // its start(...) reads the shared cluster from there
-		Throwable failed = catchThrowable(() -> PostgresBootTest.start("pg-bouncer",
+		Throwable failed = catchThrowable(() -> PostgresOrdersApp.start(cluster, "pg-bouncer",
 				"shard-tenancy.directory.url=" + bouncer.jdbcUrl("directory")).close());
 
 		ShardTenancyConfigurationException cause = null;

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.UUID;
 
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
@@ -18,6 +17,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import static io.github.shardtenancy.it.support.PgNotes.countNotes;
+import static io.github.shardtenancy.it.support.PgNotes.insertNote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -100,26 +101,6 @@ class PostgresSessionVariablesTest {
 				+ "nullif(current_setting('shard_tenancy.role', true), '')"); ResultSet rs = ps.executeQuery()) {
 			rs.next();
 			return new String[] { rs.getString(1), rs.getString(2), rs.getString(3) };
-		}
-	}
-
-	static void insertNote(Connection c, String tenant, String text) throws SQLException {
-		try (PreparedStatement ps = c.prepareStatement("INSERT INTO pg_note (id, tenant_id, text) VALUES (?, ?, ?)")) {
-			ps.setObject(1, UUID.randomUUID());
-			ps.setString(2, tenant);
-			ps.setString(3, text);
-			ps.executeUpdate();
-		}
-	}
-
-	static long countNotes(AppInstance app, String shardId, String tenant) throws SQLException {
-		try (Connection c = app.topology.shard(shardId).dataSource().getConnection();
-				PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_note WHERE tenant_id = ?")) {
-			ps.setString(1, tenant);
-			try (ResultSet rs = ps.executeQuery()) {
-				rs.next();
-				return rs.getLong(1);
-			}
 		}
 	}
 

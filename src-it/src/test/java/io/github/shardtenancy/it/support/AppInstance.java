@@ -25,25 +25,25 @@ import io.github.shardtenancy.topology.ShardTopology;
  * pool, directory, router, shard pools and topology, connection provider, tenant-routing DataSource, admin and mover,
  * and optionally its own directory watcher. Close it at the end of the test.
  */
-final class AppInstance implements AutoCloseable {
+public final class AppInstance implements AutoCloseable {
 
-	final String name;
+	public final String name;
 
-	final HikariDataSource directoryPool;
+	public final HikariDataSource directoryPool;
 
-	final Directory directory;
+	public final Directory directory;
 
-	final TenantRouter router;
+	public final TenantRouter router;
 
-	final ShardTopology topology;
+	public final ShardTopology topology;
 
-	final ShardMultiTenantConnectionProvider provider;
+	public final ShardMultiTenantConnectionProvider provider;
 
-	final TenantRoutingDataSource dataSource;
+	public final TenantRoutingDataSource dataSource;
 
-	final TenantAdmin admin;
+	public final TenantAdmin admin;
 
-	final DirectoryWatcher watcher;
+	public final DirectoryWatcher watcher;
 
 	private final List<HikariDataSource> pools = new ArrayList<>();
 
@@ -90,25 +90,25 @@ final class AppInstance implements AutoCloseable {
 	}
 
 	/** An instance without a watcher. */
-	static AppInstance plain(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize) {
+	public static AppInstance plain(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize) {
 		return new AppInstance(cluster, name, settings, shardPoolSize, null, null);
 	}
 
 	/** An instance without a watcher whose shard connections run SERIALIZABLE transactions. */
-	static AppInstance serializable(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize) {
+	public static AppInstance serializable(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize) {
 		return new AppInstance(cluster, name, settings, shardPoolSize, null, null,
 				config -> config.setTransactionIsolation("TRANSACTION_SERIALIZABLE"));
 	}
 
 	/** An instance with a started watcher. */
-	static AppInstance watched(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize,
+	public static AppInstance watched(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize,
 			WatcherSettings watcherSettings, Properties watcherProperties) {
 		return new AppInstance(cluster, name, settings, shardPoolSize, watcherSettings, watcherProperties);
 	}
 
 	/** Work on a routed, fenced connection. */
 	@FunctionalInterface
-	interface SqlWork<T> {
+	public interface SqlWork<T> {
 
 		T apply(Connection connection) throws SQLException;
 
@@ -119,7 +119,7 @@ final class AppInstance implements AutoCloseable {
 	 * commits it (rolls back on failure).
 	 * @throws SQLException whatever the fence or the work raised
 	 */
-	<T> T inTransaction(String tenant, SqlWork<T> work) throws SQLException {
+	public <T> T inTransaction(String tenant, SqlWork<T> work) throws SQLException {
 		try (TenantContext.Scope scope = TenantContext.bind(tenant); Connection c = this.dataSource.getConnection()) {
 			c.setAutoCommit(false); // one transaction, committed below
 			try {

@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Assumptions;
  * environment variable {@value #REQUIRE} is {@code 1} (CI sets it), in which case the test fails. PgBouncer refuses
  * to run as root; as root it is started with {@code -u postgres} (or {@code -u nobody}).
  */
-final class PgBouncer implements AutoCloseable {
+public final class PgBouncer implements AutoCloseable {
 
 	/** The environment variable that turns a missing binary from a skip into a failure. */
-	static final String REQUIRE = "SHARD_TENANCY_REQUIRE_PGBOUNCER";
+	public static final String REQUIRE = "SHARD_TENANCY_REQUIRE_PGBOUNCER";
 
 	private final Path directory;
 
@@ -46,7 +46,7 @@ final class PgBouncer implements AutoCloseable {
 	/**
 	 * @return the binary's path; skips the calling test (or fails it under {@value #REQUIRE}=1) when there is none
 	 */
-	static Path binary() {
+	public static Path binary() {
 		Path found = Stream.concat(Stream.of(Path.of("/usr/sbin/pgbouncer")),
 				Stream.of(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
 					.filter(p -> !p.isEmpty())
@@ -68,7 +68,7 @@ final class PgBouncer implements AutoCloseable {
 	 * @param databases alias to (server, pool size): each alias leads to that server's {@code postgres} database
 	 * @return the running proxy, accepting connections
 	 */
-	static PgBouncer start(Map<String, Map.Entry<PostgresServer, Integer>> databases) {
+	public static PgBouncer start(Map<String, Map.Entry<PostgresServer, Integer>> databases) {
 		Path binary = binary();
 		int port = freePort();
 		try {
@@ -136,7 +136,7 @@ final class PgBouncer implements AutoCloseable {
 	 * @return a JDBC URL of that alias through the proxy; server-side prepared statements are off
 	 * ({@code prepareThreshold=0}), which transaction pooling requires before PgBouncer 1.21
 	 */
-	String jdbcUrl(String database) {
+	public String jdbcUrl(String database) {
 		return "jdbc:postgresql://127.0.0.1:" + this.port + "/" + database + "?prepareThreshold=0";
 	}
 
@@ -184,7 +184,7 @@ final class PgBouncer implements AutoCloseable {
 	}
 
 	/** @return one alias leading to a server with a server-side pool of that size, for {@link #start} */
-	static Map<String, Map.Entry<PostgresServer, Integer>> alias(String name, PostgresServer server, int poolSize) {
+	public static Map<String, Map.Entry<PostgresServer, Integer>> alias(String name, PostgresServer server, int poolSize) {
 		Map<String, Map.Entry<PostgresServer, Integer>> map = new LinkedHashMap<>();
 		map.put(name, Map.entry(server, poolSize));
 		return map;

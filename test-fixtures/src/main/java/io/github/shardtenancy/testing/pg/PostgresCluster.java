@@ -100,7 +100,7 @@ public final class PostgresCluster {
 		}
 		for (Map.Entry<String, PostgresServer> e : this.shards.entrySet()) {
 			try (HikariDataSource ds = pool(e.getValue(), 2, "it-migrate-" + e.getKey())) {
-				ShardTenancyMigrations.migrateShard(ds, e.getKey(), List.of("db/it-pg/pg-note.xml"));
+				ShardTenancyMigrations.migrateShard(ds, e.getKey(), List.of("db/testing/pg-note.xml"));
 				try (ShardTopology topology = new ShardTopology(); Connection c = ds.getConnection()) {
 					topology.addShard(e.getKey(), (javax.sql.DataSource) ds).dialect().installWriteCheck(c, NOTES.table(),
 							NOTES.tenantColumn());

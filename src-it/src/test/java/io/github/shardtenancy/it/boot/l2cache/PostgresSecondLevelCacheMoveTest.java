@@ -3,8 +3,6 @@ package io.github.shardtenancy.it.boot.l2cache;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.shardtenancy.it.pg.PostgresCluster;
-import io.github.shardtenancy.it.pg.PostgresServer;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
 import io.github.shardtenancy.testing.pg.PostgresServer;
 import org.junit.jupiter.api.AfterAll;

@@ -2,7 +2,6 @@ package io.github.shardtenancy.it.boot.l2cache;
 
 import java.net.URI;
 import java.util.UUID;
-
 import javax.cache.CacheManager;
 import javax.cache.Caching;
 import javax.cache.spi.CachingProvider;
