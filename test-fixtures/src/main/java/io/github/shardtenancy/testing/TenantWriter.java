@@ -184,8 +184,8 @@ public final class TenantWriter implements Callable<TenantWriter> {
 			}
 			int qty = this.random.nextInt(10);
 			retrying(c -> {
-				try (PreparedStatement ps = c.prepareStatement(
-						"INSERT INTO " + this.tables.orders() + " (id, tenant_id, amount, label) VALUES (?, ?, ?, ?)")) {
+				try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + this.tables.orders()
+						+ " (id, tenant_id, amount, label) VALUES (?, ?, ?, ?)")) {
 					ps.setLong(1, order);
 					ps.setString(2, this.tenantId);
 					ps.setInt(3, amount);
@@ -193,8 +193,8 @@ public final class TenantWriter implements Callable<TenantWriter> {
 					ps.executeUpdate();
 				}
 				for (String line : newLines) {
-					try (PreparedStatement ps = c.prepareStatement(
-							"INSERT INTO " + this.tables.lines() + " (id, order_id, tenant_id, qty) VALUES (?, ?, ?, ?)")) {
+					try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + this.tables.lines()
+							+ " (id, order_id, tenant_id, qty) VALUES (?, ?, ?, ?)")) {
 						ps.setObject(1, UUID.fromString(line));
 						ps.setLong(2, order);
 						ps.setString(3, this.tenantId);

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The whole Spring Boot stack on the PostgreSQL servers: the auto-configuration (migrations, write checks from the
@@ -61,10 +62,8 @@ class PostgresBootTest {
 
 			context.getBean(TenantAdmin.class).create(tenant, "shard-3"); // another instance writes the directory
 
-			long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
-			while (router.cached(tenant).isEmpty() && System.nanoTime() < deadline) {
-				Thread.sleep(10);
-			}
+			await("the pushed entry reaches the router").atMost(java.time.Duration.ofSeconds(30))
+				.until(() -> router.cached(tenant).isPresent());
 			assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-3"));
 			long reads = router.stats().directoryReads();
 			assertThat(router.route(tenant).shardId()).isEqualTo("shard-3");

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 @DisplayName("PostgreSQL watcher metrics: listener up, resyncs and notifications as Micrometer meters")
 class PostgresWatcherMetricsTest {
@@ -44,10 +45,8 @@ class PostgresWatcherMetricsTest {
 
 				long version = writer.directory.create(PostgresCluster.tenant("metrics"), "shard-1", "metrics-writer")
 					.version();
-				long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-				while (watched.router.version() < version && System.nanoTime() < deadline) {
-					Thread.sleep(5);
-				}
+				await("the router holds the new version").atMost(Duration.ofSeconds(10))
+					.until(() -> watched.router.version() >= version);
 
 				assertThat(registry.get("shardtenancy.listener.notifications").functionCounter().count() - before)
 					.isEqualTo(1);

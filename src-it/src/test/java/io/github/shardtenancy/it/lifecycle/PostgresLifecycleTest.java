@@ -61,7 +61,8 @@ class PostgresLifecycleTest {
 	@Test
 	void defaultPlacementSpreadsThirtyTenantsTenTenTenAndConcurrentCreationLeavesOneEntryAndOneTypedError()
 			throws Exception {
-		try (PostgresLifecycleFixture pg = new PostgresLifecycleFixture(cluster, Map.of(), new LeastLoadedPlacement())) {
+		try (PostgresLifecycleFixture pg = new PostgresLifecycleFixture(cluster,
+				Map.of(), new LeastLoadedPlacement())) {
 			for (int i = 0; i < 30; i++) {
 				pg.lifecycle.create("tenant-" + i);
 			}
@@ -102,7 +103,8 @@ class PostgresLifecycleTest {
 
 	@Test
 	void theRegionPolicyPlacesByRegion() {
-		try (PostgresLifecycleFixture pg = new PostgresLifecycleFixture(cluster, Map.of("shard-1", "eu", "shard-2", "us", "shard-3", "eu"),
+		try (PostgresLifecycleFixture pg = new PostgresLifecycleFixture(cluster,
+				Map.of("shard-1", "eu", "shard-2", "us", "shard-3", "eu"),
 				new RegionAwarePlacement(null))) {
 			for (int i = 0; i < 4; i++) {
 				assertThat(pg.lifecycle.create("eu-" + i, PlacementRequest.inRegion("eu")).shardId())
@@ -171,7 +173,8 @@ class PostgresLifecycleTest {
 
 	@Test
 	void aShardAddedAtRuntimeIsMigratedFirstRetiringAnOwnerIsRefusedAndAStaleInstanceCompletesOnTheNewOwner() {
-		try (PostgresLifecycleFixture pg = new PostgresLifecycleFixture(cluster, Map.of(), new LeastLoadedPlacement())) {
+		try (PostgresLifecycleFixture pg = new PostgresLifecycleFixture(cluster,
+				Map.of(), new LeastLoadedPlacement())) {
 			for (int i = 0; i < 3; i++) {
 				pg.lifecycle.create("existing-" + i);
 			}
@@ -232,7 +235,8 @@ class PostgresLifecycleTest {
 
 	@Test
 	void reconciliationFindsMisplacedAndMissingRowsAndHistoryAnswersThePastOwnerAcrossTwoMoves() throws Exception {
-		try (PostgresLifecycleFixture pg = new PostgresLifecycleFixture(cluster, Map.of(), new LeastLoadedPlacement())) {
+		try (PostgresLifecycleFixture pg = new PostgresLifecycleFixture(cluster,
+				Map.of(), new LeastLoadedPlacement())) {
 			pg.lifecycle.create("acme", PlacementRequest.onShard("shard-1"));
 			pg.lifecycle.create("globex", PlacementRequest.onShard("shard-2"));
 			pg.write("acme");

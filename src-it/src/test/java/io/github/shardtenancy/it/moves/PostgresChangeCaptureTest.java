@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
 
 import static io.github.shardtenancy.it.support.PgNotes.insertNote;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The online mover's change capture on PostgreSQL, decided once per transaction at its first write (under the fence
@@ -90,7 +92,9 @@ class PostgresChangeCaptureTest {
 					throw new IllegalStateException(ex);
 				}
 			});
-			Thread.sleep(300);
+			await("capture on blocks on the writer's fence row").atMost(Duration.ofSeconds(30))
+				.until(() -> captureOn.isDone()
+						|| cluster.waitsForLock(cluster.shard("shard-1"), app.name + "-shard-1"));
 			assertThat(captureOn).as("capture on waits for the writer holding the fence row").isNotDone();
 			insertNote(writer, tenant, "second write of the same transaction");
 			writer.commit();

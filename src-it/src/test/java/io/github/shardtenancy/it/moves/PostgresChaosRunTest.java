@@ -45,11 +45,13 @@ import io.github.shardtenancy.move.OnlineMover;
 import io.github.shardtenancy.postgresql.WatcherSettings;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
+import org.awaitility.core.ConditionTimeoutException;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The chaos run: writers over many tenants on two application instances while, at moments chosen by a seeded
@@ -423,42 +425,42 @@ class PostgresChaosRunTest {
 	}
 
 	/** Finishes (resumes) a move left unfinished by a fault, retrying while servers come back. */
-	void finishMove(OnlineMover healer, String tenant) throws InterruptedException {
-		long deadline = System.nanoTime() + BOUND.toNanos();
-		while (true) {
-			try {
+	void finishMove(OnlineMover healer, String tenant) {
+		await("the healer finishes the move of " + tenant).atMost(BOUND)
+			.pollInSameThread()
+			.pollInterval(Duration.ofMillis(250))
+			.ignoreExceptions()
+			.until(() -> {
 				Optional<MoveStatus> active = healer.findActive(tenant);
 				if (active.isPresent()) {
 					MoveStatus done = healer.resume(active.get().moveId());
 					count("moves finished by the healer " + done.step());
 					this.log.add("healer finished the move of " + tenant + " (" + done.step() + ")");
 				}
-				return;
-			}
-			catch (RuntimeException ex) {
-				if (System.nanoTime() > deadline) {
-					throw ex;
-				}
-				Thread.sleep(250);
-			}
+				return true;
+			});
+	}
+
+	static boolean converged(AppInstance app, Map<String, DirectoryEntry> directory, long directoryVersion) {
+		try {
+			await("the router of " + app.name + " converges").atMost(BOUND)
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> sameAsDirectory(app, directory, directoryVersion));
+			return true;
+		}
+		catch (ConditionTimeoutException ex) {
+			return false;
 		}
 	}
 
-	static boolean converged(AppInstance app, Map<String, DirectoryEntry> directory, long directoryVersion)
-			throws InterruptedException {
-		long deadline = System.nanoTime() + BOUND.toNanos();
-		while (System.nanoTime() < deadline) {
-			boolean same = app.router.version() == directoryVersion;
-			for (Map.Entry<String, DirectoryEntry> e : directory.entrySet()) {
-				Optional<DirectoryEntry> cached = app.router.cached(e.getKey());
-				same &= cached.isEmpty() || cached.get().equals(e.getValue());
-			}
-			if (same) {
-				return true;
-			}
-			Thread.sleep(50);
+	private static boolean sameAsDirectory(AppInstance app, Map<String, DirectoryEntry> directory,
+			long directoryVersion) {
+		boolean same = app.router.version() == directoryVersion;
+		for (Map.Entry<String, DirectoryEntry> e : directory.entrySet()) {
+			Optional<DirectoryEntry> cached = app.router.cached(e.getKey());
+			same &= cached.isEmpty() || cached.get().equals(e.getValue());
 		}
-		return false;
+		return same;
 	}
 
 	/** @return for one shard: tenant -> note text (the write id) -> number of rows */
@@ -482,6 +484,7 @@ class PostgresChaosRunTest {
 
 	static void sleep(long millis) {
 		try {
+			// the scenario's timing (pacing, downtime, time between faults), never a wait for a condition
 			Thread.sleep(millis);
 		}
 		catch (InterruptedException ex) {

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.MoveException;
@@ -42,6 +43,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The online mover on real PostgreSQL shards: the PL/pgSQL fence and change capture, application writers on one
@@ -110,14 +112,10 @@ class PostgresOnlineMoverTest {
 	}
 
 	/** Waits until every writer committed a few more writes, so that they overlap what follows. */
-	static void awaitProgress(List<TenantWriter> writers) throws InterruptedException {
-		List<Long> before = writers.stream().map(w -> w.ops()).toList();
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		for (int i = 0; i < writers.size(); i++) {
-			while (writers.get(i).ops() < before.get(i) + 3 && System.nanoTime() < deadline) {
-				Thread.sleep(5);
-			}
-		}
+	static void awaitProgress(List<TenantWriter> writers) {
+		List<Long> before = writers.stream().map(TenantWriter::ops).toList();
+		await("every writer commits 3 more writes").atMost(Duration.ofSeconds(30))
+			.until(() -> IntStream.range(0, writers.size()).allMatch(i -> writers.get(i).ops() >= before.get(i) + 3));
 	}
 
 	/** Stops the writers and rethrows whatever one of them failed with: every caller must return normally. */
@@ -169,14 +167,11 @@ class PostgresOnlineMoverTest {
 	}
 
 	/** Resumes a flipped move until its clean delay has passed and it has cleaned the source. */
-	static MoveStatus finish(OnlineMover mover, String moveId) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-		MoveStatus status = mover.resume(moveId);
-		while (status.step() == MoveStep.FLIPPED && System.nanoTime() < deadline) {
-			Thread.sleep(100);
-			status = mover.resume(moveId);
-		}
-		return status;
+	static MoveStatus finish(OnlineMover mover, String moveId) {
+		return await("the move " + moveId + " cleans the source").atMost(Duration.ofSeconds(60))
+			.pollInSameThread()
+			.pollDelay(Duration.ZERO)
+			.until(() -> mover.resume(moveId), status -> status.step() != MoveStep.FLIPPED);
 	}
 
 	/** A mover on the mover instance that crashes after {@code step}, first cutting all of its connections. */

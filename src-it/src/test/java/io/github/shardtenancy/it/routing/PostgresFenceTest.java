@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 @DisplayName("PostgreSQL fence: the PL/pgSQL checks reject what the H2 fence rejects, with the same message")
 class PostgresFenceTest {
@@ -375,22 +376,20 @@ class PostgresFenceTest {
 	}
 
 	/** Waits until the backend named {@code applicationName} is blocked on a lock (observed, not timed). */
-	private static void awaitLockWait(HikariDataSource observer, String applicationName) throws Exception {
-		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (System.nanoTime() < deadline) {
-			try (Connection c = observer.getConnection(); PreparedStatement ps = c.prepareStatement(
-					"SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND wait_event_type = 'Lock'")) {
-				ps.setString(1, applicationName);
-				try (ResultSet rs = ps.executeQuery()) {
-					rs.next();
-					if (rs.getLong(1) > 0) {
-						return;
-					}
-				}
+	private static void awaitLockWait(HikariDataSource observer, String applicationName) {
+		await(applicationName + " waits for a lock").atMost(Duration.ofSeconds(30))
+			.until(() -> lockWaits(observer, applicationName) > 0);
+	}
+
+	private static long lockWaits(HikariDataSource observer, String applicationName) throws SQLException {
+		try (Connection c = observer.getConnection(); PreparedStatement ps = c.prepareStatement(
+				"SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND wait_event_type = 'Lock'")) {
+			ps.setString(1, applicationName);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1);
 			}
-			Thread.sleep(10);
 		}
-		throw new AssertionError(applicationName + " never waited for a lock");
 	}
 
 }

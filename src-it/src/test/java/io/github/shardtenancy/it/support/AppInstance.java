@@ -95,7 +95,8 @@ public final class AppInstance implements AutoCloseable {
 	}
 
 	/** An instance without a watcher whose shard connections run SERIALIZABLE transactions. */
-	public static AppInstance serializable(PostgresCluster cluster, String name, RouterSettings settings, int shardPoolSize) {
+	public static AppInstance serializable(PostgresCluster cluster, String name, RouterSettings settings,
+			int shardPoolSize) {
 		return new AppInstance(cluster, name, settings, shardPoolSize, null, null,
 				config -> config.setTransactionIsolation("TRANSACTION_SERIALIZABLE"));
 	}

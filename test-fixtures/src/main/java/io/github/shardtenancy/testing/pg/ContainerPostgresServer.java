@@ -2,11 +2,13 @@ package io.github.shardtenancy.testing.pg;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.testcontainers.postgresql.PostgreSQLContainer;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * A server in a Docker container (Testcontainers), used when Docker is available. The host port is fixed when the
@@ -86,24 +88,19 @@ final class ContainerPostgresServer implements PostgresServer {
 	}
 
 	private void awaitReady() {
-		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-		SQLException last = null;
-		while (System.nanoTime() < deadline) {
-			try (Connection c = DriverManager.getConnection(jdbcUrl(), user(), password())) {
-				return;
-			}
-			catch (SQLException ex) {
-				last = ex;
-				try {
-					Thread.sleep(200);
-				}
-				catch (InterruptedException ie) {
-					Thread.currentThread().interrupt();
-					break;
-				}
-			}
+		try {
+			await("container PostgreSQL '" + this.name + "' accepts connections").atMost(Duration.ofSeconds(60))
+				.pollInterval(Duration.ofMillis(200))
+				.ignoreExceptions()
+				.until(() -> {
+					try (Connection c = DriverManager.getConnection(jdbcUrl(), user(), password())) {
+						return true;
+					}
+				});
 		}
-		throw new IllegalStateException("Container PostgreSQL '" + this.name + "' did not come back", last);
+		catch (ConditionTimeoutException ex) {
+			throw new IllegalStateException("Container PostgreSQL '" + this.name + "' did not come back", ex);
+		}
 	}
 
 	@Override

@@ -8,13 +8,17 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Assumptions;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * A PgBouncer in <em>transaction</em> pooling mode, run by a test as a child process on a free port, with its ini
@@ -110,24 +114,24 @@ public final class PgBouncer implements AutoCloseable {
 			builder.redirectErrorStream(true).redirectOutput(dir.resolve("stdout.txt").toFile());
 			Process process = builder.start();
 			PgBouncer bouncer = new PgBouncer(dir, process, port);
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-			while (!bouncer.accepts()) {
-				if (!process.isAlive() || System.nanoTime() > deadline) {
-					String output = Files.exists(dir.resolve("stdout.txt")) ? Files.readString(dir.resolve("stdout.txt"))
-							: "";
-					bouncer.close();
-					throw new IllegalStateException("PgBouncer did not start on port " + port + ": " + output);
-				}
-				Thread.sleep(50);
+			try {
+				await("PgBouncer accepts connections on port " + port).atMost(Duration.ofSeconds(20))
+					.pollInterval(Duration.ofMillis(50))
+					.until(() -> bouncer.accepts() || !process.isAlive());
+			}
+			catch (ConditionTimeoutException ex) {
+				// reported below, with PgBouncer's output
+			}
+			if (!bouncer.accepts()) {
+				Path stdout = dir.resolve("stdout.txt");
+				String output = Files.exists(stdout) ? Files.readString(stdout) : "";
+				bouncer.close();
+				throw new IllegalStateException("PgBouncer did not start on port " + port + ": " + output);
 			}
 			return bouncer;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
 		}
 	}
 
@@ -184,7 +188,8 @@ public final class PgBouncer implements AutoCloseable {
 	}
 
 	/** @return one alias leading to a server with a server-side pool of that size, for {@link #start} */
-	public static Map<String, Map.Entry<PostgresServer, Integer>> alias(String name, PostgresServer server, int poolSize) {
+	public static Map<String, Map.Entry<PostgresServer, Integer>> alias(String name, PostgresServer server,
+			int poolSize) {
 		Map<String, Map.Entry<PostgresServer, Integer>> map = new LinkedHashMap<>();
 		map.put(name, Map.entry(server, poolSize));
 		return map;

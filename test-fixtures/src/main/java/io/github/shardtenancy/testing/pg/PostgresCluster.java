@@ -6,6 +6,9 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -193,6 +196,30 @@ public final class PostgresCluster {
 		config.addDataSourceProperty("ApplicationName", name);
 		customizer.accept(config);
 		return new HikariDataSource(config);
+	}
+
+	/**
+	 * Whether a backend of a server is blocked on a lock ({@code pg_stat_activity.wait_event_type = 'Lock'}, see
+	 * https://www.postgresql.org/docs/17/monitoring-stats.html#MONITORING-PG-STAT-ACTIVITY-VIEW): to wait, with
+	 * Awaitility, until a statement of a test's has reached a lock that another transaction holds.
+	 * @param server the server
+	 * @param applicationName the blocked backend's {@code application_name}, a {@code LIKE} pattern (a pool's name)
+	 * @return whether such a backend waits for a lock now
+	 * @throws IllegalStateException if the server cannot be queried
+	 */
+	public boolean waitsForLock(PostgresServer server, String applicationName) {
+		try (Connection c = DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
+				PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity"
+						+ " WHERE application_name LIKE ? AND wait_event_type = 'Lock'")) {
+			ps.setString(1, applicationName);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				return rs.getLong(1) > 0;
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Cannot read pg_stat_activity of " + server, ex);
+		}
 	}
 
 	/**
