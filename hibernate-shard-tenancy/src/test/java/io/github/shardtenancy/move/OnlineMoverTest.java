@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The online mover on H2 shards, with application writers running through the connection provider and the fence.
@@ -88,11 +89,9 @@ class OnlineMoverTest {
 	}
 
 	/** Waits until every writer committed a few writes, so that they overlap what follows. */
-	private static void awaitProgress(List<TenantWriter> writers) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (writers.stream().anyMatch(w -> w.ops.get() < 3) && System.nanoTime() < deadline) {
-			Thread.sleep(5);
-		}
+	private static void awaitProgress(List<TenantWriter> writers) {
+		await("every writer commits 3 writes").atMost(Duration.ofSeconds(30))
+			.until(() -> writers.stream().allMatch(w -> w.ops.get() >= 3));
 	}
 
 	/** Stops the writers and rethrows whatever one of them failed with: every caller must return normally. */

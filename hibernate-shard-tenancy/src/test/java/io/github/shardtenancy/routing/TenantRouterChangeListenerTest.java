@@ -1,5 +1,6 @@
 package io.github.shardtenancy.routing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -9,7 +10,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
-import io.github.shardtenancy.testing.Poll;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -18,6 +18,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 @DisplayName("Router change listeners")
 class TenantRouterChangeListenerTest {
@@ -160,7 +161,7 @@ class TenantRouterChangeListenerTest {
 		Recorder recorder = new Recorder(router);
 		router.addChangeListener(recorder);
 		router.route(t);
-		Poll.until("the router evicts " + t + " for size", () -> {
+		await("the router evicts " + t + " for size").atMost(Duration.ofSeconds(30)).until(() -> {
 			router.route(other);
 			return router.cached(t).isEmpty();
 		});

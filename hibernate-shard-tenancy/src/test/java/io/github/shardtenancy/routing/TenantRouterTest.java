@@ -17,7 +17,6 @@ import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.directory.Directory;
 import io.github.shardtenancy.directory.DirectoryEntry;
 import io.github.shardtenancy.directory.TenantState;
-import io.github.shardtenancy.testing.Poll;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -27,6 +26,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 @DisplayName("Router")
 class TenantRouterTest {
@@ -102,7 +102,8 @@ class TenantRouterTest {
 			@Override
 			public Optional<DirectoryEntry> find(String tenantId) {
 				finds.incrementAndGet();
-				Poll.until("all 8 lookups missed", () -> holder[0].stats().misses() == 8);
+				await("all 8 lookups missed").atMost(Duration.ofSeconds(30))
+					.until(() -> holder[0].stats().misses() == 8);
 				return super.find(tenantId);
 			}
 		};
@@ -149,7 +150,7 @@ class TenantRouterTest {
 		assertThatThrownBy(() -> router.route(t)).isInstanceOf(UnknownTenantException.class);
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
 
-		Poll.until("the negative entry expired", () -> {
+		await("the negative entry expired").atMost(Duration.ofSeconds(30)).until(() -> {
 			try {
 				return router.route(t).equals(created);
 			}
@@ -191,7 +192,8 @@ class TenantRouterTest {
 		Directory otherWriter = new Directory(fixture.directoryDataSource());
 		DirectoryEntry moved = otherWriter.update(t, 1, "shard-2", TenantState.ACTIVE, null, "other-instance");
 
-		Poll.until("the sync applied the move", () -> router.cached(t).equals(Optional.of(moved)));
+		await("the sync applied the move").atMost(Duration.ofSeconds(30))
+			.until(() -> router.cached(t).equals(Optional.of(moved)));
 		assertThat(router.version()).isGreaterThanOrEqualTo(moved.version());
 		assertThat(router.route(t)).isEqualTo(moved);
 		assertThat(router.route(neighbour)).isEqualTo(neighbourEntry);
