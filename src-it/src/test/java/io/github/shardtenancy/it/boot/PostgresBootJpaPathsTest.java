@@ -25,6 +25,7 @@ import io.github.shardtenancy.it.boot.jpa.Ticket;
 import io.github.shardtenancy.it.boot.jpa.TicketRepository;
 import io.github.shardtenancy.it.boot.jpa.TicketService;
 import io.github.shardtenancy.it.support.AppInstance;
+import io.github.shardtenancy.it.support.BootProperties;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.testing.pg.PgBouncer;
@@ -105,9 +106,6 @@ class PostgresBootJpaPathsTest {
 
 	static ConfigurableApplicationContext start(String actor, String... extra) {
 		List<String> properties = new ArrayList<>(List.of(
-				"shard-tenancy.directory.url=" + cluster.directory().jdbcUrl(),
-				"shard-tenancy.directory.username=" + cluster.directory().user(),
-				"shard-tenancy.directory.password=" + cluster.directory().password(),
 				"shard-tenancy.liquibase.shard-changelogs=db/it-pg/pg-jpa-paths.xml",
 				"shard-tenancy.sync.interval=1h",
 				"shard-tenancy.sync.listen=false",
@@ -115,11 +113,7 @@ class PostgresBootJpaPathsTest {
 				"shard-tenancy.actor=" + actor,
 				"spring.liquibase.enabled=false",
 				"spring.jmx.enabled=false"));
-		for (String shard : PostgresCluster.SHARD_IDS) {
-			properties.add("shard-tenancy.shards." + shard + ".url=" + cluster.shard(shard).jdbcUrl());
-			properties.add("shard-tenancy.shards." + shard + ".username=" + cluster.shard(shard).user());
-			properties.add("shard-tenancy.shards." + shard + ".password=" + cluster.shard(shard).password());
-		}
+		properties.addAll(BootProperties.connectingTo(cluster));
 		properties.addAll(List.of(extra));
 		return new SpringApplicationBuilder(JpaPathsApplication.class).web(WebApplicationType.NONE)
 			.properties(properties.toArray(String[]::new))

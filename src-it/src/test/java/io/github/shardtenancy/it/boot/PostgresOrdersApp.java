@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.shardtenancy.it.boot.orders.OrdersApplication;
+import io.github.shardtenancy.it.support.BootProperties;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -21,9 +22,6 @@ public final class PostgresOrdersApp {
 	 */
 	public static ConfigurableApplicationContext start(PostgresCluster cluster, String actor, String... extra) {
 		List<String> properties = new ArrayList<>(List.of(
-				"shard-tenancy.directory.url=" + cluster.directory().jdbcUrl(),
-				"shard-tenancy.directory.username=" + cluster.directory().user(),
-				"shard-tenancy.directory.password=" + cluster.directory().password(),
 				"shard-tenancy.liquibase.shard-changelogs=db/it-h2/orders.xml",
 				"shard-tenancy.sync.interval=1h",
 				"shard-tenancy.retry.max-delay=20ms",
@@ -31,11 +29,7 @@ public final class PostgresOrdersApp {
 				"shard-tenancy.actor=" + actor,
 				"spring.liquibase.enabled=false",
 				"spring.jmx.enabled=false"));
-		for (String shard : PostgresCluster.SHARD_IDS) {
-			properties.add("shard-tenancy.shards." + shard + ".url=" + cluster.shard(shard).jdbcUrl());
-			properties.add("shard-tenancy.shards." + shard + ".username=" + cluster.shard(shard).user());
-			properties.add("shard-tenancy.shards." + shard + ".password=" + cluster.shard(shard).password());
-		}
+		properties.addAll(BootProperties.connectingTo(cluster));
 		properties.addAll(List.of(extra));
 		return new SpringApplicationBuilder(OrdersApplication.class).web(WebApplicationType.NONE)
 			.properties(properties.toArray(String[]::new))

@@ -27,6 +27,7 @@ import io.github.shardtenancy.it.boot.rerun.RerunEntryRepository;
 import io.github.shardtenancy.it.boot.rerun.RerunEntryService;
 import io.github.shardtenancy.it.boot.rerun.RerunnableEntryService;
 import io.github.shardtenancy.it.support.AppInstance;
+import io.github.shardtenancy.it.support.BootProperties;
 import io.github.shardtenancy.routing.RouterSettings;
 import io.github.shardtenancy.routing.TenantRouter;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
@@ -92,9 +93,6 @@ class PostgresRerunSafetyTest {
 	static void start() {
 		cluster = PostgresCluster.shared();
 		List<String> properties = new ArrayList<>(List.of(
-				"shard-tenancy.directory.url=" + cluster.directory().jdbcUrl(),
-				"shard-tenancy.directory.username=" + cluster.directory().user(),
-				"shard-tenancy.directory.password=" + cluster.directory().password(),
 				"shard-tenancy.liquibase.shard-changelogs=db/it-pg/pg-rerun.xml",
 				"shard-tenancy.sync.interval=1h",
 				"shard-tenancy.sync.listen=false",
@@ -102,11 +100,7 @@ class PostgresRerunSafetyTest {
 				"shard-tenancy.actor=pg-rerun",
 				"spring.liquibase.enabled=false",
 				"spring.jmx.enabled=false"));
-		for (String shard : PostgresCluster.SHARD_IDS) {
-			properties.add("shard-tenancy.shards." + shard + ".url=" + cluster.shard(shard).jdbcUrl());
-			properties.add("shard-tenancy.shards." + shard + ".username=" + cluster.shard(shard).user());
-			properties.add("shard-tenancy.shards." + shard + ".password=" + cluster.shard(shard).password());
-		}
+		properties.addAll(BootProperties.connectingTo(cluster));
 		context = new SpringApplicationBuilder(RerunApplication.class).web(WebApplicationType.NONE)
 			.properties(properties.toArray(String[]::new))
 			.run();

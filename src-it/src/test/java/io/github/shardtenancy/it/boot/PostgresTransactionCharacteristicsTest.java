@@ -21,6 +21,7 @@ import io.github.shardtenancy.boot.web.TenantHeaderFilter;
 import io.github.shardtenancy.it.boot.iso.IsoPgApplication;
 import io.github.shardtenancy.it.boot.iso.PgMemoService;
 import io.github.shardtenancy.it.boot.iso.PgSeen;
+import io.github.shardtenancy.it.support.BootProperties;
 import io.github.shardtenancy.jdbc.TenantRoutingDataSource;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
 import io.github.shardtenancy.topology.ShardTopology;
@@ -83,17 +84,10 @@ class PostgresTransactionCharacteristicsTest {
 
 	static ConfigurableApplicationContext start(String actor, String... extra) {
 		List<String> properties = new ArrayList<>(List.of(
-				"shard-tenancy.directory.url=" + cluster.directory().jdbcUrl(),
-				"shard-tenancy.directory.username=" + cluster.directory().user(),
-				"shard-tenancy.directory.password=" + cluster.directory().password(),
 				"shard-tenancy.liquibase.shard-changelogs=db/it-pg/pg-iso.xml", "shard-tenancy.sync.interval=1h",
 				"shard-tenancy.sync.listen=false", "shard-tenancy.retry.max-delay=20ms", "shard-tenancy.actor=" + actor,
 				"spring.liquibase.enabled=false", "spring.jmx.enabled=false", "spring.jpa.open-in-view=true"));
-		for (String shard : PostgresCluster.SHARD_IDS) {
-			properties.add("shard-tenancy.shards." + shard + ".url=" + cluster.shard(shard).jdbcUrl());
-			properties.add("shard-tenancy.shards." + shard + ".username=" + cluster.shard(shard).user());
-			properties.add("shard-tenancy.shards." + shard + ".password=" + cluster.shard(shard).password());
-		}
+		properties.addAll(BootProperties.connectingTo(cluster));
 		properties.addAll(List.of(extra));
 		// A servlet application without a server: requests go through MockMvc (DispatcherServlet, the header filter,
 		// Boot's open-in-view interceptor).
