@@ -69,7 +69,7 @@ final class PostgresLifecycleFixture implements AutoCloseable {
 	private final List<HikariDataSource> pools = new ArrayList<>();
 
 	static final ShardMigrator MIGRATOR = shard -> {
-		ShardTenancyMigrations.migrateShard(shard.dataSource(), shard.id(), List.of("db/it-pg/pg-note.xml"));
+		ShardTenancyMigrations.migrateShard(shard.dataSource(), shard.id(), List.of(PostgresCluster.NOTES_CHANGELOG));
 		try (Connection c = shard.dataSource().getConnection()) {
 			shard.dialect().installWriteCheck(c, PostgresCluster.NOTES.table(), PostgresCluster.NOTES.tenantColumn());
 		}

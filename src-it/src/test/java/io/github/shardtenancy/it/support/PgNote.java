@@ -9,9 +9,9 @@ import jakarta.persistence.Table;
 import org.hibernate.annotations.TenantId;
 
 /**
- * The entity of the PostgreSQL integration tests ({@code io.github.shardtenancy.it.pg}), mapped on the
- * {@code pg_note} table of {@code db/it-pg/pg-note.xml}. Deliberately outside the {@code io.github.shardtenancy.it}
- * package tree, so that a Spring Boot test application there does not scan it into its H2 persistence unit.
+ * The entity of the PostgreSQL integration tests, mapped on the {@code pg_note} table of
+ * {@code PostgresCluster.NOTES_CHANGELOG}. In {@code it.support}, which no Spring Boot test application's package
+ * contains, so that none scans it into its persistence unit.
  */
 @Entity
 @Table(name = "pg_note")

@@ -45,6 +45,9 @@ public final class PostgresCluster {
 	/** The test domain's only tenant table. */
 	public static final TenantTable NOTES = new TenantTable("pg_note", "tenant_id");
 
+	/** The Liquibase changelog of the {@link #NOTES} table, a classpath resource of this module. */
+	public static final String NOTES_CHANGELOG = "db/testing/pg-note.xml";
+
 	private static final Logger log = LoggerFactory.getLogger(PostgresCluster.class);
 
 	private static PostgresCluster shared;
@@ -103,7 +106,7 @@ public final class PostgresCluster {
 		}
 		for (Map.Entry<String, PostgresServer> e : this.shards.entrySet()) {
 			try (HikariDataSource ds = pool(e.getValue(), 2, "it-migrate-" + e.getKey())) {
-				ShardTenancyMigrations.migrateShard(ds, e.getKey(), List.of("db/testing/pg-note.xml"));
+				ShardTenancyMigrations.migrateShard(ds, e.getKey(), List.of(NOTES_CHANGELOG));
 				try (ShardTopology topology = new ShardTopology(); Connection c = ds.getConnection()) {
 					topology.addShard(e.getKey(), (javax.sql.DataSource) ds).dialect().installWriteCheck(c, NOTES.table(),
 							NOTES.tenantColumn());
