@@ -56,6 +56,7 @@ import org.springframework.web.context.WebApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
@@ -323,12 +324,8 @@ class OperationsTests {
 			admin.create(tenant, "shard-2");
 
 			job.enqueue(tenant);
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-			while (!job.done().contains(tenant) && System.nanoTime() < deadline) {
-				Thread.sleep(10);
-			}
+			await("the job ran for " + tenant).atMost(Duration.ofSeconds(30)).until(() -> job.done().contains(tenant));
 
-			assertThat(job.done()).contains(tenant);
 			assertThat(job.tenantsSeenAtStart()).containsOnly("null");
 			assertThat(rowsOn("shard-2", tenant, "job for ")).isEqualTo(1);
 			assertThat(rowsOn("shard-1", tenant, "job for ")).isZero();
@@ -454,17 +451,13 @@ class OperationsTests {
 				.andExpect(status().isOk())
 				.andExpect(jsonPath("$.moveId").isString())
 				.andExpect(jsonPath("$.targetShard").value("shard-2"));
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-			while (!directory.find(tenant).orElseThrow().shardId().equals("shard-2") && System.nanoTime() < deadline) {
-				Thread.sleep(20);
-			}
+			await("the move flips " + tenant + " to shard-2").atMost(Duration.ofSeconds(60))
+				.until(() -> directory.find(tenant).orElseThrow().shardId().equals("shard-2"));
 
 			this.mvc.perform(get("/actuator/shardtenancy/" + tenant)).andExpect(jsonPath("$.owner").value("shard-2"));
 			assertThat(TenantContext.callAs(tenant, () -> audit.count())).isEqualTo(1);
-			while (onlineMoves() == onlineMoves && System.nanoTime() < deadline) {
-				Thread.sleep(20);
-			}
-			assertThat(onlineMoves() - onlineMoves).as("the online move's timer").isEqualTo(1);
+			await("the online move's timer records the move").atMost(Duration.ofSeconds(60))
+				.untilAsserted(() -> assertThat(onlineMoves() - onlineMoves).as("the online move's timer").isEqualTo(1));
 			assertThat(registry.find("shardtenancy.moves.freeze").tags("mover", "online", "source", "shard-1")
 				.timer()).isNotNull();
 		}

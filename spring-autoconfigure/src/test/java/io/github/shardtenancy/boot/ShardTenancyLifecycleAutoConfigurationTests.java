@@ -30,6 +30,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /** The tenant lifecycle beans of the auto-configuration, in real (small) Spring contexts on H2. */
 @DisplayName("Tenant lifecycle auto-configuration")
@@ -114,12 +115,8 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 			.run(context -> {
 				context.getBean(TenantLifecycle.class).create("without-rows");
 				Reconciler reconciler = context.getBean(Reconciler.class);
-				long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-				while (reconciler.lastReport().map(r -> r.missing().isEmpty()).orElse(true)
-						&& System.nanoTime() < deadline) {
-					Thread.sleep(20);
-				}
-				assertThat(reconciler.lastReport()).isPresent();
+				await("a scheduled run reports the missing rows").atMost(Duration.ofSeconds(30))
+					.until(() -> reconciler.lastReport().map(r -> !r.missing().isEmpty()).orElse(false));
 				assertThat(reconciler.lastReport().orElseThrow().missing())
 					.extracting(io.github.shardtenancy.ReconciliationReport.MissingRows::tenantId)
 					.containsExactly("without-rows");
@@ -199,13 +196,9 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 
 			Directory directory = context.getBean(Directory.class);
 			assertThat(directory.find("later").orElseThrow().shardId()).isEqualTo("shard-2");
-			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-			while (count(directory.dataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? AND step = 'DONE'",
-					"later") == 0 && System.nanoTime() < deadline) {
-				Thread.sleep(20);
-			}
-			assertThat(count(directory.dataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? AND step = 'DONE'",
-					"later")).isOne();
+			await("the move cleans the source after its delay").atMost(Duration.ofSeconds(30))
+				.untilAsserted(() -> assertThat(count(directory.dataSource(),
+						"SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? AND step = 'DONE'", "later")).isOne());
 			assertThat(count(topology.shard("shard-1").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
 					"later")).isZero();
 			assertThat(count(topology.shard("shard-2").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",

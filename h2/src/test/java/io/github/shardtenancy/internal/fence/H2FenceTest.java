@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -23,9 +24,10 @@ import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.internal.move.ChangeCapture;
 import io.github.shardtenancy.internal.move.TablePlan;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.retry.FenceRejection;
-import io.github.shardtenancy.testing.Poll;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 @DisplayName("Shard fence on H2")
 class H2FenceTest {
@@ -371,8 +374,8 @@ class H2FenceTest {
 			long writer = sessionId(a);
 
 			CompletableFuture<Void> freeze = freezeAsync(t, entry);
-			Poll.until("the freeze is blocked by the writer's lock",
-					() -> ShardTenancyFixture.queryLong(shard("shard-1"),
+			await("the freeze is blocked by the writer's lock").atMost(Duration.ofSeconds(30))
+				.until(() -> ShardTenancyFixture.queryLong(shard("shard-1"),
 							"SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID = " + writer
 									+ " AND EXECUTING_STATEMENT LIKE 'UPDATE shard_fence%'") == 1);
 			assertThat(freeze).isNotDone();
@@ -563,8 +566,8 @@ class H2FenceTest {
 					throw new IllegalStateException(ex);
 				}
 			}, this.threads);
-			Poll.until("capture waits for the writer's lock",
-					() -> ShardTenancyFixture.queryLong(shard("shard-1"),
+			await("capture waits for the writer's lock").atMost(Duration.ofSeconds(30))
+				.until(() -> ShardTenancyFixture.queryLong(shard("shard-1"),
 							"SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID = " + writer) == 1);
 			ShardTenancyFixture.insertNote(a, t, "before capture, second");
 			a.commit();

@@ -3,17 +3,18 @@ package io.github.shardtenancy.internal.lifecycle;
 import io.github.shardtenancy.DirectoryEvent;
 import io.github.shardtenancy.Ownership;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
 import io.github.shardtenancy.DirectoryHistoryRecord;
-import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.PlacementRequest;
-import io.github.shardtenancy.testing.Poll;
+import io.github.shardtenancy.TenantState;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 @DisplayName("Directory history")
 class HistoryTest {
@@ -90,7 +91,8 @@ class HistoryTest {
 
 	/** Waits until the directory's clock has passed a moment, so that the next change is recorded strictly after it. */
 	private static Instant awaitDirectoryClockAfter(LifecycleFixture f, Instant moment) {
-		Poll.until("the directory clock to pass " + moment, () -> readNow(f).isAfter(moment));
+		await("the directory clock to pass " + moment).atMost(Duration.ofSeconds(30))
+			.until(() -> readNow(f).isAfter(moment));
 		return readNow(f);
 	}
 

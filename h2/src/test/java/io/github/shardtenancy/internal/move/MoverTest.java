@@ -24,7 +24,6 @@ import io.github.shardtenancy.MoveInProgressException;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.MoveStep;
-import io.github.shardtenancy.testing.Poll;
 import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,6 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The online mover on H2 shards, with application writers running through the connection provider and the fence.
@@ -93,11 +93,9 @@ class MoverTest {
 	}
 
 	/** Waits until every writer committed a few writes, so that they overlap what follows. */
-	private static void awaitProgress(List<TenantWriter> writers) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (writers.stream().anyMatch(w -> w.ops.get() < 3) && System.nanoTime() < deadline) {
-			Thread.sleep(5);
-		}
+	private static void awaitProgress(List<TenantWriter> writers) {
+		await("every writer commits 3 writes").atMost(Duration.ofSeconds(30))
+			.until(() -> writers.stream().allMatch(w -> w.ops.get() >= 3));
 	}
 
 	/** Stops the writers and rethrows whatever one of them failed with: every caller must return normally. */
@@ -483,7 +481,7 @@ class MoverTest {
 			String moveId = mover.move(TENANT, "shard-2", smallBatches());
 
 			assertThat(mover.status(moveId).tenantId()).isEqualTo(TENANT);
-			Poll.until("the move to end", () -> mover.status(moveId).isFinished());
+			await("the move to end").atMost(Duration.ofSeconds(30)).until(() -> mover.status(moveId).isFinished());
 			assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
 			awaitProgress(acme);
 			stopWriters();
@@ -503,7 +501,7 @@ class MoverTest {
 
 			String moveId = mover.move(TENANT, "shard-2", smallBatches());
 
-			Poll.until("the move to end", () -> mover.status(moveId).isFinished());
+			await("the move to end").atMost(Duration.ofSeconds(30)).until(() -> mover.status(moveId).isFinished());
 			MoveStatus status = mover.status(moveId);
 			assertThat(status.step()).isEqualTo(MoveStep.ABORTED);
 			assertThat(status.stepData()).contains("refused by the test");

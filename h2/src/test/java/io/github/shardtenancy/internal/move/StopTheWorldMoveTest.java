@@ -26,7 +26,6 @@ import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
-import io.github.shardtenancy.testing.Poll;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -34,6 +33,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -158,7 +158,7 @@ class StopTheWorldMoveTest {
 		assertThat(fixture.rows("shard-1", "note", t)).as("source rows kept during the safety period").isEqualTo(3);
 		assertThatThrownBy(() -> mover.moveAndWait(t, "shard-1", delayed))
 			.isInstanceOfSatisfying(MoveInProgressException.class, ex -> assertThat(ex.moveId()).isEqualTo(away.moveId()));
-		Poll.until("the delayed clean of the first move", () -> mover.status(away.moveId()).step() == MoveStep.DONE);
+		await("the delayed clean of the first move").atMost(Duration.ofSeconds(30)).until(() -> mover.status(away.moveId()).step() == MoveStep.DONE);
 		assertThat(fixture.rows("shard-1", "note", t)).isZero();
 		assertThat(fixture.rows("shard-2", "note", t)).isEqualTo(3);
 

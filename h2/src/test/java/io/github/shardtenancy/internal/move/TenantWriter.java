@@ -66,7 +66,7 @@ final class TenantWriter implements Callable<TenantWriter> {
 	public TenantWriter call() throws Exception {
 		while (!this.stop.get()) {
 			step();
-			Thread.sleep(1); // think time: an application, not a load generator starving the mover of CPU
+			Thread.sleep(1); // pacing, not a wait: an application, not a load generator starving the mover of CPU
 		}
 		return this;
 	}
@@ -178,7 +178,7 @@ final class TenantWriter implements Callable<TenantWriter> {
 				}
 				this.rejections.incrementAndGet();
 				this.router.invalidate(this.tenantId);
-				Thread.sleep(1);
+				Thread.sleep(1); // pacing, not a wait for a condition: a retry backs off a little, as a policy would
 			}
 		}
 	}

@@ -1,17 +1,17 @@
 package io.github.shardtenancy.internal.routing;
 
-import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.RouteChangeListener;
+import io.github.shardtenancy.RouterSettings;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.testing.Poll;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -20,6 +20,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 @DisplayName("Router change listeners")
 class TenantRouterChangeListenerTest {
@@ -162,7 +163,7 @@ class TenantRouterChangeListenerTest {
 		Recorder recorder = new Recorder(router);
 		router.addChangeListener(recorder);
 		router.route(t);
-		Poll.until("the router evicts " + t + " for size", () -> {
+		await("the router evicts " + t + " for size").atMost(Duration.ofSeconds(30)).until(() -> {
 			router.route(other);
 			return router.cached(t).isEmpty();
 		});

@@ -16,10 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.shardtenancy.TenantUnavailableException;
 import io.github.shardtenancy.UnknownTenantException;
-import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.testing.Poll;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -29,6 +28,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 @DisplayName("Router")
 class TenantRouterTest {
@@ -104,7 +104,8 @@ class TenantRouterTest {
 			@Override
 			public Optional<DirectoryEntry> find(String tenantId) {
 				finds.incrementAndGet();
-				Poll.until("all 8 lookups missed", () -> holder[0].stats().misses() == 8);
+				await("all 8 lookups missed").atMost(Duration.ofSeconds(30))
+					.until(() -> holder[0].stats().misses() == 8);
 				return super.find(tenantId);
 			}
 		};
@@ -151,7 +152,7 @@ class TenantRouterTest {
 		assertThatThrownBy(() -> router.route(t)).isInstanceOf(UnknownTenantException.class);
 		DirectoryEntry created = directory.create(t, "shard-1", "test");
 
-		Poll.until("the negative entry expired", () -> {
+		await("the negative entry expired").atMost(Duration.ofSeconds(30)).until(() -> {
 			try {
 				return router.route(t).equals(created);
 			}
@@ -193,7 +194,8 @@ class TenantRouterTest {
 		Directory otherWriter = new Directory(fixture.directoryDataSource());
 		DirectoryEntry moved = otherWriter.update(t, 1, "shard-2", TenantState.ACTIVE, null, "other-instance");
 
-		Poll.until("the sync applied the move", () -> router.cached(t).equals(Optional.of(moved)));
+		await("the sync applied the move").atMost(Duration.ofSeconds(30))
+			.until(() -> router.cached(t).equals(Optional.of(moved)));
 		assertThat(router.version()).isGreaterThanOrEqualTo(moved.version());
 		assertThat(router.route(t)).isEqualTo(moved);
 		assertThat(router.route(neighbour)).isEqualTo(neighbourEntry);

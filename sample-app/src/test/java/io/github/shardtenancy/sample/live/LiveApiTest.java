@@ -29,7 +29,7 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.MissingNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The live page's JSON API over real HTTP, on a real server and three real H2 shards (no browser needed).
@@ -196,17 +196,9 @@ class LiveApiTest {
 			.orElse(MissingNode.getInstance());
 	}
 
-	private JsonNode awaitState(Predicate<JsonNode> condition) throws Exception {
-		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-		JsonNode state = state();
-		while (!condition.test(state)) {
-			if (System.nanoTime() > deadline) {
-				fail("The live state did not reach the expected condition within 60 s: " + state);
-			}
-			Thread.sleep(100);
-			state = state();
-		}
-		return state;
+	private JsonNode awaitState(Predicate<JsonNode> condition) {
+		return await("the live state reaches the expected condition").atMost(Duration.ofSeconds(60))
+			.until(this::state, condition);
 	}
 
 	private JsonNode state() throws IOException, InterruptedException {

@@ -12,7 +12,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
-
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.CrossTenantStatementException;

@@ -3,8 +3,8 @@ package io.github.shardtenancy.it.paths;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.shardtenancy.it.pg.PostgresCluster;
-import io.github.shardtenancy.it.pg.PostgresServer;
+import io.github.shardtenancy.testing.pg.PostgresCluster;
+import io.github.shardtenancy.testing.pg.PostgresServer;
 import org.junit.jupiter.api.DisplayName;
 
 /** {@link JdbcPathsContract} on the PostgreSQL servers of {@link PostgresCluster}. */

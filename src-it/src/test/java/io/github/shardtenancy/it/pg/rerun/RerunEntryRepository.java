@@ -1,9 +1,0 @@
-package io.github.shardtenancy.it.pg.rerun;
-
-import java.util.UUID;
-
-import org.springframework.data.jpa.repository.JpaRepository;
-
-public interface RerunEntryRepository extends JpaRepository<RerunEntry, UUID> {
-
-}
