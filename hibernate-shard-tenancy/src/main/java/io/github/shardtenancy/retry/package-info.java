@@ -7,4 +7,7 @@
  * ({@link io.github.shardtenancy.retry.ShardTenancyRetry}). The Spring Boot module drives the same decisions with
  * Spring's {@code RetryTemplate}.
  */
+@NullMarked
 package io.github.shardtenancy.retry;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,4 +3,7 @@
  * ({@link io.github.shardtenancy.micrometer.ShardTenancyMetrics}) and of the PostgreSQL directory watcher
  * ({@link io.github.shardtenancy.micrometer.DirectoryWatcherMetrics}). The core library runs without this module.
  */
+@NullMarked
 package io.github.shardtenancy.micrometer;
+
+import org.jspecify.annotations.NullMarked;

@@ -23,4 +23,7 @@
  * Snapshot reads follow PostgreSQL's repeatable read isolation:
  * <a href="https://www.postgresql.org/docs/current/transaction-iso.html">transaction isolation</a>.
  */
+@NullMarked
 package io.github.shardtenancy.internal.move;
+
+import org.jspecify.annotations.NullMarked;

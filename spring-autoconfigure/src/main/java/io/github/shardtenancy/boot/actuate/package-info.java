@@ -3,4 +3,7 @@
  * ({@link io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint}) and the readiness health indicator
  * ({@link io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator}).
  */
+@NullMarked
 package io.github.shardtenancy.boot.actuate;
+
+import org.jspecify.annotations.NullMarked;
