@@ -1,6 +1,6 @@
 package io.github.shardtenancy.boot;
 
-import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
+import io.github.shardtenancy.SecondLevelCacheEviction;
 import io.github.shardtenancy.internal.routing.Router;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;

@@ -4,7 +4,7 @@ import java.util.UUID;
 
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
+import io.github.shardtenancy.SecondLevelCacheEviction;
 import io.github.shardtenancy.internal.routing.Router;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;

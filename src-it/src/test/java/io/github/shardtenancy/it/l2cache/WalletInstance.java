@@ -7,7 +7,7 @@ import java.util.concurrent.Callable;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
+import io.github.shardtenancy.SecondLevelCacheEviction;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.EntityManagerFactory;

@@ -1,4 +1,4 @@
-package io.github.shardtenancy.internal.hibernate;
+package io.github.shardtenancy;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -8,7 +8,7 @@ import io.github.shardtenancy.spi.FenceDialect;
 
 /**
  * The isolation level and read-only flag a transaction asked for, handed from whoever begins the transaction (the
- * Spring Boot module's {@code JpaDialect}) to the {@link ShardMultiTenantConnectionProvider}, which applies them to
+ * Spring Boot module's {@code JpaDialect}) to the connection provider ({@link ShardTenancy#connectionProvider()}), which applies them to
  * the shard connection it borrows for that transaction, before the fence begin.
  *
  * <p>Why this is needed: the connection provider borrows the shard connection when Hibernate first needs it (at the
@@ -79,11 +79,12 @@ public final class TransactionCharacteristics {
 	 * the isolation level through {@link Connection#setTransactionIsolation}, read-only through
 	 * {@link FenceDialect#beginReadOnly}. HikariCP restores both to the pool's defaults when the connection is
 	 * returned.
+	 * Called by the library's connection provider; applications declare with {@link #begin} instead.
 	 * @param connection the pooled connection, before the fence begin
 	 * @param dialect the shard's fence dialect
 	 * @throws SQLException if the driver refuses either setting
 	 */
-	static void apply(Connection connection, FenceDialect dialect) throws SQLException {
+	public static void apply(Connection connection, FenceDialect dialect) throws SQLException {
 		Declaration declaration = current();
 		if (declaration == null) {
 			return;
