@@ -25,7 +25,7 @@ import io.github.shardtenancy.internal.lifecycle.TenantAdministration;
 import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
 import io.github.shardtenancy.internal.move.MoveExecutor;
 import io.github.shardtenancy.internal.move.Mover;
-import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
+import io.github.shardtenancy.spi.LeastLoadedPlacement;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.reconcile.Reconciler;

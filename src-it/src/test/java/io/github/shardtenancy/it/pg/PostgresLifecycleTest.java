@@ -26,11 +26,11 @@ import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvi
 import io.github.shardtenancy.internal.lifecycle.DirectoryHistory;
 import io.github.shardtenancy.SlotMoveResult;
 import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
-import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
+import io.github.shardtenancy.spi.LeastLoadedPlacement;
 import io.github.shardtenancy.PlacementRequest;
-import io.github.shardtenancy.internal.placement.RegionAwarePlacement;
+import io.github.shardtenancy.spi.RegionAwarePlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
-import io.github.shardtenancy.internal.placement.SlotPlacement;
+import io.github.shardtenancy.spi.SlotPlacement;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.ReconciliationReport;
 import io.github.shardtenancy.ShardRecord;
