@@ -161,6 +161,13 @@ public interface TenantAdmin {
 	List<String> drain(String shardId);
 
 	/**
+	 * Reads a tenant's entry in the directory now (not in this instance's cache: {@link TenantRouter#cached}).
+	 * @param tenantId a tenant
+	 * @return its entry (also a DELETED one); empty if it has none
+	 */
+	Optional<DirectoryEntry> find(String tenantId);
+
+	/**
 	 * @param tenantId a tenant
 	 * @return every change of its entry, oldest first; empty for an unknown tenant; never {@code null}
 	 */

@@ -134,6 +134,11 @@ public final class TenantAdministration implements TenantAdmin {
 	}
 
 	@Override
+	public Optional<DirectoryEntry> find(String tenantId) {
+		return this.directory.find(tenantId);
+	}
+
+	@Override
 	public List<DirectoryHistoryRecord> history(String tenantId) {
 		return this.directory.history(tenantId);
 	}
