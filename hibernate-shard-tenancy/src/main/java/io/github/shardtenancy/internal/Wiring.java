@@ -310,6 +310,11 @@ public final class Wiring implements AutoCloseable {
 		return this.admin;
 	}
 
+	/** @return the executor the mover runs on (owned by this wiring unless the plan gave one) */
+	public Executor moveExecutor() {
+		return this.executor;
+	}
+
 	/** @return the directory database's pool */
 	public DataSource directoryDataSource() {
 		return this.directory.dataSource();
