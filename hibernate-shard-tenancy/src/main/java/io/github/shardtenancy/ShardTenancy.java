@@ -202,11 +202,11 @@ public final class ShardTenancy implements AutoCloseable {
 	}
 
 	/**
-	 * @return every observer added, as one that tells each of them in order (for a retry runner, see
+	 * @return the observers added, now and later, as one that tells each of them in order (for a retry runner, see
 	 * {@link io.github.shardtenancy.retry.RetryAttempts}); never {@code null}
 	 */
 	public ShardTenancyObserver observer() {
-		return this.wiring.router().observer();
+		return this.wiring.observer();
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.shardtenancy;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 import com.zaxxer.hikari.HikariConfig;
 
@@ -166,6 +167,14 @@ public interface TenantAdmin {
 	 * @return its entry (also a DELETED one); empty if it has none
 	 */
 	Optional<DirectoryEntry> find(String tenantId);
+
+	/**
+	 * Reads every entry of the directory (DELETED ones included) in one consistent snapshot, streamed: memory does
+	 * not grow with the directory.
+	 * @param consumer called once per entry, on the calling thread, in no particular order
+	 * @return the directory version of the snapshot
+	 */
+	long snapshot(Consumer<DirectoryEntry> consumer);
 
 	/**
 	 * @param tenantId a tenant

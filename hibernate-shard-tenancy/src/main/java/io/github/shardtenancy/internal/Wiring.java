@@ -157,6 +157,8 @@ public final class Wiring implements AutoCloseable {
 
 	private final TenantAdministration admin;
 
+	private final ShardTenancyObserver observer;
+
 	private @Nullable List<TenantTable> tables;
 
 	private @Nullable Mover mover;
@@ -175,6 +177,7 @@ public final class Wiring implements AutoCloseable {
 		this.topology = plan.topology;
 		this.router = new Router(this.directory, plan.routerSettings);
 		plan.observers.forEach(this.router::addObserver);
+		this.observer = new RouterObservers(this.router);
 		this.connectionProvider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
 		this.dataSource = new TenantRoutingDataSource(this.connectionProvider);
 		this.preparation = new ShardPreparation(this::tables, plan.rowLevelSecurity, plan.requireRowLevelSecurity,
@@ -265,6 +268,11 @@ public final class Wiring implements AutoCloseable {
 		return this.reconciler == null ? Optional.empty() : this.reconciler.lastReport();
 	}
 
+	/** @return the router's observers, those added now and later, as one */
+	public ShardTenancyObserver observer() {
+		return this.observer;
+	}
+
 	/** @return the directory */
 	public Directory directory() {
 		return this.directory;
@@ -338,6 +346,37 @@ public final class Wiring implements AutoCloseable {
 				pool.close();
 			}
 		}
+	}
+
+	/** Tells the observers a router has when told, so that observers added later are told too. */
+	private record RouterObservers(Router router) implements ShardTenancyObserver {
+
+		@Override
+		public void fenceRejected(String shardId, String reason) {
+			this.router.observer().fenceRejected(shardId, reason);
+		}
+
+		@Override
+		public void retried() {
+			this.router.observer().retried();
+		}
+
+		@Override
+		public void retriesExhausted() {
+			this.router.observer().retriesExhausted();
+		}
+
+		@Override
+		public void directoryLookup(long nanos, boolean found) {
+			this.router.observer().directoryLookup(nanos, found);
+		}
+
+		@Override
+		public void moveFlipped(String mover, String sourceShardId, String targetShardId, long totalNanos,
+				long freezeNanos) {
+			this.router.observer().moveFlipped(mover, sourceShardId, targetShardId, totalNanos, freezeNanos);
+		}
+
 	}
 
 }

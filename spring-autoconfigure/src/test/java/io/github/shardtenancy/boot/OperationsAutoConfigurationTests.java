@@ -90,7 +90,7 @@ class OperationsAutoConfigurationTests {
 				assertThat(registry.find("shardtenancy.router.lookups").functionCounters()).hasSize(3);
 				assertThat(registry.get("shardtenancy.router.directory.version").gauge().value())
 					.isEqualTo(context.getBean(TenantRouter.class).version());
-				assertThat(context.getBean(ShardTenancy.class).observer())
+				assertThat(Internals.router(context.getBean(ShardTenancy.class)).observer())
 					.isSameAs(context.getBean(ShardTenancyMetrics.class));
 			});
 		}
@@ -155,7 +155,7 @@ class OperationsAutoConfigurationTests {
 		@DisplayName("DOWN until the router has loaded the directory, then UP, with directory and listener details")
 		void downUntilLoaded() {
 			runner.withUserConfiguration(UnstartedRouter.class).run((context) -> {
-				Router router = Internals.router(context.getBean("userRouterTenancy", ShardTenancy.class));
+				Router router = (Router) context.getBean(TenantRouter.class);
 				ShardTenancyHealthIndicator health = context.getBean(ShardTenancyHealthIndicator.class);
 				assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
 				assertThat(health.health().getDetails()).containsEntry("ready", false)
@@ -304,23 +304,33 @@ class OperationsAutoConfigurationTests {
 
 	/** A router of the application's, not started: that of a second tenancy on the same directory. */
 	@Configuration(proxyBeanMethods = false)
-	static class UnstartedRouter {
+	static class UnstartedRouter implements org.springframework.beans.factory.DisposableBean {
 
-		@Bean(destroyMethod = "close")
-		ShardTenancy userRouterTenancy(ShardTenancyProperties properties) {
-			com.zaxxer.hikari.HikariConfig directory = new com.zaxxer.hikari.HikariConfig();
-			directory.setJdbcUrl(properties.getDirectory().getUrl());
-			com.zaxxer.hikari.HikariConfig shard = new com.zaxxer.hikari.HikariConfig();
-			shard.setJdbcUrl(properties.getShards().get("shard-1").getUrl());
-			return ShardTenancy.builder().directory(directory).shard("shard-1", shard).build();
-		}
+		private ShardTenancy other;
 
 		@Bean
-		TenantRouter userRouter(@org.springframework.beans.factory.annotation.Qualifier("userRouterTenancy")
-				ShardTenancy tenancy) {
-			return tenancy.router();
+		TenantRouter userRouter(ShardTenancyProperties properties) {
+			this.other = secondTenancy(properties);
+			return this.other.router();
 		}
 
+		@Override
+		public void destroy() {
+			this.other.close();
+		}
+
+	}
+
+	/**
+	 * @param properties the application's settings
+	 * @return a tenancy on the application's directory and first shard, not started
+	 */
+	static ShardTenancy secondTenancy(ShardTenancyProperties properties) {
+		com.zaxxer.hikari.HikariConfig directory = new com.zaxxer.hikari.HikariConfig();
+		directory.setJdbcUrl(properties.getDirectory().getUrl());
+		com.zaxxer.hikari.HikariConfig shard = new com.zaxxer.hikari.HikariConfig();
+		shard.setJdbcUrl(properties.getShards().get("shard-1").getUrl());
+		return ShardTenancy.builder().directory(directory).shard("shard-1", shard).build();
 	}
 
 	@Configuration(proxyBeanMethods = false)

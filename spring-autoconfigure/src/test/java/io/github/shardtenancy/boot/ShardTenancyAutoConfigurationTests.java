@@ -349,21 +349,19 @@ class ShardTenancyAutoConfigurationTests {
 
 	/** A router of the application's: that of a second tenancy on the same directory. */
 	@Configuration(proxyBeanMethods = false)
-	static class UserRouter {
+	static class UserRouter implements org.springframework.beans.factory.DisposableBean {
 
-		@Bean(destroyMethod = "close")
-		ShardTenancy userRouterTenancy(ShardTenancyProperties properties) {
-			com.zaxxer.hikari.HikariConfig directory = new com.zaxxer.hikari.HikariConfig();
-			directory.setJdbcUrl(properties.getDirectory().getUrl());
-			com.zaxxer.hikari.HikariConfig shard = new com.zaxxer.hikari.HikariConfig();
-			shard.setJdbcUrl(properties.getShards().get("shard-1").getUrl());
-			return ShardTenancy.builder().directory(directory).shard("shard-1", shard).build();
-		}
+		private ShardTenancy other;
 
 		@Bean
-		TenantRouter userRouter(@org.springframework.beans.factory.annotation.Qualifier("userRouterTenancy")
-				ShardTenancy tenancy) {
-			return tenancy.router();
+		TenantRouter userRouter(ShardTenancyProperties properties) {
+			this.other = OperationsAutoConfigurationTests.secondTenancy(properties);
+			return this.other.router();
+		}
+
+		@Override
+		public void destroy() {
+			this.other.close();
 		}
 
 	}

@@ -165,7 +165,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 			config.setJdbcUrl(h2("shard-3"));
 			lifecycle.registerShard("shard-3", "eu", config);
 			assertThat(lifecycle.create("newcomer").shardId()).isEqualTo("shard-1");
-			lifecycle.move("newcomer", "shard-3");
+			context.getBean(TenantMover.class).moveAndWait("newcomer", "shard-3", context.getBean(MoveSettings.class));
 			insertNote(tenancy, "newcomer");
 
 			assertThat(lifecycle.drain("shard-3")).containsExactly("newcomer");

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -136,6 +137,11 @@ public final class TenantAdministration implements TenantAdmin {
 	@Override
 	public Optional<DirectoryEntry> find(String tenantId) {
 		return this.directory.find(tenantId);
+	}
+
+	@Override
+	public long snapshot(Consumer<DirectoryEntry> consumer) {
+		return this.directory.snapshot(Objects.requireNonNull(consumer, "consumer"));
 	}
 
 	@Override
