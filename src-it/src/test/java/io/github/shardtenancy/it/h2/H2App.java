@@ -1,5 +1,7 @@
 package io.github.shardtenancy.it.h2;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -14,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.IMetricsTracker;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.it.h2.domain.AttemptRecorder;
 import io.github.shardtenancy.it.h2.domain.OrderService;
@@ -102,15 +104,15 @@ final class H2App implements AutoCloseable {
 	}
 
 	Router router() {
-		return bean(Router.class);
+		return Internals.router(bean(ShardTenancy.class));
 	}
 
 	Directory directory() {
-		return bean(Directory.class);
+		return Internals.directory(bean(ShardTenancy.class));
 	}
 
 	Topology topology() {
-		return bean(Topology.class);
+		return Internals.topology(bean(ShardTenancy.class));
 	}
 
 	OrderService orders() {

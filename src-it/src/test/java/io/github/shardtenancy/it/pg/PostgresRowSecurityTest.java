@@ -1,5 +1,7 @@
 package io.github.shardtenancy.it.pg;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,7 +14,7 @@ import java.util.Optional;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.it.pg.rls.RlsApplication;
 import io.github.shardtenancy.it.pg.rls.RlsNoteRepository;
 import io.github.shardtenancy.it.pg.rls.RlsNoteService;
@@ -296,7 +298,7 @@ class PostgresRowSecurityTest {
 			c.commit();
 		}
 
-		ReconciliationReport report = context.getBean(Reconciler.class).run();
+		ReconciliationReport report = Internals.reconciler(context.getBean(ShardTenancy.class)).run();
 
 		assertThat(report.missing()).noneMatch(m -> m.tenantId().equals(owned) || m.tenantId().equals(elsewhere));
 		assertThat(report.misplaced()).anySatisfy(m -> {
