@@ -1,6 +1,5 @@
 package io.github.shardtenancy.boot;
 
-import io.github.shardtenancy.TenantRouter;
 import java.util.UUID;
 
 import io.github.shardtenancy.DirectoryEntry;

@@ -11,7 +11,6 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.SecondLevelCacheEviction;
 import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;

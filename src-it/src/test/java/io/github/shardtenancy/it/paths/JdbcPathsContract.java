@@ -22,7 +22,6 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
-import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.retry.FenceRejection;
 import org.junit.jupiter.api.AfterAll;

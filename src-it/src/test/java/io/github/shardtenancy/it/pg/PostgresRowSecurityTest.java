@@ -21,7 +21,6 @@ import io.github.shardtenancy.it.pg.rls.RlsNoteService;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.ReconciliationReport;
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.MoveSettings;
 import org.junit.jupiter.api.AfterAll;

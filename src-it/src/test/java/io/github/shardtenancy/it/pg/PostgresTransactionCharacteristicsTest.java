@@ -24,7 +24,6 @@ import io.github.shardtenancy.it.pg.iso.IsoPgApplication;
 import io.github.shardtenancy.it.pg.iso.PgMemoService;
 import io.github.shardtenancy.it.pg.iso.PgSeen;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
-import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
