@@ -1,72 +1,72 @@
 package io.github.shardtenancy;
 
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
-import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
-import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.internal.Internals;
+import io.github.shardtenancy.internal.Wiring;
+import io.github.shardtenancy.spi.FenceDialect;
+import io.github.shardtenancy.spi.MoveHook;
+import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.RouteFeed;
+import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import org.hibernate.cfg.MultiTenancySettings;
 import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 
 /**
- * The entry point: wires the directory, the topology, the router and the Hibernate integration, without Spring.
+ * The entry point: wires the directory, the shards, the router, the Hibernate integration, the mover, tenant and
+ * shard administration and reconciliation, without Spring.
  *
  * <pre>{@code
  * try (ShardTenancy tenancy = ShardTenancy.builder()
  *         .directory(directoryDataSource)
- *         .shard("shard-1", shard1DataSource)
- *         .shard("shard-2", shard2DataSource)
+ *         .shard("shard-1", shard1Config)
+ *         .shard("shard-2", shard2Config)
+ *         .tenantTables(List.of(new TenantTable("orders", "tenant_id")))
  *         .build()) {
  *     tenancy.start();
+ *     tenancy.admin().create("acme");
  *     SessionFactory sessionFactory = new Configuration()
  *         .addProperties(tenancy.hibernateSettings()) ...
  * }
  * }</pre>
  *
- * <p>Thread-safe once built. {@link #close()} stops the router and closes the pools the builder created (pools passed
- * in as {@link DataSource}s are left open).
+ * <p>The directory and shard schemas (the directory changelog; the fence changelog and the application's tables on
+ * every shard) must exist before {@link #start()}: migrations are the application's (the Liquibase module runs
+ * them). Shards registered at runtime are migrated with the {@link ShardMigrator} given to the builder.
+ *
+ * <p>Thread-safe once built. {@link #close()} stops the router and the moves on the executor it created, and closes
+ * the pools the builder created (pools passed in as {@link DataSource}s are left open).
  */
 public final class ShardTenancy implements AutoCloseable {
 
-	private final Directory directory;
+	/** {@code hibernate.connection.handling_mode}. */
+	public static final String CONNECTION_HANDLING = "hibernate.connection.handling_mode";
 
-	private final DataSource directoryDataSource;
+	/**
+	 * The connection handling mode of {@link #hibernateSettings()}: acquire at first use, release at the end of each
+	 * transaction, so that every transaction borrows, fences and releases its own shard connection.
+	 */
+	public static final String HANDLING_MODE = "DELAYED_ACQUISITION_AND_RELEASE_AFTER_TRANSACTION";
 
-	private final boolean ownsDirectoryPool;
+	private final Wiring wiring;
 
-	private final Topology topology;
-
-	private final Router router;
-
-	private final ShardMultiTenantConnectionProvider connectionProvider;
-
-	private final TenantIdentifierResolver tenantResolver = new TenantIdentifierResolver();
-
-	private final TenantRoutingDataSource dataSource;
-
-	private ShardTenancy(Builder builder) {
-		this.directoryDataSource = builder.directoryDataSource;
-		this.ownsDirectoryPool = builder.ownsDirectoryPool;
-		this.directory = new Directory(builder.directoryDataSource);
-		this.topology = builder.topology;
-		this.router = new Router(this.directory, builder.routerSettings);
-		builder.observers.forEach(this.router::addObserver);
-		this.connectionProvider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
-		this.dataSource = new TenantRoutingDataSource(this.connectionProvider);
+	private ShardTenancy(Wiring wiring) {
+		this.wiring = wiring;
+		Internals.register(this, wiring);
 	}
 
 	/** @return a new builder; never {@code null} */
@@ -75,28 +75,88 @@ public final class ShardTenancy implements AutoCloseable {
 	}
 
 	/**
-	 * Loads the directory (one streamed snapshot) and starts the router's background sync. Call it once the directory
-	 * and shard schemas exist. Idempotent.
-	 * @throws DirectoryUnavailableException if the first snapshot cannot be read; the router is then not ready and its
-	 * sync keeps trying
+	 * Loads the directory (one streamed snapshot) and starts the router's background sync, loads the slot table,
+	 * records the configured shards ACTIVE in the shard registry (unless {@link Builder#registerShards(boolean)} is
+	 * off; a shard that cannot be recorded, such as a retired one, is logged and skipped), and prepares the shards
+	 * ({@link #prepareShards()}, unless {@link Builder#prepareShardsOnStart(boolean)} is off). Call it once the
+	 * directory and shard schemas exist. Calling it again does not restart the router, but records and prepares again
+	 * (both idempotent).
+	 * @throws DirectoryUnavailableException if the directory cannot be read or written; the router is then not ready
+	 * and its sync keeps trying
+	 * @throws ShardTenancyConfigurationException as {@link #prepareShards()}
 	 */
 	public void start() {
-		this.router.start();
+		this.wiring.start();
+	}
+
+	/**
+	 * Installs on every tenant table of every shard the fence's per-row write check (with row-level security when
+	 * {@link Builder#rowLevelSecurity(boolean)} is on, then checks the shard's role is subject to it) and, unless
+	 * {@link Builder#installCapture(boolean)} is off, the online mover's change capture. Idempotent. Asks for the
+	 * tenant tables if not asked yet.
+	 * @throws ShardTenancyConfigurationException if a check or the capture cannot be installed on a table (a missing
+	 * table or column, no primary key, an unreachable shard), naming the table and the shard, with setting
+	 * {@code tenantTables}; or, with {@link Builder#requireRowLevelSecurity(boolean)}, if a shard's role skips
+	 * row-level security (setting {@code requireRowLevelSecurity}); or if a shard's role cannot be read for that
+	 * check (setting {@code rowLevelSecurity})
+	 */
+	public void prepareShards() {
+		this.wiring.prepareShards();
 	}
 
 	/** @return the router; never {@code null} */
-	public Router router() {
-		return this.router;
+	public TenantRouter router() {
+		return this.wiring.router();
 	}
 
-	/** @return the topology; never {@code null} */
-	public Topology topology() {
-		return this.topology;
+	/**
+	 * @return this instance's shards: those given to the builder, those registered at runtime, and those other
+	 * instances registered (added on first use); never {@code null}
+	 */
+	public ShardTopology topology() {
+		return this.wiring.topology();
+	}
+
+	/**
+	 * @param shardId a shard of the topology
+	 * @return the fence dialect chosen for it; never {@code null}
+	 * @throws UnknownShardException if the topology does not have it
+	 */
+	public FenceDialect fenceDialect(String shardId) {
+		return this.wiring.topology().shard(shardId).dialect();
+	}
+
+	/**
+	 * @return the mover, over the tenant tables ({@link Builder#tenantTables}), created on first use (the tenant tables
+	 * are then asked for); never {@code null}
+	 */
+	public TenantMover mover() {
+		return this.wiring.mover();
+	}
+
+	/** @return tenant and shard administration; never {@code null} */
+	public TenantAdmin admin() {
+		return this.wiring.admin();
+	}
+
+	/**
+	 * Runs one reconciliation of the directory with the rows on the shards; runs are serialised.
+	 * @return the report, also kept as {@link #lastReconciliation()}; a shard that cannot be read is listed as
+	 * unreachable, not thrown; never {@code null}
+	 * @throws DirectoryUnavailableException if the directory cannot be read (no report is kept)
+	 */
+	public ReconciliationReport reconcile() {
+		return this.wiring.reconciler().run();
+	}
+
+	/** @return the report of the latest {@link #reconcile()}; empty before the first one */
+	public Optional<ReconciliationReport> lastReconciliation() {
+		return this.wiring.lastReconciliation();
 	}
 
 	/** @return the directory database's pool (for its migrations and health checks); never {@code null} */
 	public DataSource directoryDataSource() {
-		return this.directoryDataSource;
+		return this.wiring.directoryDataSource();
 	}
 
 	/**
@@ -104,7 +164,7 @@ public final class ShardTenancy implements AutoCloseable {
 	 * example); never {@code null}
 	 */
 	public RouteFeed routeFeed() {
-		return this.router;
+		return this.wiring.router();
 	}
 
 	/**
@@ -112,22 +172,24 @@ public final class ShardTenancy implements AutoCloseable {
 	 * the tenant and directory version set for the shard fence; never {@code null}
 	 */
 	public MultiTenantConnectionProvider<String> connectionProvider() {
-		return this.connectionProvider;
+		return this.wiring.connectionProvider();
 	}
 
 	/** @return Hibernate's tenant resolver: the tenant bound by {@link TenantContext}; never {@code null} */
 	public CurrentTenantIdentifierResolver<String> tenantResolver() {
-		return this.tenantResolver;
+		return this.wiring.tenantResolver();
 	}
 
 	/**
-	 * @return the settings that make a Hibernate {@code SessionFactory} use this tenancy (the connection provider and
-	 * the tenant resolver), to add to its configuration; a new modifiable map, never {@code null}
+	 * @return the settings that make a Hibernate {@code SessionFactory} use this tenancy (the connection provider, the
+	 * tenant resolver and {@value #HANDLING_MODE}), to add to its configuration; a new modifiable map, never
+	 * {@code null}
 	 */
 	public Map<String, Object> hibernateSettings() {
 		Map<String, Object> settings = new LinkedHashMap<>();
-		settings.put(MultiTenancySettings.MULTI_TENANT_CONNECTION_PROVIDER, this.connectionProvider);
-		settings.put(MultiTenancySettings.MULTI_TENANT_IDENTIFIER_RESOLVER, this.tenantResolver);
+		settings.put(MultiTenancySettings.MULTI_TENANT_CONNECTION_PROVIDER, connectionProvider());
+		settings.put(MultiTenancySettings.MULTI_TENANT_IDENTIFIER_RESOLVER, tenantResolver());
+		settings.put(CONNECTION_HANDLING, HANDLING_MODE);
 		return settings;
 	}
 
@@ -136,15 +198,24 @@ public final class ShardTenancy implements AutoCloseable {
 	 * Spring's {@code JdbcTemplate}); connections start in auto-commit mode as JDBC requires; never {@code null}
 	 */
 	public DataSource dataSource() {
-		return this.dataSource;
+		return this.wiring.dataSource();
+	}
+
+	/**
+	 * @return the observers added, now and later, as one that tells each of them in order (for a retry runner, see
+	 * {@link io.github.shardtenancy.retry.RetryAttempts}); never {@code null}
+	 */
+	public ShardTenancyObserver observer() {
+		return this.wiring.observer();
 	}
 
 	/**
 	 * Adds an observer told of directory reads, fence rejections, retries and moves, besides those already added.
 	 * @param observer the observer; never {@code null}
+	 * @throws NullPointerException if {@code observer} is {@code null}
 	 */
 	public void addObserver(ShardTenancyObserver observer) {
-		this.router.addObserver(Objects.requireNonNull(observer, "observer"));
+		this.wiring.router().addObserver(Objects.requireNonNull(observer, "observer"));
 	}
 
 	/**
@@ -153,39 +224,38 @@ public final class ShardTenancy implements AutoCloseable {
 	 * @return whether it was added before
 	 */
 	public boolean removeObserver(ShardTenancyObserver observer) {
-		return this.router.removeObserver(observer);
-	}
-
-	/** Stops the router and closes the pools the builder created. */
-	@Override
-	public void close() {
-		try {
-			this.router.close();
-			this.topology.close();
-		}
-		finally {
-			if (this.ownsDirectoryPool && this.directoryDataSource instanceof HikariDataSource pool) {
-				pool.close();
-			}
-		}
+		return this.wiring.router().removeObserver(observer);
 	}
 
 	/**
-	 * Builds a {@link ShardTenancy}. Not thread-safe; build once.
+	 * Interrupts the moves running on the executor the builder created (they resume or abort later from their last
+	 * recorded step), stops the router, and closes the pools the builder created. Idempotent.
+	 */
+	@Override
+	public void close() {
+		this.wiring.close();
+	}
+
+	/**
+	 * Builds a {@link ShardTenancy}. Not thread-safe; build once. Pools given as {@link HikariConfig} are created when
+	 * the method is called (a shard's, to choose its fence dialect, connects once); when adding a shard or building
+	 * fails, the pools created so far are closed and the builder is spent.
 	 */
 	public static final class Builder {
 
-		private DataSource directoryDataSource;
-
-		private boolean ownsDirectoryPool;
-
-		private final Topology topology = new Topology();
-
-		private RouterSettings routerSettings = RouterSettings.defaults();
-
-		private final List<ShardTenancyObserver> observers = new ArrayList<>();
+		private final Wiring.Plan plan = new Wiring.Plan();
 
 		private Builder() {
+			this.plan.actor = "app@" + hostName();
+		}
+
+		private static String hostName() {
+			try {
+				return java.net.InetAddress.getLocalHost().getHostName();
+			}
+			catch (java.io.IOException ex) {
+				return "localhost";
+			}
 		}
 
 		/**
@@ -194,8 +264,8 @@ public final class ShardTenancy implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder directory(DataSource dataSource) {
-			this.directoryDataSource = Objects.requireNonNull(dataSource, "dataSource");
-			this.ownsDirectoryPool = false;
+			this.plan.directoryDataSource = Objects.requireNonNull(dataSource, "dataSource");
+			this.plan.ownsDirectoryPool = false;
 			return this;
 		}
 
@@ -205,13 +275,14 @@ public final class ShardTenancy implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder directory(HikariConfig config) {
-			this.directoryDataSource = new HikariDataSource(Objects.requireNonNull(config, "config"));
-			this.ownsDirectoryPool = true;
+			this.plan.directoryDataSource = new HikariDataSource(Objects.requireNonNull(config, "config"));
+			this.plan.ownsDirectoryPool = true;
 			return this;
 		}
 
 		/**
-		 * Adds a shard with a pool of the caller's (left open by {@link ShardTenancy#close()}).
+		 * Adds a shard with a pool of the caller's (left open by {@link ShardTenancy#close()}), without a region; it is
+		 * recorded in the registry without a JDBC URL, so other instances cannot connect to it from the registry.
 		 * @param shardId logical id: 1 to 64 letters, digits, {@code . _ -}, starting with a letter or digit
 		 * @param dataSource the pool; never {@code null}
 		 * @return this builder
@@ -219,12 +290,27 @@ public final class ShardTenancy implements AutoCloseable {
 		 * shard's database
 		 */
 		public Builder shard(String shardId, DataSource dataSource) {
-			this.topology.addShard(shardId, dataSource);
+			return shard(shardId, null, dataSource);
+		}
+
+		/**
+		 * Adds a shard with a pool of the caller's (left open by {@link ShardTenancy#close()}).
+		 * @param shardId logical id, see {@link #shard(String, DataSource)}
+		 * @param region its region for placement, or {@code null}
+		 * @param dataSource the pool; never {@code null}
+		 * @return this builder
+		 * @throws ShardTenancyConfigurationException if the id is invalid or taken, or no fence dialect supports the
+		 * shard's database
+		 */
+		public Builder shard(String shardId, String region, DataSource dataSource) {
+			Objects.requireNonNull(dataSource, "dataSource");
+			abandonOnFailure(() -> this.plan.topology.addShard(shardId, dataSource));
+			this.plan.registrations.add(new Wiring.Registration(shardId, region, null, null));
 			return this;
 		}
 
 		/**
-		 * Adds a shard with a pool created now from HikariCP settings and closed by {@link ShardTenancy#close()}.
+		 * Adds a shard without a region, with a pool created now and closed by {@link ShardTenancy#close()}.
 		 * @param shardId logical id, see {@link #shard(String, DataSource)}
 		 * @param config the pool settings; the pool name defaults to {@code shard-<id>}; never {@code null}
 		 * @return this builder
@@ -232,7 +318,24 @@ public final class ShardTenancy implements AutoCloseable {
 		 * choose its fence dialect
 		 */
 		public Builder shard(String shardId, HikariConfig config) {
-			this.topology.addShard(shardId, config);
+			return shard(shardId, null, config);
+		}
+
+		/**
+		 * Adds a shard with a pool created now and closed by {@link ShardTenancy#close()}; its JDBC URL and user name
+		 * (not its password) are recorded in the registry for other instances.
+		 * @param shardId logical id, see {@link #shard(String, DataSource)}
+		 * @param region its region for placement, or {@code null}
+		 * @param config the pool settings; the pool name defaults to {@code shard-<id>}; never {@code null}
+		 * @return this builder
+		 * @throws ShardTenancyConfigurationException if the id is invalid or taken, or the shard cannot be reached to
+		 * choose its fence dialect
+		 */
+		public Builder shard(String shardId, String region, HikariConfig config) {
+			Objects.requireNonNull(config, "config");
+			abandonOnFailure(() -> this.plan.topology.addShard(shardId, config));
+			this.plan.registrations.add(new Wiring.Registration(shardId, region, config.getJdbcUrl(),
+					config.getUsername()));
 			return this;
 		}
 
@@ -241,7 +344,7 @@ public final class ShardTenancy implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder router(RouterSettings settings) {
-			this.routerSettings = Objects.requireNonNull(settings, "settings");
+			this.plan.routerSettings = Objects.requireNonNull(settings, "settings");
 			return this;
 		}
 
@@ -251,24 +354,214 @@ public final class ShardTenancy implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder observer(ShardTenancyObserver observer) {
-			this.observers.add(Objects.requireNonNull(observer, "observer"));
+			this.plan.observers.add(Objects.requireNonNull(observer, "observer"));
 			return this;
 		}
 
 		/**
-		 * @return the tenancy, not started yet ({@link ShardTenancy#start()})
-		 * @throws ShardTenancyConfigurationException if no directory or no shard was given
+		 * @param tables the tables holding tenant rows (moved, purged, reconciled, fenced row by row); default none,
+		 * with which moves are refused; never {@code null}
+		 * @return this builder
+		 */
+		public Builder tenantTables(List<TenantTable> tables) {
+			List<TenantTable> copy = List.copyOf(tables);
+			this.plan.tables = () -> copy;
+			return this;
+		}
+
+		/**
+		 * @param tables the tenant tables, asked once, on first need (the first move, administration call,
+		 * reconciliation or shard preparation): for tables discovered from a session factory built after the tenancy
+		 * ({@link HibernateTenantTables}); never {@code null}, nor may it answer {@code null}
+		 * @return this builder
+		 */
+		public Builder tenantTables(Supplier<List<TenantTable>> tables) {
+			this.plan.tables = Objects.requireNonNull(tables, "tables");
+			return this;
+		}
+
+		/**
+		 * @param actor who acts, recorded in the directory history and the move log; default {@code app@<host name>}
+		 * @return this builder
+		 */
+		public Builder actor(String actor) {
+			this.plan.actor = Objects.requireNonNull(actor, "actor");
+			return this;
+		}
+
+		/**
+		 * @param policy how new tenants are placed among the ACTIVE registered shards; default least loaded
+		 * @return this builder
+		 */
+		public Builder placementPolicy(PlacementPolicy policy) {
+			this.plan.placementPolicy = Objects.requireNonNull(policy, "policy");
+			return this;
+		}
+
+		/**
+		 * @param migrator migrates a shard registered at runtime ({@link TenantAdmin#registerShard}) before it is
+		 * prepared and recorded; default none (the shard's schema must exist)
+		 * @return this builder
+		 */
+		public Builder shardMigrator(ShardMigrator migrator) {
+			this.plan.shardMigrator = Objects.requireNonNull(migrator, "migrator");
+			return this;
+		}
+
+		/**
+		 * @param connector connects to shards other instances registered; default
+		 * {@link ShardConnector#urlAndUser()}
+		 * @return this builder
+		 */
+		public Builder shardConnector(ShardConnector connector) {
+			this.plan.shardConnector = Objects.requireNonNull(connector, "connector");
+			return this;
+		}
+
+		/**
+		 * @param settings how the admin's slot moves, overrides and drains move tenants; default
+		 * {@link MoveSettings#defaults()} (online)
+		 * @return this builder
+		 */
+		public Builder moveSettings(MoveSettings settings) {
+			this.plan.moveSettings = Objects.requireNonNull(settings, "settings");
+			return this;
+		}
+
+		/**
+		 * @param delay how long after the flip of a stop-the-world move ({@link TenantAdmin#move}) the source's rows
+		 * are deleted, {@code >= 0}; default 5 seconds
+		 * @return this builder
+		 * @throws IllegalArgumentException if it is negative
+		 */
+		public Builder stopTheWorldCleanDelay(Duration delay) {
+			if (delay.isNegative()) {
+				throw new IllegalArgumentException("delay must not be negative: " + delay);
+			}
+			this.plan.stopTheWorldCleanDelay = delay;
+			return this;
+		}
+
+		/**
+		 * @param executor runs moves started with {@link TenantMover#move}, halves of verifications and delayed
+		 * cleans; owned by the caller, who shuts it down after {@link ShardTenancy#close()}. Default: one the tenancy
+		 * creates (at most 4 daemon threads, 64 queued tasks) and shuts down on close
+		 * @return this builder
+		 */
+		public Builder moveExecutor(Executor executor) {
+			this.plan.moveExecutor = Objects.requireNonNull(executor, "executor");
+			return this;
+		}
+
+		/**
+		 * @param lease how long a move's owner may stay silent before another mover takes the move over,
+		 * {@code >= 0}; default 30 seconds
+		 * @return this builder
+		 * @throws IllegalArgumentException if it is negative
+		 */
+		public Builder moveLease(Duration lease) {
+			if (lease.isNegative()) {
+				throw new IllegalArgumentException("lease must not be negative: " + lease);
+			}
+			this.plan.moveLease = lease;
+			return this;
+		}
+
+		/**
+		 * @param hook called after each recorded step of a move; default none
+		 * @return this builder
+		 */
+		public Builder moveHook(MoveHook hook) {
+			this.plan.moveHook = Objects.requireNonNull(hook, "hook");
+			return this;
+		}
+
+		/**
+		 * @param on whether the fence write check also switches row-level security on for the tenant tables (where
+		 * the dialect has it: PostgreSQL); default off
+		 * @return this builder
+		 */
+		public Builder rowLevelSecurity(boolean on) {
+			this.plan.rowLevelSecurity = on;
+			return this;
+		}
+
+		/**
+		 * @param on whether a shard whose role skips row-level security (a superuser or {@code BYPASSRLS}) fails
+		 * {@link ShardTenancy#prepareShards()}, instead of a logged warning; default off
+		 * @return this builder
+		 */
+		public Builder requireRowLevelSecurity(boolean on) {
+			this.plan.requireRowLevelSecurity = on;
+			return this;
+		}
+
+		/**
+		 * @param on whether {@link ShardTenancy#prepareShards()} installs the online mover's change capture too (a
+		 * move installs it anyway; on H2 creating it under concurrent writes can fail them); default on
+		 * @return this builder
+		 */
+		public Builder installCapture(boolean on) {
+			this.plan.installCapture = on;
+			return this;
+		}
+
+		/**
+		 * @param on whether {@link ShardTenancy#start()} records the builder's shards ACTIVE in the shard registry
+		 * (eligible for placement); default on
+		 * @return this builder
+		 */
+		public Builder registerShards(boolean on) {
+			this.plan.registerShards = on;
+			return this;
+		}
+
+		/**
+		 * @param on whether {@link ShardTenancy#start()} calls {@link ShardTenancy#prepareShards()}; switch it off
+		 * when the tenant tables are known only after start (a session factory built on this tenancy), and prepare
+		 * the shards then; default on
+		 * @return this builder
+		 */
+		public Builder prepareShardsOnStart(boolean on) {
+			this.plan.prepareShardsOnStart = on;
+			return this;
+		}
+
+		/** Runs a step; if it fails, closes the pools created so far, and the builder is spent. */
+		private void abandonOnFailure(Runnable step) {
+			try {
+				step.run();
+			}
+			catch (RuntimeException ex) {
+				abandon();
+				throw ex;
+			}
+		}
+
+		private void abandon() {
+			this.plan.topology.close();
+			if (this.plan.ownsDirectoryPool && this.plan.directoryDataSource instanceof HikariDataSource pool) {
+				pool.close();
+			}
+		}
+
+		/**
+		 * @return the tenancy, not started yet ({@link ShardTenancy#start()}); touches no database besides the
+		 * connections made when the shards were added
+		 * @throws ShardTenancyConfigurationException if no directory or no shard was given (the pools created so far
+		 * are then closed)
 		 */
 		public ShardTenancy build() {
-			if (this.directoryDataSource == null) {
+			if (this.plan.directoryDataSource == null) {
 				throw new ShardTenancyConfigurationException("directory",
 						"No directory database is configured: call directory(...) on the builder");
 			}
-			if (this.topology.shardIds().isEmpty()) {
+			if (this.plan.topology.shardIds().isEmpty()) {
+				abandon();
 				throw new ShardTenancyConfigurationException("shards",
 						"No shards are configured: call shard(...) on the builder at least once");
 			}
-			return new ShardTenancy(this);
+			return new ShardTenancy(new Wiring(this.plan));
 		}
 
 	}

@@ -10,6 +10,12 @@ public final class TenantIds {
 	/** The longest accepted tenant id, in characters. Matches the directory's {@code tenant_id} column. */
 	public static final int MAX_LENGTH = 64;
 
+	/**
+	 * What Hibernate's tenant resolver answers when no tenant is bound: a value that breaks the tenant id rule, so it
+	 * can never name a tenant, and a session opened with it is refused a shard connection.
+	 */
+	public static final String NO_TENANT = "<no tenant bound>";
+
 	private TenantIds() {
 	}
 

@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTopology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -45,10 +45,10 @@ class OrdersApiTest {
 	JsonMapper json;
 
 	@Autowired
-	Directory directory;
+	TenantAdmin directory;
 
 	@Autowired
-	Topology topology;
+	ShardTopology topology;
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
@@ -145,7 +145,7 @@ class OrdersApiTest {
 	}
 
 	private List<String> customersOn(String shard, String tenant) throws SQLException {
-		try (Connection c = this.topology.shard(shard).dataSource().getConnection();
+		try (Connection c = this.topology.dataSource(shard).getConnection();
 				PreparedStatement ps = c.prepareStatement("SELECT name FROM customers WHERE tenant_id = ?")) {
 			ps.setString(1, tenant);
 			List<String> names = new ArrayList<>();

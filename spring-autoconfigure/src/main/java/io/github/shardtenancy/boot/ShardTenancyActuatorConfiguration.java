@@ -8,11 +8,10 @@ import io.github.shardtenancy.boot.actuate.ListenerState;
 import io.github.shardtenancy.boot.actuate.ShardDatabasesHealthContributor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
-import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherStatus;
-import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.TenantRouter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -68,9 +67,9 @@ class ShardTenancyActuatorConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
-		ShardTenancyEndpoint shardTenancyEndpoint(Router router, Topology topology,
-				ObjectProvider<ListenerState> listener, ObjectProvider<TenantMover> mover) {
-			return new ShardTenancyEndpoint(router, topology, listener.getIfAvailable(() -> ListenerState.NONE), mover);
+		ShardTenancyEndpoint shardTenancyEndpoint(ShardTenancy tenancy, ObjectProvider<ListenerState> listener,
+				ObjectProvider<TenantMover> mover) {
+			return new ShardTenancyEndpoint(tenancy, listener.getIfAvailable(() -> ListenerState.NONE), mover);
 		}
 
 	}
@@ -86,8 +85,8 @@ class ShardTenancyActuatorConfiguration {
 		@Bean(name = "dbHealthContributor")
 		@ConditionalOnEnabledHealthIndicator("db")
 		@ConditionalOnMissingBean(name = { "dbHealthIndicator", "dbHealthContributor" })
-		ShardDatabasesHealthContributor dbHealthContributor(Directory directory, Topology topology) {
-			return new ShardDatabasesHealthContributor(directory, topology);
+		ShardDatabasesHealthContributor dbHealthContributor(ShardTenancy tenancy) {
+			return new ShardDatabasesHealthContributor(tenancy.directoryDataSource(), tenancy.topology());
 		}
 
 	}
@@ -99,7 +98,7 @@ class ShardTenancyActuatorConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnEnabledHealthIndicator("shardtenancy")
-		ShardTenancyHealthIndicator shardTenancyHealthIndicator(Router router,
+		ShardTenancyHealthIndicator shardTenancyHealthIndicator(TenantRouter router,
 				ObjectProvider<ListenerState> listener) {
 			return new ShardTenancyHealthIndicator(router, listener.getIfAvailable(() -> ListenerState.NONE));
 		}

@@ -3,59 +3,107 @@ package io.github.shardtenancy.boot;
 import java.time.Duration;
 
 import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.internal.placement.ShardPlacement;
-import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardMigrator;
 import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Topology, directory, router, Hibernate connection provider and resolver, and the admin. */
+/**
+ * The one {@link ShardTenancy}, built from {@code shard-tenancy.*} with the core's builder and the application's
+ * {@link ShardTenancyBuilderCustomizer}s, its start (after the migrations), and the API beans derived from it: the
+ * router, the topology, the mover, the admin, and Hibernate's connection provider and tenant resolver. Every bean
+ * backs off to the application's own.
+ */
 @Configuration(proxyBeanMethods = false)
 class ShardTenancyCoreConfiguration {
 
+	/**
+	 * The tenancy, not started: {@link ShardTenancyStart} starts it once the migrations ran. Its tenant tables are
+	 * {@code shard-tenancy.tenant-tables}, or discovered from the JPA metamodel on first need; its shards are prepared
+	 * (fence write check, change capture) once every singleton exists.
+	 */
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	Topology shardTopology(ShardTenancyProperties properties) {
+	ShardTenancy shardTenancy(ShardTenancyProperties properties, MoveSettings moveSettings, PlacementPolicy policy,
+			ShardMigrator migrator, ShardConnector connector, ObjectProvider<EntityManagerFactory> entityManagerFactory,
+			ObjectProvider<ShardTenancyBuilderCustomizer> customizers) {
+		ShardTenancy.Builder builder = ShardTenancy.builder();
 		if (properties.getShards().isEmpty()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards",
 					"No shards are configured: define at least one under shard-tenancy.shards.<shard-id>.url");
 		}
-		Topology topology = new Topology();
-		try {
-			properties.getShards().forEach((id, shard) -> {
-				if (shard.getUrl() == null || shard.getUrl().isBlank()) {
-					throw new ShardTenancyConfigurationException("shard-tenancy.shards." + id + ".url",
-							"Shard '" + id + "' has no JDBC URL: set shard-tenancy.shards." + id + ".url");
-				}
-				HikariConfig config = new HikariConfig();
-				config.setJdbcUrl(shard.getUrl());
-				config.setUsername(shard.getUsername());
-				config.setPassword(shard.getPassword());
-				config.setMaximumPoolSize(shard.getMaximumPoolSize());
-				config.setConnectionTimeout(connectionTimeout(properties, shard).toMillis());
-				config.setPoolName("shard-" + id);
-				topology.addShard(id, config);
-			});
+		ShardTenancyProperties.Directory directory = properties.getDirectory();
+		if (directory.getUrl() == null || directory.getUrl().isBlank()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.directory.url",
+					"No directory database is configured: set shard-tenancy.directory.url to its JDBC URL");
 		}
-		catch (RuntimeException ex) {
-			topology.close();
-			throw ex;
+		MoveProperties move = properties.getMove();
+		if (move.getLease() == null || move.getLease().isNegative()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.move.lease",
+					"shard-tenancy.move.lease must not be negative: " + move.getLease());
 		}
-		return topology;
+		if (move.getCleanDelay() == null || move.getCleanDelay().isNegative()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.move.clean-delay",
+					"shard-tenancy.move.clean-delay must not be negative: " + move.getCleanDelay());
+		}
+		TenantTableResolver tables = new TenantTableResolver(properties.getTenantTables(), entityManagerFactory);
+		HikariConfig directoryConfig = new HikariConfig();
+		directoryConfig.setJdbcUrl(directory.getUrl());
+		directoryConfig.setUsername(directory.getUsername());
+		directoryConfig.setPassword(directory.getPassword());
+		directoryConfig.setMaximumPoolSize(directory.getMaximumPoolSize());
+		directoryConfig.setPoolName("shard-tenancy-directory");
+		properties.getShards().forEach((id, shard) -> {
+			if (shard.getUrl() == null || shard.getUrl().isBlank()) {
+				throw new ShardTenancyConfigurationException("shard-tenancy.shards." + id + ".url",
+						"Shard '" + id + "' has no JDBC URL: set shard-tenancy.shards." + id + ".url");
+			}
+		});
+		builder.directory(directoryConfig);
+		properties.getShards().forEach((id, shard) -> {
+			HikariConfig config = new HikariConfig();
+			config.setJdbcUrl(shard.getUrl());
+			config.setUsername(shard.getUsername());
+			config.setPassword(shard.getPassword());
+			config.setMaximumPoolSize(shard.getMaximumPoolSize());
+			config.setConnectionTimeout(connectionTimeout(properties, shard).toMillis());
+			config.setPoolName("shard-" + id);
+			builder.shard(id, shard.getRegion(), config);
+		});
+		builder.router(new RouterSettings(properties.getCache().getMaximumEntries(),
+				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
+				properties.getDirectoryDownPolicy()))
+			.tenantTables(tables::resolve)
+			.actor(properties.getActor())
+			.placementPolicy(policy)
+			.shardMigrator(migrator)
+			.shardConnector(connector)
+			.moveSettings(moveSettings)
+			.stopTheWorldCleanDelay(move.getCleanDelay())
+			.moveLease(move.getLease())
+			.rowLevelSecurity(properties.getFence().isRowLevelSecurity())
+			.requireRowLevelSecurity(properties.getFence().isRequireRowLevelSecurity())
+			.installCapture(move.isInstallCapture())
+			.registerShards(properties.getLifecycle().isRegisterShards())
+			.prepareShardsOnStart(false);
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		ShardTenancy tenancy = builder.build();
+		tables.topology(tenancy.topology());
+		return tenancy;
 	}
 
 	/**
@@ -67,98 +115,62 @@ class ShardTenancyCoreConfiguration {
 				: properties.getPool().getConnectionTimeout();
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	Directory shardTenancyDirectory(ShardTenancyProperties properties) {
-		ShardTenancyProperties.Directory directory = properties.getDirectory();
-		if (directory.getUrl() == null || directory.getUrl().isBlank()) {
-			throw new ShardTenancyConfigurationException("shard-tenancy.directory.url",
-					"No directory database is configured: set shard-tenancy.directory.url to its JDBC URL");
-		}
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(directory.getUrl());
-		config.setUsername(directory.getUsername());
-		config.setPassword(directory.getPassword());
-		config.setMaximumPoolSize(directory.getMaximumPoolSize());
-		config.setPoolName("shard-tenancy-directory");
-		return new PooledDirectory(new HikariDataSource(config));
-	}
-
 	/**
-	 * The router starts (loads the directory) only after the migrations, which it asks for first; the
-	 * dependency is explicit so that no routing can happen on an unmigrated directory or shard.
+	 * Starts the tenancy after the migrations, which it asks for first: the dependency is explicit so that no
+	 * routing can happen on an unmigrated directory or shard. Every bean that routes depends on it.
 	 */
-	@Bean(initMethod = "start", destroyMethod = "close")
-	@ConditionalOnMissingBean
-	Router tenantRouter(Directory directory, ShardTenancyProperties properties,
-			ObjectProvider<ShardTenancyMigrator> migrator) {
+	@Bean
+	ShardTenancyStart shardTenancyStart(ShardTenancy tenancy, ObjectProvider<ShardTenancyMigrator> migrator) {
 		migrator.ifAvailable((m) -> {
 		});
-		RouterSettings settings = new RouterSettings(properties.getCache().getMaximumEntries(),
-				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
-				properties.getDirectoryDownPolicy());
-		return new Router(directory, settings);
+		return new ShardTenancyStart(tenancy);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	ShardMultiTenantConnectionProvider shardMultiTenantConnectionProvider(Router router,
-			Topology topology) {
-		return new ShardMultiTenantConnectionProvider(router, topology);
+	TenantRouter tenantRouter(ShardTenancy tenancy, ShardTenancyStart start) {
+		return tenancy.router();
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	TenantIdentifierResolver tenantIdentifierResolver() {
-		return new TenantIdentifierResolver();
+	ShardTopology shardTopology(ShardTenancy tenancy) {
+		return tenancy.topology();
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	TenantTableResolver shardTenancyTenantTables(ShardTenancyProperties properties, Topology topology,
-			ObjectProvider<EntityManagerFactory> entityManagerFactory) {
-		return new TenantTableResolver(properties.getTenantTables(), topology, entityManagerFactory);
+	MultiTenantConnectionProvider<String> shardMultiTenantConnectionProvider(ShardTenancy tenancy,
+			ShardTenancyStart start) {
+		return tenancy.connectionProvider();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	CurrentTenantIdentifierResolver<String> tenantIdentifierResolver(ShardTenancy tenancy) {
+		return tenancy.tenantResolver();
 	}
 
 	/**
-	 * The admin; with a shard registry (the default) its {@code create(tenant, shard)} goes through the registry and
-	 * placement like {@code TenantLifecycle.create}: a shard that is not ACTIVE in the registry is refused. Its
-	 * {@code move} is the stop-the-world move: the {@link MoveSettings} bean with capture off, cleaning after
-	 * {@code shard-tenancy.move.clean-delay}.
+	 * The mover over the tenant tables, running its moves on a bounded executor the tenancy owns and shuts down with
+	 * the context.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
-	TenantAdmin tenantAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
-			MoveSettings moveSettings, ShardTenancyProperties properties, ObjectProvider<ShardRegistry> registry,
-			ObjectProvider<PlacementPolicy> policy) {
-		PlacementPolicy placementPolicy = policy.getIfUnique();
-		ShardPlacement placement = (registry.getIfUnique() != null && placementPolicy != null)
-				? new ShardPlacement(placementPolicy) : null;
-		MoveSettings stopTheWorld = moveSettings.withCapture(false)
-			.withCleanDelay(properties.getMove().getCleanDelay());
-		return new TenantAdmin(directory, router, topology, mover, stopTheWorld, properties.getActor(), placement);
+	TenantMover tenantMover(ShardTenancy tenancy, ShardTenancyStart start) {
+		return tenancy.mover();
 	}
 
+	/**
+	 * The admin: creates go through the shard registry and placement (a shard that is not ACTIVE in the registry is
+	 * refused); its {@code move} is the stop-the-world move (the {@link MoveSettings} bean with capture off, cleaning
+	 * after {@code shard-tenancy.move.clean-delay}); slot moves, overrides and drains move online with the
+	 * {@link MoveSettings} bean.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	FenceWriteCheckInstaller shardTenancyFenceWriteCheckInstaller(Topology topology,
-			TenantTableResolver tables, ShardTenancyProperties properties) {
-		return new FenceWriteCheckInstaller(topology, tables, properties.getFence().isRowLevelSecurity(),
-				properties.getFence().isRequireRowLevelSecurity());
-	}
-
-	/** Makes the pool-owning directory closeable by the container. */
-	static final class PooledDirectory extends Directory implements AutoCloseable {
-
-		PooledDirectory(HikariDataSource pool) {
-			super(pool);
-		}
-
-		@Override
-		public void close() {
-			((HikariDataSource) dataSource()).close();
-		}
-
+	TenantAdmin tenantAdmin(ShardTenancy tenancy, ShardTenancyStart start) {
+		return tenancy.admin();
 	}
 
 }

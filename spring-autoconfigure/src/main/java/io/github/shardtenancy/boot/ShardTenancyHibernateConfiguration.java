@@ -1,7 +1,7 @@
 package io.github.shardtenancy.boot;
 
-import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
+import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
@@ -16,7 +16,7 @@ class ShardTenancyHibernateConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ShardTenancyHibernatePropertiesCustomizer shardTenancyHibernatePropertiesCustomizer(
-			ShardMultiTenantConnectionProvider provider, TenantIdentifierResolver resolver) {
+			MultiTenantConnectionProvider<String> provider, CurrentTenantIdentifierResolver<String> resolver) {
 		return new ShardTenancyHibernatePropertiesCustomizer(provider, resolver);
 	}
 

@@ -3,8 +3,9 @@ package io.github.shardtenancy.boot;
 import java.util.Map;
 import java.util.Objects;
 
-import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.ShardTenancy;
+import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
 
 /**
@@ -24,21 +25,21 @@ public class ShardTenancyHibernatePropertiesCustomizer implements HibernatePrope
 	public static final String IDENTIFIER_RESOLVER = "hibernate.tenant_identifier_resolver";
 
 	/** {@code hibernate.connection.handling_mode}. */
-	public static final String CONNECTION_HANDLING = "hibernate.connection.handling_mode";
+	public static final String CONNECTION_HANDLING = ShardTenancy.CONNECTION_HANDLING;
 
 	/** The connection handling mode set: acquire at first use, release at the end of each transaction. */
-	public static final String HANDLING_MODE = "DELAYED_ACQUISITION_AND_RELEASE_AFTER_TRANSACTION";
+	public static final String HANDLING_MODE = ShardTenancy.HANDLING_MODE;
 
-	private final ShardMultiTenantConnectionProvider provider;
+	private final MultiTenantConnectionProvider<String> provider;
 
-	private final TenantIdentifierResolver resolver;
+	private final CurrentTenantIdentifierResolver<String> resolver;
 
 	/**
 	 * @param provider the connection provider; never {@code null}
 	 * @param resolver the tenant identifier resolver; never {@code null}
 	 */
-	public ShardTenancyHibernatePropertiesCustomizer(ShardMultiTenantConnectionProvider provider,
-			TenantIdentifierResolver resolver) {
+	public ShardTenancyHibernatePropertiesCustomizer(MultiTenantConnectionProvider<String> provider,
+			CurrentTenantIdentifierResolver<String> resolver) {
 		this.provider = Objects.requireNonNull(provider, "provider");
 		this.resolver = Objects.requireNonNull(resolver, "resolver");
 	}

@@ -2,8 +2,7 @@ package io.github.shardtenancy.boot;
 
 import javax.sql.DataSource;
 
-import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
+import io.github.shardtenancy.ShardTenancy;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -14,8 +13,8 @@ class ShardTenancyJdbcConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(DataSource.class)
-	TenantRoutingDataSource dataSource(ShardMultiTenantConnectionProvider provider) {
-		return new TenantRoutingDataSource(provider);
+	DataSource dataSource(ShardTenancy tenancy, ShardTenancyStart start) {
+		return tenancy.dataSource();
 	}
 
 }

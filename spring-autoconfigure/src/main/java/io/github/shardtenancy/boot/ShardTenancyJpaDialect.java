@@ -3,8 +3,8 @@ package io.github.shardtenancy.boot;
 import java.sql.SQLException;
 
 import io.github.shardtenancy.TenantSwitchedException;
-import io.github.shardtenancy.internal.hibernate.SessionTenantCheck;
-import io.github.shardtenancy.internal.hibernate.TransactionCharacteristics;
+import io.github.shardtenancy.SessionTenantCheck;
+import io.github.shardtenancy.TransactionCharacteristics;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 import org.hibernate.ConnectionReleaseMode;

@@ -4,10 +4,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import io.github.shardtenancy.internal.placement.SlotMap;
-import io.github.shardtenancy.internal.reconcile.Reconciler;
-import io.github.shardtenancy.internal.topology.ShardRegistry;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.TenantAdmin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -15,45 +13,32 @@ import org.springframework.context.SmartLifecycle;
 /**
  * The lifecycle's background work, on one daemon thread of its own (it needs no {@code @EnableScheduling}):
  * <ul>
- * <li>at start, records the configured shards ACTIVE in the shard registry (already migrated by then), unless
- * {@code shard-tenancy.lifecycle.register-shards=false};</li>
- * <li>every {@code shard-tenancy.lifecycle.registry-sync-interval}, {@link ShardRegistry#sync()} and
- * {@link SlotMap#refresh()} (changes made by other instances);</li>
- * <li>when {@code shard-tenancy.reconciliation.enabled=true}, {@link Reconciler#run()} every
+ * <li>every {@code shard-tenancy.lifecycle.registry-sync-interval}, {@link TenantAdmin#syncShards()} (changes made
+ * by other instances);</li>
+ * <li>when {@code shard-tenancy.reconciliation.enabled=true}, {@link ShardTenancy#reconcile()} every
  * {@code shard-tenancy.reconciliation.interval} (first run one interval after start); the findings are
- * {@link Reconciler#lastReport()}.</li>
+ * {@link ShardTenancy#lastReconciliation()}.</li>
  * </ul>
+ * The configured shards are recorded in the registry when the tenancy starts
+ * ({@code shard-tenancy.lifecycle.register-shards}).
  * Failures of a background run are logged and retried at the next run.
  */
 class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 
 	private static final Logger log = LoggerFactory.getLogger(ShardTenancyLifecycleScheduler.class);
 
-	private final ShardRegistry registry;
-
-	private final Reconciler reconciler;
-
-	private final SlotMap slots;
-
-	private final Topology topology;
+	private final ShardTenancy tenancy;
 
 	private final ShardTenancyProperties properties;
 
 	private ScheduledExecutorService executor;
 
 	/**
-	 * @param registry the shard registry
-	 * @param reconciler the reconciliation job
-	 * @param slots the slot map
-	 * @param topology the configured shards
+	 * @param tenancy the tenancy
 	 * @param properties the settings
 	 */
-	ShardTenancyLifecycleScheduler(ShardRegistry registry, Reconciler reconciler, SlotMap slots,
-			Topology topology, ShardTenancyProperties properties) {
-		this.registry = registry;
-		this.reconciler = reconciler;
-		this.slots = slots;
-		this.topology = topology;
+	ShardTenancyLifecycleScheduler(ShardTenancy tenancy, ShardTenancyProperties properties) {
+		this.tenancy = tenancy;
 		this.properties = properties;
 	}
 
@@ -67,38 +52,19 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 		if (this.executor != null) {
 			return;
 		}
-		if (this.properties.getLifecycle().isRegisterShards()) {
-			registerConfiguredShards();
-		}
 		this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
 			Thread t = new Thread(r, "shard-tenancy-lifecycle");
 			t.setDaemon(true);
 			return t;
 		});
 		long sync = this.properties.getLifecycle().getRegistrySyncInterval().toMillis();
-		this.executor.scheduleWithFixedDelay(() -> quietly("shard registry sync", () -> {
-			this.registry.sync();
-			this.slots.refresh();
-		}), sync, sync, TimeUnit.MILLISECONDS);
+		this.executor.scheduleWithFixedDelay(() -> quietly("shard registry sync", this.tenancy.admin()::syncShards),
+				sync, sync, TimeUnit.MILLISECONDS);
 		if (isReconciliationScheduled()) {
 			long interval = this.properties.getReconciliation().getInterval().toMillis();
-			this.executor.scheduleWithFixedDelay(() -> quietly("reconciliation", this.reconciler::run), interval,
+			this.executor.scheduleWithFixedDelay(() -> quietly("reconciliation", this.tenancy::reconcile), interval,
 					interval, TimeUnit.MILLISECONDS);
 		}
-	}
-
-	private void registerConfiguredShards() {
-		this.properties.getShards().forEach((id, shard) -> {
-			if (!this.topology.contains(id)) {
-				return;
-			}
-			try {
-				this.registry.adopt(id, shard.getRegion(), shard.getUrl(), shard.getUsername());
-			}
-			catch (RuntimeException ex) {
-				log.warn("Configured shard '{}' is not eligible for placement: {}", id, ex.getMessage());
-			}
-		});
 	}
 
 	private static void quietly(String what, Runnable work) {

@@ -3,7 +3,7 @@ package io.github.shardtenancy.boot;
 import io.github.shardtenancy.micrometer.DirectoryWatcherMetrics;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
-import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.ShardTenancy;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -23,9 +23,9 @@ class ShardTenancyMetricsConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ShardTenancyMetrics shardTenancyMetrics(Router router) {
-		ShardTenancyMetrics metrics = new ShardTenancyMetrics(router);
-		router.addObserver(metrics);
+	ShardTenancyMetrics shardTenancyMetrics(ShardTenancy tenancy) {
+		ShardTenancyMetrics metrics = new ShardTenancyMetrics(tenancy.router());
+		tenancy.addObserver(metrics);
 		return metrics;
 	}
 

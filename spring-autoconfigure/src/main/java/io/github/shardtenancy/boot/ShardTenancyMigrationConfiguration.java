@@ -1,7 +1,6 @@
 package io.github.shardtenancy.boot;
 
-import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTenancy;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -17,9 +16,9 @@ class ShardTenancyMigrationConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ShardTenancyMigrator shardTenancyMigrator(Directory directory, Topology topology,
-			ShardTenancyProperties properties) {
-		return new ShardTenancyMigrator(directory, topology, properties.getLiquibase().getShardChangelogs());
+	ShardTenancyMigrator shardTenancyMigrator(ShardTenancy tenancy, ShardTenancyProperties properties) {
+		return new ShardTenancyMigrator(tenancy.directoryDataSource(), tenancy.topology(),
+				properties.getLiquibase().getShardChangelogs());
 	}
 
 }

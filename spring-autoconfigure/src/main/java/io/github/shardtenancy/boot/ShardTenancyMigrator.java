@@ -3,11 +3,12 @@ package io.github.shardtenancy.boot;
 import java.util.List;
 import java.util.Objects;
 
+import javax.sql.DataSource;
+
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.liquibase.ShardIdentityConflictException;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.internal.topology.Topology;
 import org.springframework.beans.factory.InitializingBean;
 
 /**
@@ -20,19 +21,19 @@ import org.springframework.beans.factory.InitializingBean;
  */
 public class ShardTenancyMigrator implements InitializingBean {
 
-	private final Directory directory;
+	private final DataSource directory;
 
-	private final Topology topology;
+	private final ShardTopology topology;
 
 	private final List<String> shardChangelogs;
 
 	/**
-	 * @param directory the directory whose database is migrated; never {@code null}
+	 * @param directory the directory database; never {@code null}
 	 * @param topology the shards to migrate; never {@code null}
 	 * @param shardChangelogs the application's changelogs run on every shard after the fence changelog (class-path
 	 * locations); never {@code null}, may be empty
 	 */
-	public ShardTenancyMigrator(Directory directory, Topology topology, List<String> shardChangelogs) {
+	public ShardTenancyMigrator(DataSource directory, ShardTopology topology, List<String> shardChangelogs) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.shardChangelogs = List.copyOf(shardChangelogs);
@@ -54,10 +55,10 @@ public class ShardTenancyMigrator implements InitializingBean {
 	 * @throws IllegalStateException if a migration fails, with Liquibase's error as the cause
 	 */
 	public void migrate() {
-		ShardTenancyMigrations.migrateDirectory(this.directory.dataSource());
-		for (String shardId : this.topology.shardIds()) {
+		ShardTenancyMigrations.migrateDirectory(this.directory);
+		for (String shardId : this.topology.shardIds().stream().sorted().toList()) {
 			try {
-				ShardTenancyMigrations.migrateShard(this.topology.shard(shardId).dataSource(), shardId,
+				ShardTenancyMigrations.migrateShard(this.topology.dataSource(shardId), shardId,
 						this.shardChangelogs);
 			}
 			catch (ShardIdentityConflictException ex) {
@@ -70,11 +71,12 @@ public class ShardTenancyMigrator implements InitializingBean {
 	/**
 	 * Migrates one shard (the fence changelog, then the application's shard changelogs): what the shard registry runs
 	 * before it records a shard added at runtime.
-	 * @param shard the shard
+	 * @param shardId the shard's id
+	 * @param dataSource a pool on the shard's database
 	 * @throws IllegalStateException if a migration fails, with Liquibase's error as the cause
 	 */
-	public void migrateShard(Topology.Shard shard) {
-		ShardTenancyMigrations.migrateShard(shard.dataSource(), shard.id(), this.shardChangelogs);
+	public void migrateShard(String shardId, DataSource dataSource) {
+		ShardTenancyMigrations.migrateShard(dataSource, shardId, this.shardChangelogs);
 	}
 
 	/** @return the application's shard changelogs, in the order they run */

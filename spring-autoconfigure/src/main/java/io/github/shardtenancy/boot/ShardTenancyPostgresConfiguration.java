@@ -4,7 +4,7 @@ import java.util.Properties;
 
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherSettings;
-import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.ShardTenancy;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -24,7 +24,8 @@ class ShardTenancyPostgresConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	DirectoryWatcher shardTenancyDirectoryWatcher(Router router, ShardTenancyProperties properties) {
+	DirectoryWatcher shardTenancyDirectoryWatcher(ShardTenancy tenancy, ShardTenancyStart start,
+			ShardTenancyProperties properties) {
 		ShardTenancyProperties.Directory directory = properties.getDirectory();
 		Properties connection = new Properties();
 		if (directory.getUsername() != null) {
@@ -33,7 +34,7 @@ class ShardTenancyPostgresConfiguration {
 		if (directory.getPassword() != null) {
 			connection.setProperty("password", directory.getPassword());
 		}
-		DirectoryWatcher watcher = new DirectoryWatcher(router, directory.getUrl(), connection,
+		DirectoryWatcher watcher = new DirectoryWatcher(tenancy.routeFeed(), directory.getUrl(), connection,
 				WatcherSettings.defaults()
 					.withPollInterval(properties.getSync().getSafetyPoll())
 					.withSetting("shard-tenancy.directory.url"));

@@ -2,7 +2,7 @@ package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
-import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.retry.RetrySettings;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -21,10 +21,10 @@ class ShardTenancyRetryConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ShardTenancyRetry shardTenancyRetry(Router router, ShardTenancyProperties properties,
+	ShardTenancyRetry shardTenancyRetry(ShardTenancy tenancy, ShardTenancyProperties properties,
 			ObjectProvider<RetryListener> listeners) {
 		RetryProperties retry = properties.getRetry();
-		return new ShardTenancyRetry(router, settings(retry), listeners.orderedStream().toList(),
+		return new ShardTenancyRetry(tenancy.router(), tenancy.observer(), settings(retry), listeners.orderedStream().toList(),
 				retry.isSafeToRerun());
 	}
 

@@ -1,7 +1,7 @@
 package io.github.shardtenancy.boot;
 
-import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
-import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.SecondLevelCacheEviction;
+import io.github.shardtenancy.TenantRouter;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Keeps Hibernate's second-level and query caches coherent with tenant moves: a {@link SecondLevelCacheEviction} of
- * the application's {@link EntityManagerFactory}, registered with the {@link Router} when the session factory
+ * the application's {@link EntityManagerFactory}, registered with the {@link TenantRouter} when the session factory
  * caches anything ({@code hibernate.cache.use_second_level_cache}, on by default once a region factory is set or found
  * on the class path, or {@code hibernate.cache.use_query_cache}); unregistered when the context closes. Backs off when
  * the application defines its own {@link SecondLevelCacheEviction} (which it then registers itself).
@@ -23,14 +23,14 @@ import org.springframework.context.annotation.Bean;
 		afterName = "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration")
 @ConditionalOnProperty(prefix = "shard-tenancy", name = "enabled", matchIfMissing = true)
 @ConditionalOnClass({ SessionFactory.class, EntityManagerFactory.class })
-@ConditionalOnBean(Router.class)
+@ConditionalOnBean(TenantRouter.class)
 @ConditionalOnSingleCandidate(EntityManagerFactory.class)
 public final class ShardTenancySecondLevelCacheAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
 	SecondLevelCacheEviction shardTenancySecondLevelCacheEviction(EntityManagerFactory entityManagerFactory,
-			Router router) {
+			TenantRouter router) {
 		SecondLevelCacheEviction eviction = new SecondLevelCacheEviction(
 				entityManagerFactory.unwrap(SessionFactory.class));
 		eviction.register(router);

@@ -14,7 +14,7 @@ import java.util.Map;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTopology;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.annotations.TenantId;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
@@ -40,17 +40,29 @@ class TenantTableResolver {
 
 	private final List<String> configured;
 
-	private final Topology topology;
-
 	private final ObjectProvider<EntityManagerFactory> entityManagerFactory;
+
+	private volatile ShardTopology topology;
 
 	private volatile List<TenantTable> resolved;
 
-	TenantTableResolver(List<String> configured, Topology topology,
-			ObjectProvider<EntityManagerFactory> entityManagerFactory) {
+	/**
+	 * @param configured {@code shard-tenancy.tenant-tables}; parsed now when not empty
+	 * @param entityManagerFactory the factory to discover the tables from when none is configured
+	 * @throws ShardTenancyConfigurationException if a configured entry is not {@code table:column} of plain SQL
+	 * identifiers
+	 */
+	TenantTableResolver(List<String> configured, ObjectProvider<EntityManagerFactory> entityManagerFactory) {
 		this.configured = List.copyOf(configured);
-		this.topology = topology;
 		this.entityManagerFactory = entityManagerFactory;
+		if (!this.configured.isEmpty()) {
+			this.resolved = parse(this.configured);
+		}
+	}
+
+	/** @param topology the shards, on the first of which discovered collection tables are checked */
+	void topology(ShardTopology topology) {
+		this.topology = topology;
 	}
 
 	/**
@@ -152,7 +164,12 @@ class TenantTableResolver {
 
 	private boolean hasColumn(CollectionPersister collection, String column) {
 		String table = collection.getTableName();
-		try (Connection c = this.topology.anyShard().dataSource().getConnection()) {
+		ShardTopology shards = this.topology;
+		if (shards == null || shards.shardIds().isEmpty()) {
+			return false;
+		}
+		String first = shards.shardIds().stream().sorted().findFirst().orElseThrow();
+		try (Connection c = shards.dataSource(first).getConnection()) {
 			DatabaseMetaData metaData = c.getMetaData();
 			for (String candidate : List.of(table, table.toUpperCase(Locale.ROOT), table.toLowerCase(Locale.ROOT))) {
 				try (ResultSet rs = metaData.getColumns(null, null, candidate, null)) {

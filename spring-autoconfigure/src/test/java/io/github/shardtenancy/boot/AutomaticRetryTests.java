@@ -1,5 +1,8 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.retry.FenceRejection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,7 +16,7 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetryAdvisor;
 import io.github.shardtenancy.boot.testapp.InnerService;
@@ -25,12 +28,11 @@ import io.github.shardtenancy.boot.testapp.RecordingRetryListener;
 import io.github.shardtenancy.boot.testapp.TestApplication;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.Internals;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.retry.RetrySettings;
 import jakarta.persistence.EntityManagerFactory;
@@ -71,13 +73,13 @@ class AutomaticRetryTests {
 	private TenantAdmin admin;
 
 	@Autowired
-	private Router router;
+	private TenantRouter router;
 
 	@Autowired
-	private Topology topology;
+	private ShardTopology topology;
 
 	@Autowired
-	private Directory directory;
+	private ShardTenancy tenancy;
 
 	@Autowired
 	private NoteRepository notes;
@@ -126,7 +128,7 @@ class AutomaticRetryTests {
 	}
 
 	private void fence(String shardId, FenceState state, long minVersion) {
-		ShardFence.set(this.topology.shard(shardId).dataSource(), shardId, this.tenant, state, minVersion);
+		ShardFence.set(this.topology.dataSource(shardId), shardId, this.tenant, state, minVersion);
 	}
 
 	private void freezeUntilFirstRetry() {
@@ -135,7 +137,7 @@ class AutomaticRetryTests {
 	}
 
 	private long rowsOn(String shardId, String title) throws SQLException {
-		try (Connection c = this.topology.shard(shardId).dataSource().getConnection();
+		try (Connection c = this.topology.dataSource(shardId).getConnection();
 				PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM note WHERE tenant_id = ? AND title = ?")) {
 			ps.setString(1, this.tenant);
 			ps.setString(2, title);
@@ -154,8 +156,8 @@ class AutomaticRetryTests {
 		@DisplayName("a stale route rejected at transaction begin is retried on the new owner after invalidating only that tenant")
 		void staleRouterIsRejectedAtBeginAndRetriedOnNewOwner() {
 			noteService.persistAndFlush("before the move");
-			Router otherInstance = new Router(directory, RouterSettings.defaults());
-			new Mover(directory, otherInstance, topology, List.of(new TenantTable("note", "tenant_id")),
+			Router otherInstance = new Router(Internals.directory(tenancy), RouterSettings.defaults());
+			new Mover(Internals.directory(tenancy), otherInstance, Internals.topology(tenancy), List.of(new TenantTable("note", "tenant_id")),
 					"other-instance", Runnable::run).moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());
 			assertThat(router.cached(tenant)).get().extracting(DirectoryEntry::shardId).isEqualTo("shard-1");
 			long invalidationsBefore = router.stats().invalidations();
@@ -416,7 +418,7 @@ class AutomaticRetryTests {
 		@DisplayName("with serialization-failures off, a genuine serialization failure is not retried")
 		void genuineSerializationFailureIsNotRetriedWhenSwitchedOff() {
 			RetrySettings defaults = RetrySettings.defaults();
-			ShardTenancyRetry strict = new ShardTenancyRetry(router, new RetrySettings(defaults.maxAttempts(),
+			ShardTenancyRetry strict = new ShardTenancyRetry(router, tenancy.observer(), new RetrySettings(defaults.maxAttempts(),
 					defaults.initialDelay(), defaults.multiplier(), defaults.maxDelay(), defaults.jitter(),
 					defaults.freezeWait(), false), List.of());
 			CannotAcquireLockException failure = new CannotAcquireLockException("simulated",
@@ -470,7 +472,7 @@ class AutomaticRetryTests {
 		@DisplayName("the fence write check is installed on the discovered tenant table of every shard")
 		void writeCheckIsInstalledOnEveryShard() throws SQLException {
 			for (String shardId : List.of("shard-1", "shard-2")) {
-				try (Connection c = topology.shard(shardId).dataSource().getConnection();
+				try (Connection c = topology.dataSource(shardId).getConnection();
 						PreparedStatement ps = c.prepareStatement(
 								"SELECT COUNT(DISTINCT TRIGGER_NAME) FROM INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_NAME = 'SHARD_FENCE_NOTE'");
 						ResultSet rs = ps.executeQuery()) {

@@ -14,11 +14,11 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.MoveResult;
-import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
+import io.github.shardtenancy.spi.FenceDialect;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.internal.move.Mover;
-import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStep;
 import org.junit.jupiter.api.DisplayName;
@@ -67,12 +67,13 @@ class MoverAutoConfigurationTests {
 	@Test
 	@DisplayName("the mover's executor is shut down with the context")
 	void executorIsShutDownWithTheContext() {
-		MoveExecutor[] executor = new MoveExecutor[1];
+		java.util.concurrent.ExecutorService[] executor = new java.util.concurrent.ExecutorService[1];
 		this.runner.run((context) -> {
-			executor[0] = context.getBean(MoveExecutor.class);
-			assertThat(executor[0].executor().isShutdown()).isFalse();
+			executor[0] = (java.util.concurrent.ExecutorService) Internals.wiring(context.getBean(ShardTenancy.class))
+				.moveExecutor();
+			assertThat(executor[0].isShutdown()).isFalse();
 		});
-		assertThat(executor[0].executor().isShutdown()).isTrue();
+		assertThat(executor[0].isShutdown()).isTrue();
 	}
 
 	@Test
@@ -102,22 +103,22 @@ class MoverAutoConfigurationTests {
 	void configuredTablesAreCapturedAndMoved() {
 		this.withTables.run((context) -> {
 				assertThat(context).hasNotFailed();
-				Topology topology = context.getBean(Topology.class);
-				for (String shardId : topology.shardIds()) {
-					assertThat(count(topology, shardId, "SELECT COUNT(DISTINCT TRIGGER_NAME) FROM INFORMATION_SCHEMA.TRIGGERS "
+				ShardTenancy tenancy = context.getBean(ShardTenancy.class);
+				for (String shardId : tenancy.topology().shardIds()) {
+					assertThat(count(tenancy, shardId, "SELECT COUNT(DISTINCT TRIGGER_NAME) FROM INFORMATION_SCHEMA.TRIGGERS "
 							+ "WHERE TRIGGER_NAME = 'SHARD_CAPTURE_NOTE' AND ? = ?", "x")).as(shardId).isOne();
 				}
 				context.getBean(TenantAdmin.class).create("acme", "shard-1");
-				insertNote(context.getBean(Router.class), topology, "acme");
+				insertNote(tenancy, "acme");
 				TenantMover mover = context.getBean(TenantMover.class);
 
 				String moveId = mover.moveAndWait("acme", "shard-2", context.getBean(MoveSettings.class)).moveId();
 
 				assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
-				assertThat(context.getBean(Directory.class).find("acme").orElseThrow().shardId()).isEqualTo("shard-2");
-				assertThat(count(topology, "shard-2", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isOne();
-				assertThat(count(topology, "shard-1", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isZero();
-				assertThat(context.getBean(Directory.class).history("acme")).extracting(DirectoryHistoryRecord::toState)
+				assertThat(context.getBean(TenantAdmin.class).find("acme").orElseThrow().shardId()).isEqualTo("shard-2");
+				assertThat(count(tenancy, "shard-2", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isOne();
+				assertThat(count(tenancy, "shard-1", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isZero();
+				assertThat(context.getBean(TenantAdmin.class).history("acme")).extracting(DirectoryHistoryRecord::toState)
 					.containsExactly(TenantState.ACTIVE, TenantState.MIGRATING, TenantState.FROZEN, TenantState.ACTIVE);
 			});
 	}
@@ -128,19 +129,19 @@ class MoverAutoConfigurationTests {
 		this.withTables.withPropertyValues("shard-tenancy.move.clean-delay=0s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				Topology topology = context.getBean(Topology.class);
+				ShardTenancy tenancy = context.getBean(ShardTenancy.class);
 				TenantAdmin admin = context.getBean(TenantAdmin.class);
 				admin.create("acme", "shard-1");
-				insertNote(context.getBean(Router.class), topology, "acme");
+				insertNote(tenancy, "acme");
 
 				MoveResult result = admin.move("acme", "shard-2");
 
 				assertThat(result.step()).isEqualTo(MoveStep.DONE);
 				assertThat(result.rowsCopied()).containsEntry("note", 1L);
 				assertThat(context.getBean(TenantMover.class).status(result.moveId()).settings().capture()).isFalse();
-				assertThat(context.getBean(Directory.class).history("acme")).extracting(DirectoryHistoryRecord::toState)
+				assertThat(context.getBean(TenantAdmin.class).history("acme")).extracting(DirectoryHistoryRecord::toState)
 					.containsExactly(TenantState.ACTIVE, TenantState.FROZEN, TenantState.ACTIVE);
-				assertThat(count(topology, "shard-1", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isZero();
+				assertThat(count(tenancy, "shard-1", "SELECT COUNT(*) FROM note WHERE tenant_id = ?", "acme")).isZero();
 			});
 	}
 
@@ -152,7 +153,7 @@ class MoverAutoConfigurationTests {
 			assertThatThrownBy(() -> context.getBean(TenantMover.class).move("acme", "shard-2", MoveSettings.defaults()))
 				.isInstanceOf(MoveException.class)
 				.hasMessageContaining("no tenant tables");
-			assertThat(context.getBean(Directory.class).find("acme").orElseThrow().shardId()).isEqualTo("shard-1");
+			assertThat(context.getBean(TenantAdmin.class).find("acme").orElseThrow().shardId()).isEqualTo("shard-1");
 		});
 	}
 
@@ -172,15 +173,14 @@ class MoverAutoConfigurationTests {
 		this.withTables.withPropertyValues("shard-tenancy.move.install-capture=false")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(context).doesNotHaveBean(ShardTenancyMoveConfiguration.ChangeCaptureInstaller.class);
-				assertThat(count(context.getBean(Topology.class), "shard-1", "SELECT COUNT(DISTINCT TRIGGER_NAME) FROM "
+				assertThat(count(context.getBean(ShardTenancy.class), "shard-1", "SELECT COUNT(DISTINCT TRIGGER_NAME) FROM "
 						+ "INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_NAME = 'SHARD_CAPTURE_NOTE' AND ? = ?", "x"))
 					.isZero();
 			});
 	}
 
-	private static long count(Topology topology, String shardId, String sql, String parameter) throws Exception {
-		try (Connection c = topology.shard(shardId).dataSource().getConnection();
+	private static long count(ShardTenancy tenancy, String shardId, String sql, String parameter) throws Exception {
+		try (Connection c = tenancy.topology().dataSource(shardId).getConnection();
 				PreparedStatement ps = c.prepareStatement(sql)) {
 			ps.setString(1, parameter);
 			if (ps.getParameterMetaData().getParameterCount() > 1) {
@@ -193,10 +193,11 @@ class MoverAutoConfigurationTests {
 		}
 	}
 
-	private static void insertNote(Router router, Topology topology, String tenant) throws Exception {
-		Topology.Shard shard = topology.shard(router.route(tenant).shardId());
-		try (Connection c = shard.dataSource().getConnection()) {
-			shard.dialect().begin(c, tenant, router.route(tenant).version());
+	private static void insertNote(ShardTenancy tenancy, String tenant) throws Exception {
+		String shardId = tenancy.router().route(tenant).shardId();
+		FenceDialect dialect = tenancy.fenceDialect(shardId);
+		try (Connection c = tenancy.topology().dataSource(shardId).getConnection()) {
+			dialect.begin(c, tenant, tenancy.router().route(tenant).version());
 			try (PreparedStatement ps = c.prepareStatement("INSERT INTO note (id, tenant_id, title) VALUES (?, ?, ?)")) {
 				ps.setObject(1, UUID.randomUUID());
 				ps.setString(2, tenant);
@@ -206,7 +207,7 @@ class MoverAutoConfigurationTests {
 			if (!c.getAutoCommit()) {
 				c.commit();
 			}
-			shard.dialect().end(c);
+			dialect.end(c);
 		}
 	}
 
@@ -214,8 +215,8 @@ class MoverAutoConfigurationTests {
 	static class UserMover {
 
 		@Bean
-		TenantMover userMover(Directory directory, Router router, Topology topology) {
-			return new Mover(directory, router, topology, List.of(new TenantTable("note", "tenant_id")), "own",
+		TenantMover userMover(ShardTenancy tenancy) {
+			return new Mover(Internals.directory(tenancy), Internals.router(tenancy), Internals.topology(tenancy), List.of(new TenantTable("note", "tenant_id")), "own",
 					Runnable::run);
 		}
 

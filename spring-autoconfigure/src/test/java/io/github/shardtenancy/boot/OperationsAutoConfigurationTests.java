@@ -1,5 +1,6 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.TenantRouter;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -8,12 +9,11 @@ import io.github.shardtenancy.boot.actuate.ListenerState;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
 import io.github.shardtenancy.boot.task.TenantTaskDecorator;
-import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
 import io.github.shardtenancy.micrometer.context.TenantThreadLocalAccessor;
-import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -89,8 +89,8 @@ class OperationsAutoConfigurationTests {
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
 				assertThat(registry.find("shardtenancy.router.lookups").functionCounters()).hasSize(3);
 				assertThat(registry.get("shardtenancy.router.directory.version").gauge().value())
-					.isEqualTo(context.getBean(Router.class).version());
-				assertThat(context.getBean(Router.class).observer())
+					.isEqualTo(context.getBean(TenantRouter.class).version());
+				assertThat(Internals.router(context.getBean(ShardTenancy.class)).observer())
 					.isSameAs(context.getBean(ShardTenancyMetrics.class));
 			});
 		}
@@ -155,7 +155,7 @@ class OperationsAutoConfigurationTests {
 		@DisplayName("DOWN until the router has loaded the directory, then UP, with directory and listener details")
 		void downUntilLoaded() {
 			runner.withUserConfiguration(UnstartedRouter.class).run((context) -> {
-				Router router = context.getBean(Router.class);
+				Router router = (Router) context.getBean(TenantRouter.class);
 				ShardTenancyHealthIndicator health = context.getBean(ShardTenancyHealthIndicator.class);
 				assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
 				assertThat(health.health().getDetails()).containsEntry("ready", false)
@@ -174,10 +174,10 @@ class OperationsAutoConfigurationTests {
 		@DisplayName("DOWN while the directory is unreachable under the fail-closed policy, with the time it went down")
 		void downWhileDirectoryUnreachableAndFailClosed() {
 			runner.withPropertyValues("shard-tenancy.directory-down-policy=fail-closed").run((context) -> {
-				Router router = context.getBean(Router.class);
+				TenantRouter router = context.getBean(TenantRouter.class);
 				ShardTenancyHealthIndicator health = context.getBean(ShardTenancyHealthIndicator.class);
 				assertThat(health.health().getStatus()).isEqualTo(Status.UP);
-				try (java.sql.Connection c = router.directory().dataSource().getConnection()) {
+				try (java.sql.Connection c = context.getBean(ShardTenancy.class).directoryDataSource().getConnection()) {
 					c.createStatement().execute("ALTER TABLE shard_directory_version RENAME TO moved_away");
 				}
 				try {
@@ -188,7 +188,7 @@ class OperationsAutoConfigurationTests {
 						.containsEntry("directoryDownPolicy", "FAIL_CLOSED");
 				}
 				finally {
-					try (java.sql.Connection c = router.directory().dataSource().getConnection()) {
+					try (java.sql.Connection c = context.getBean(ShardTenancy.class).directoryDataSource().getConnection()) {
 						c.createStatement().execute("ALTER TABLE moved_away RENAME TO shard_directory_version");
 					}
 				}
@@ -236,7 +236,7 @@ class OperationsAutoConfigurationTests {
 			runner.withClassLoader(new FilteredClassLoader(MeterBinder.class)).run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context).doesNotHaveBean(ShardTenancyMetrics.class);
-				assertThat(context.getBean(Router.class).isReady()).isTrue();
+				assertThat(context.getBean(TenantRouter.class).isReady()).isTrue();
 			});
 		}
 
@@ -267,7 +267,7 @@ class OperationsAutoConfigurationTests {
 					assertThat(context).doesNotHaveBean(ShardTenancyEndpoint.class)
 						.doesNotHaveBean(ShardTenancyHealthIndicator.class)
 						.doesNotHaveBean(ListenerState.class);
-					assertThat(context).hasSingleBean(Topology.class);
+					assertThat(context).hasSingleBean(io.github.shardtenancy.ShardTopology.class);
 				});
 		}
 
@@ -302,28 +302,47 @@ class OperationsAutoConfigurationTests {
 
 	}
 
+	/** A router of the application's, not started: that of a second tenancy on the same directory. */
 	@Configuration(proxyBeanMethods = false)
-	static class UnstartedRouter {
+	static class UnstartedRouter implements org.springframework.beans.factory.DisposableBean {
 
-		@Bean(destroyMethod = "close")
-		Router userRouter(Directory directory, ObjectProvider<ShardTenancyMigrator> migrator) {
-			migrator.ifAvailable((m) -> {
-			});
-			return new Router(directory, RouterSettings.defaults());
+		private ShardTenancy other;
+
+		@Bean
+		TenantRouter userRouter(ShardTenancyProperties properties) {
+			this.other = secondTenancy(properties);
+			return this.other.router();
 		}
 
+		@Override
+		public void destroy() {
+			this.other.close();
+		}
+
+	}
+
+	/**
+	 * @param properties the application's settings
+	 * @return a tenancy on the application's directory and first shard, not started
+	 */
+	static ShardTenancy secondTenancy(ShardTenancyProperties properties) {
+		com.zaxxer.hikari.HikariConfig directory = new com.zaxxer.hikari.HikariConfig();
+		directory.setJdbcUrl(properties.getDirectory().getUrl());
+		com.zaxxer.hikari.HikariConfig shard = new com.zaxxer.hikari.HikariConfig();
+		shard.setJdbcUrl(properties.getShards().get("shard-1").getUrl());
+		return ShardTenancy.builder().directory(directory).shard("shard-1", shard).build();
 	}
 
 	@Configuration(proxyBeanMethods = false)
 	static class UserBeans {
 
 		@Bean
-		ShardTenancyMetrics userMetrics(Router router) {
+		ShardTenancyMetrics userMetrics(TenantRouter router) {
 			return new ShardTenancyMetrics(router);
 		}
 
 		@Bean
-		ShardTenancyHealthIndicator userHealth(Router router) {
+		ShardTenancyHealthIndicator userHealth(TenantRouter router) {
 			return new ShardTenancyHealthIndicator(router, ListenerState.NONE);
 		}
 
@@ -333,9 +352,9 @@ class OperationsAutoConfigurationTests {
 		}
 
 		@Bean
-		ShardTenancyEndpoint userEndpoint(Router router, Topology topology,
+		ShardTenancyEndpoint userEndpoint(ShardTenancy tenancy,
 				ObjectProvider<io.github.shardtenancy.TenantMover> mover) {
-			return new ShardTenancyEndpoint(router, topology, ListenerState.NONE, mover);
+			return new ShardTenancyEndpoint(tenancy, ListenerState.NONE, mover);
 		}
 
 	}

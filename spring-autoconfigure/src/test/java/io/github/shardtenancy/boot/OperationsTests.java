@@ -1,5 +1,8 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.TenantRouter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,7 +21,7 @@ import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.boot.opsapp.AuditJob;
 import io.github.shardtenancy.boot.opsapp.AuditService;
 import io.github.shardtenancy.boot.opsapp.OpsApplication;
@@ -27,12 +30,11 @@ import io.github.shardtenancy.boot.task.TenantTaskDecorator;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.Internals;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.MoveSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
@@ -85,13 +87,13 @@ class OperationsTests {
 	private TenantAdmin admin;
 
 	@Autowired
-	private Router router;
+	private TenantRouter router;
 
 	@Autowired
-	private Topology topology;
+	private ShardTopology topology;
 
 	@Autowired
-	private Directory directory;
+	private ShardTenancy tenancy;
 
 	@Autowired
 	private AuditService audit;
@@ -120,7 +122,7 @@ class OperationsTests {
 	}
 
 	private long rowsOn(String shardId, String tenant, String messagePrefix) throws SQLException {
-		try (Connection c = this.topology.shard(shardId).dataSource().getConnection();
+		try (Connection c = this.topology.dataSource(shardId).getConnection();
 				PreparedStatement ps = c.prepareStatement(
 						"SELECT COUNT(*) FROM audit_entry WHERE tenant_id = ? AND message LIKE ?")) {
 			ps.setString(1, tenant);
@@ -135,7 +137,7 @@ class OperationsTests {
 	private long rowsAnywhere(String messagePrefix) throws SQLException {
 		long total = 0;
 		for (String shardId : this.topology.shardIds()) {
-			try (Connection c = this.topology.shard(shardId).dataSource().getConnection();
+			try (Connection c = this.topology.dataSource(shardId).getConnection();
 					PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM audit_entry WHERE message LIKE ?")) {
 				ps.setString(1, messagePrefix + "%");
 				try (ResultSet rs = ps.executeQuery()) {
@@ -171,8 +173,8 @@ class OperationsTests {
 			String tenant = newTenant("metrics");
 			admin.create(tenant, "shard-1");
 			TenantContext.runAs(tenant, () -> audit.record("before the move"));
-			Router otherInstance = new Router(directory, RouterSettings.defaults());
-			new Mover(directory, otherInstance, topology, List.of(new TenantTable("audit_entry", "tenant_id")),
+			Router otherInstance = new Router(Internals.directory(tenancy), RouterSettings.defaults());
+			new Mover(Internals.directory(tenancy), otherInstance, Internals.topology(tenancy), List.of(new TenantTable("audit_entry", "tenant_id")),
 					"other-instance", Runnable::run).moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());
 			assertThat(router.cached(tenant)).get().extracting(DirectoryEntry::shardId).isEqualTo("shard-1");
 			double rejections = count("shardtenancy.fence.rejections", "shard", "shard-1", "reason", "MOVED");
@@ -199,7 +201,7 @@ class OperationsTests {
 		void exhaustedRetriesAreCountedExactly() {
 			String tenant = newTenant("exhaust");
 			DirectoryEntry created = admin.create(tenant, "shard-1");
-			ShardFence.set(topology.shard("shard-1").dataSource(), "shard-1", tenant, FenceState.MOVED,
+			ShardFence.set(topology.dataSource("shard-1"), "shard-1", tenant, FenceState.MOVED,
 					created.version() + 100);
 			double rejections = count("shardtenancy.fence.rejections", "shard", "shard-1", "reason", "MOVED");
 			double retries = count("shardtenancy.retries");
@@ -452,7 +454,7 @@ class OperationsTests {
 				.andExpect(jsonPath("$.moveId").isString())
 				.andExpect(jsonPath("$.targetShard").value("shard-2"));
 			await("the move flips " + tenant + " to shard-2").atMost(Duration.ofSeconds(60))
-				.until(() -> directory.find(tenant).orElseThrow().shardId().equals("shard-2"));
+				.until(() -> tenancy.admin().find(tenant).orElseThrow().shardId().equals("shard-2"));
 
 			this.mvc.perform(get("/actuator/shardtenancy/" + tenant)).andExpect(jsonPath("$.owner").value("shard-2"));
 			assertThat(TenantContext.callAs(tenant, () -> audit.count())).isEqualTo(1);

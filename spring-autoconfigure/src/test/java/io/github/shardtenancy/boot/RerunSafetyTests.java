@@ -1,5 +1,6 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.ShardTopology;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -8,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnsafeToRerunException;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.boot.rerunapp.AuditRecord;
 import io.github.shardtenancy.boot.rerunapp.AuditRecordRepository;
 import io.github.shardtenancy.boot.rerunapp.Entry;
@@ -21,7 +22,6 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.boot.testapp.RecordingRetryListener;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
-import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.retry.FenceRejection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,7 +58,7 @@ class RerunSafetyTests {
 	private TenantAdmin admin;
 
 	@Autowired
-	private Topology topology;
+	private ShardTopology topology;
 
 	@Autowired
 	private EntryService service;
@@ -101,12 +101,12 @@ class RerunSafetyTests {
 	}
 
 	private void fence(FenceState state) {
-		ShardFence.set(this.topology.shard("shard-1").dataSource(), "shard-1", this.tenant, state,
+		ShardFence.set(this.topology.dataSource("shard-1"), "shard-1", this.tenant, state,
 				this.created.version());
 	}
 
 	private long rows(String sql, String value) throws SQLException {
-		try (Connection c = this.topology.shard("shard-1").dataSource().getConnection();
+		try (Connection c = this.topology.dataSource("shard-1").getConnection();
 				PreparedStatement ps = c.prepareStatement(sql)) {
 			ps.setString(1, value);
 			try (ResultSet rs = ps.executeQuery()) {

@@ -1,7 +1,8 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetryAdvisor;
 import io.github.shardtenancy.boot.testapp.Note;
 import io.github.shardtenancy.boot.testapp.NoteRepository;
@@ -11,7 +12,6 @@ import io.github.shardtenancy.boot.testapp.TestApplication;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
-import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.retry.FenceRejection;
 import jakarta.persistence.PessimisticLockException;
 import org.junit.jupiter.api.DisplayName;
@@ -39,7 +39,7 @@ class RetryDisabledTests {
 	private TenantAdmin admin;
 
 	@Autowired
-	private Topology topology;
+	private ShardTopology topology;
 
 	@Autowired
 	private NoteRepository notes;
@@ -52,7 +52,7 @@ class RetryDisabledTests {
 
 	private void frozen(String tenant, Runnable work) {
 		DirectoryEntry entry = this.admin.create(tenant, "shard-1");
-		ShardFence.set(this.topology.shard("shard-1").dataSource(), "shard-1", tenant, FenceState.FROZEN,
+		ShardFence.set(this.topology.dataSource("shard-1"), "shard-1", tenant, FenceState.FROZEN,
 				entry.version());
 		this.listener.reset();
 		this.noteService.reset();

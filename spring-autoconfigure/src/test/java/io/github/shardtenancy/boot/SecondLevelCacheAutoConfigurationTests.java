@@ -4,7 +4,9 @@ import java.util.UUID;
 
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
+import io.github.shardtenancy.SecondLevelCacheEviction;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import io.github.shardtenancy.internal.routing.Router;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
@@ -56,7 +58,7 @@ class SecondLevelCacheAutoConfigurationTests {
 			assertThat(SecondLevelCacheEviction
 				.isCaching(context.getBean(EntityManagerFactory.class).unwrap(SessionFactory.class))).isTrue();
 			assertThat(eviction.isRegistered()).isTrue();
-			Router router = context.getBean(Router.class);
+			Router router = Internals.router(context.getBean(ShardTenancy.class));
 			String tenant = "l2-auto-" + UUID.randomUUID().toString().substring(0, 8);
 			DirectoryEntry created = router.directory().create(tenant, "shard-1", "test");
 			router.route(tenant);

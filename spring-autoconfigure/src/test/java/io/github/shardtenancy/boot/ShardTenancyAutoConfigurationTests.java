@@ -11,13 +11,12 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetryAdvisor;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
-import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
-import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
-import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantRouter;
+import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -55,22 +54,25 @@ class ShardTenancyAutoConfigurationTests {
 		void everyBeanIsPresent() {
 			runner.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(context).hasSingleBean(Topology.class)
-					.hasSingleBean(Directory.class)
+				assertThat(context).hasSingleBean(ShardTenancy.class)
+					.hasSingleBean(ShardTopology.class)
 					.hasSingleBean(ShardTenancyMigrator.class)
-					.hasSingleBean(Router.class)
-					.hasSingleBean(ShardMultiTenantConnectionProvider.class)
-					.hasSingleBean(TenantIdentifierResolver.class)
+					.hasSingleBean(TenantRouter.class)
+					.hasSingleBean(MultiTenantConnectionProvider.class)
+					.hasSingleBean(CurrentTenantIdentifierResolver.class)
 					.hasSingleBean(TenantMover.class)
 					.hasSingleBean(TenantAdmin.class)
 					.hasSingleBean(ShardTenancyHibernatePropertiesCustomizer.class)
 					.hasSingleBean(ShardTenancyRetry.class)
 					.hasSingleBean(ShardTenancyRetryAdvisor.class)
-					.hasSingleBean(FenceWriteCheckInstaller.class)
+					.hasSingleBean(ShardTenancyStart.class)
 					.hasSingleBean(DataSource.class);
-				assertThat(context.getBean(DataSource.class)).isInstanceOf(TenantRoutingDataSource.class);
-				assertThat(context.getBean(Topology.class).shardIds()).containsExactly("shard-1", "shard-2");
-				assertThat(context.getBean(Router.class).isReady()).as("started after the migrations").isTrue();
+				ShardTenancy tenancy = context.getBean(ShardTenancy.class);
+				assertThat(context.getBean(DataSource.class)).isSameAs(tenancy.dataSource());
+				assertThat(context.getBean(TenantRouter.class)).isSameAs(tenancy.router());
+				assertThat(context.getBean(TenantAdmin.class)).isSameAs(tenancy.admin());
+				assertThat(context.getBean(ShardTopology.class).shardIds()).containsExactlyInAnyOrder("shard-1", "shard-2");
+				assertThat(context.getBean(TenantRouter.class).isReady()).as("started after the migrations").isTrue();
 				assertThat(context.getBean(ShardTenancyRetry.class).settings()).isEqualTo(RetrySettings.defaults());
 			});
 		}
@@ -83,7 +85,7 @@ class ShardTenancyAutoConfigurationTests {
 						"shard-tenancy.directory-down-policy=fail-closed", "shard-tenancy.retry.max-attempts=3",
 						"shard-tenancy.retry.freeze-wait=2s", "shard-tenancy.retry.serialization-failures=false")
 				.run((context) -> {
-					RouterSettings settings = context.getBean(Router.class).settings();
+					RouterSettings settings = context.getBean(TenantRouter.class).settings();
 					assertThat(settings.maximumEntries()).isEqualTo(1000);
 					assertThat(settings.negativeTtl()).hasSeconds(1);
 					assertThat(settings.directoryDownPolicy().name()).isEqualTo("FAIL_CLOSED");
@@ -102,9 +104,9 @@ class ShardTenancyAutoConfigurationTests {
 						"shard-tenancy.tenant-tables=note:tenant_id")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
-					Topology topology = context.getBean(Topology.class);
+					ShardTopology topology = context.getBean(ShardTopology.class);
 					for (String shardId : topology.shardIds()) {
-						try (java.sql.Connection c = topology.shard(shardId).dataSource().getConnection();
+						try (java.sql.Connection c = topology.dataSource(shardId).getConnection();
 								java.sql.ResultSet rs = c.createStatement()
 									.executeQuery("SELECT COUNT(DISTINCT TRIGGER_NAME) FROM INFORMATION_SCHEMA.TRIGGERS "
 											+ "WHERE TRIGGER_NAME = 'SHARD_FENCE_NOTE'")) {
@@ -141,21 +143,48 @@ class ShardTenancyAutoConfigurationTests {
 	class BacksOff {
 
 		@Test
-		@DisplayName("when the application defines its own router")
-		void toUserRouter() {
-			runner.withUserConfiguration(UserRouter.class).run((context) -> {
-				assertThat(context).hasSingleBean(Router.class);
-				assertThat(context.getBean(Router.class)).isSameAs(context.getBean("userRouter"));
+		@DisplayName("when the application defines its own tenancy: the API beans are its")
+		void toUserTenancy() {
+			runner.withUserConfiguration(UserTenancy.class).run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(ShardTenancy.class);
+				ShardTenancy own = context.getBean(ShardTenancy.class);
+				assertThat(own).isSameAs(context.getBean("userTenancy"));
+				assertThat(context.getBean(TenantRouter.class)).isSameAs(own.router());
+				assertThat(context.getBean(ShardTopology.class).shardIds()).containsExactly("own-shard");
+				assertThat(own.router().isReady()).as("started by the auto-configuration").isTrue();
 			});
 		}
 
 		@Test
-		@DisplayName("when the application defines its own topology")
-		void toUserTopology() {
-			runner.withUserConfiguration(UserTopology.class).run((context) -> {
-				assertThat(context).hasSingleBean(Topology.class);
-				assertThat(context.getBean(Topology.class).shardIds()).containsExactly("own-shard");
+		@DisplayName("when the application defines its own router")
+		void toUserRouter() {
+			runner.withUserConfiguration(UserRouter.class).run((context) -> {
+				assertThat(context).hasSingleBean(TenantRouter.class);
+				assertThat(context.getBean(TenantRouter.class)).isSameAs(context.getBean("userRouter"));
+				assertThat(context.getBean(TenantRouter.class)).isNotSameAs(context.getBean(ShardTenancy.class).router());
 			});
+		}
+
+		@Test
+		@DisplayName("a ShardTenancyBuilderCustomizer reaches the builder")
+		void builderCustomizer() {
+			java.util.List<Boolean> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+			runner.withBean(ShardTenancyBuilderCustomizer.class,
+					() -> (builder) -> builder.observer(new io.github.shardtenancy.spi.ShardTenancyObserver() {
+
+						@Override
+						public void directoryLookup(long nanos, boolean found) {
+							seen.add(found);
+						}
+
+					}))
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					org.assertj.core.api.Assertions
+						.assertThatThrownBy(() -> context.getBean(TenantRouter.class).route("nobody"))
+						.isInstanceOf(io.github.shardtenancy.UnknownTenantException.class);
+					assertThat(seen).as("the customizer's observer was told of the lookup").containsExactly(false);
+				});
 		}
 
 		@Test
@@ -183,7 +212,7 @@ class ShardTenancyAutoConfigurationTests {
 		void toUserDataSource() {
 			runner.withUserConfiguration(UserDataSource.class).run((context) -> {
 				assertThat(context).hasSingleBean(DataSource.class);
-				assertThat(context.getBean(DataSource.class)).isNotInstanceOf(TenantRoutingDataSource.class);
+				assertThat(context.getBean(DataSource.class)).isSameAs(context.getBean("userDataSource"));
 			});
 		}
 
@@ -201,7 +230,7 @@ class ShardTenancyAutoConfigurationTests {
 				.withPropertyValues("shard-tenancy.enabled=false")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
-					assertThat(context).doesNotHaveBean(Topology.class).doesNotHaveBean(Router.class);
+					assertThat(context).doesNotHaveBean(ShardTenancy.class).doesNotHaveBean(TenantRouter.class);
 				});
 		}
 
@@ -218,8 +247,8 @@ class ShardTenancyAutoConfigurationTests {
 		@DisplayName("liquibase.enabled=false skips the migrations")
 		void liquibaseDisabled() {
 			runner.withPropertyValues("shard-tenancy.liquibase.enabled=false")
-				.withUserConfiguration(UserRouter.class)
-				.run((context) -> assertThat(context).doesNotHaveBean(ShardTenancyMigrator.class));
+				.withUserConfiguration(UserTenancy.class)
+				.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(ShardTenancyMigrator.class));
 		}
 
 		@Test
@@ -301,27 +330,38 @@ class ShardTenancyAutoConfigurationTests {
 
 	}
 
+	/** A tenancy of the application's: its directory migrated, one shard without the fence (nothing routes here). */
 	@Configuration(proxyBeanMethods = false)
-	static class UserRouter {
+	static class UserTenancy {
 
 		@Bean(destroyMethod = "close")
-		Router userRouter(Directory directory) {
-			io.github.shardtenancy.liquibase.ShardTenancyMigrations.migrateDirectory(directory.dataSource());
-			return new Router(directory, RouterSettings.defaults());
+		ShardTenancy userTenancy() {
+			com.zaxxer.hikari.HikariConfig directory = new com.zaxxer.hikari.HikariConfig();
+			directory.setJdbcUrl(h2("own-directory"));
+			com.zaxxer.hikari.HikariConfig shard = new com.zaxxer.hikari.HikariConfig();
+			shard.setJdbcUrl(h2("own-shard"));
+			ShardTenancy tenancy = ShardTenancy.builder().directory(directory).shard("own-shard", shard).build();
+			io.github.shardtenancy.liquibase.ShardTenancyMigrations.migrateDirectory(tenancy.directoryDataSource());
+			return tenancy;
 		}
 
 	}
 
+	/** A router of the application's: that of a second tenancy on the same directory. */
 	@Configuration(proxyBeanMethods = false)
-	static class UserTopology {
+	static class UserRouter implements org.springframework.beans.factory.DisposableBean {
 
-		@Bean(destroyMethod = "close")
-		Topology userTopology() {
-			Topology topology = new Topology();
-			com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
-			config.setJdbcUrl(h2("own-shard"));
-			topology.addShard("own-shard", config);
-			return topology;
+		private ShardTenancy other;
+
+		@Bean
+		TenantRouter userRouter(ShardTenancyProperties properties) {
+			this.other = OperationsAutoConfigurationTests.secondTenancy(properties);
+			return this.other.router();
+		}
+
+		@Override
+		public void destroy() {
+			this.other.close();
 		}
 
 	}
@@ -330,8 +370,8 @@ class ShardTenancyAutoConfigurationTests {
 	static class UserCustomizer {
 
 		@Bean
-		ShardTenancyHibernatePropertiesCustomizer userCustomizer(ShardMultiTenantConnectionProvider provider) {
-			return new ShardTenancyHibernatePropertiesCustomizer(provider, new TenantIdentifierResolver());
+		ShardTenancyHibernatePropertiesCustomizer userCustomizer(ShardTenancy tenancy) {
+			return new ShardTenancyHibernatePropertiesCustomizer(tenancy.connectionProvider(), tenancy.tenantResolver());
 		}
 
 	}
@@ -340,9 +380,9 @@ class ShardTenancyAutoConfigurationTests {
 	static class UserRetry {
 
 		@Bean
-		ShardTenancyRetry userRetry(Router router) {
+		ShardTenancyRetry userRetry(ShardTenancy tenancy) {
 			RetrySettings d = RetrySettings.defaults();
-			return new ShardTenancyRetry(router, new RetrySettings(2, d.initialDelay(), d.multiplier(), d.maxDelay(),
+			return new ShardTenancyRetry(tenancy.router(), tenancy.observer(), new RetrySettings(2, d.initialDelay(), d.multiplier(), d.maxDelay(),
 					d.jitter(), d.freezeWait(), true), java.util.List.of());
 		}
 

@@ -11,18 +11,17 @@ import io.github.shardtenancy.PlacementRequest;
 import io.github.shardtenancy.ShardRecord;
 import io.github.shardtenancy.ShardState;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.lifecycle.DirectoryHistory;
-import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
-import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
-import io.github.shardtenancy.internal.placement.RegionAwarePlacement;
-import io.github.shardtenancy.internal.placement.SlotMap;
-import io.github.shardtenancy.internal.reconcile.Reconciler;
-import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.internal.Internals;
+import io.github.shardtenancy.internal.placement.SlotMap;
+import io.github.shardtenancy.spi.FenceDialect;
+import io.github.shardtenancy.spi.LeastLoadedPlacement;
 import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.spi.RegionAwarePlacement;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -52,24 +51,22 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	void registersTheConfiguredShardsAndPlacesNewTenantsOnTheLeastLoaded() {
 		this.runner.run(context -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context).hasSingleBean(TenantLifecycle.class)
-				.hasSingleBean(ShardRegistry.class)
-				.hasSingleBean(SlotMap.class)
-				.hasSingleBean(Reconciler.class)
-				.hasSingleBean(DirectoryHistory.class)
+			assertThat(context).hasSingleBean(ShardTenancy.class)
+				.hasSingleBean(TenantAdmin.class)
 				.hasSingleBean(ShardTenancyLifecycleScheduler.class);
 			assertThat(context.getBean(PlacementPolicy.class)).isInstanceOf(LeastLoadedPlacement.class);
-			assertThat(context.getBean(ShardRegistry.class).list())
+			assertThat(context.getBean(TenantAdmin.class).shards())
 				.extracting(ShardRecord::shardId, ShardRecord::region, ShardRecord::state)
 				.containsExactly(org.assertj.core.groups.Tuple.tuple("shard-1", "eu", ShardState.ACTIVE),
 						org.assertj.core.groups.Tuple.tuple("shard-2", "us", ShardState.ACTIVE));
-			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
+			TenantAdmin lifecycle = context.getBean(TenantAdmin.class);
 			assertThat(lifecycle.create("a").shardId()).isEqualTo("shard-1");
 			assertThat(lifecycle.create("b").shardId()).isEqualTo("shard-2");
-			assertThat(context.getBean(DirectoryHistory.class).ownerAt("a", java.time.Instant.now().plusSeconds(60))
+			assertThat(lifecycle.ownerAt("a", java.time.Instant.now().plusSeconds(60))
 				.orElseThrow().changedBy()).isEqualTo("boot@test");
 			assertThat(context.getBean(ShardTenancyLifecycleScheduler.class).isReconciliationScheduled()).isFalse();
-			assertThat(context.getBean(Reconciler.class).lastReport()).as("no scheduled run by default").isEmpty();
+			assertThat(context.getBean(ShardTenancy.class).lastReconciliation()).as("no scheduled run by default")
+				.isEmpty();
 		});
 	}
 
@@ -79,7 +76,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 				"shard-tenancy.lifecycle.default-region=us")
 			.run(context -> {
 				assertThat(context.getBean(PlacementPolicy.class)).isInstanceOf(RegionAwarePlacement.class);
-				TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
+				TenantAdmin lifecycle = context.getBean(TenantAdmin.class);
 				assertThat(lifecycle.create("eu-1", PlacementRequest.inRegion("eu")).shardId()).isEqualTo("shard-1");
 				assertThat(lifecycle.create("eu-2", PlacementRequest.inRegion("eu")).shardId()).isEqualTo("shard-1");
 				assertThat(lifecycle.create("us-by-default").shardId()).isEqualTo("shard-2");
@@ -89,15 +86,13 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	@Test
 	void aShardRegisteredAtRuntimeIsMigratedWithTheApplicationsChangelogsAndGuardedByTheFence() {
 		this.runner.run(context -> {
-			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
+			TenantAdmin lifecycle = context.getBean(TenantAdmin.class);
 			lifecycle.create("on-1");
 			lifecycle.create("on-2");
-			ShardRegistry registry = context.getBean(ShardRegistry.class);
 			HikariConfig config = new HikariConfig();
 			config.setJdbcUrl(h2("shard-3"));
-			registry.register("shard-3", "eu", config);
-			Topology.Shard shard = context.getBean(Topology.class).shard("shard-3");
-			try (Connection c = shard.dataSource().getConnection();
+			lifecycle.registerShard("shard-3", "eu", config);
+			try (Connection c = context.getBean(ShardTopology.class).dataSource("shard-3").getConnection();
 					ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(DISTINCT TRIGGER_NAME) FROM "
 							+ "INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_NAME = 'SHARD_FENCE_NOTE'")) {
 				rs.next();
@@ -113,11 +108,11 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 		this.runner.withPropertyValues("shard-tenancy.reconciliation.enabled=true",
 				"shard-tenancy.reconciliation.interval=100ms")
 			.run(context -> {
-				context.getBean(TenantLifecycle.class).create("without-rows");
-				Reconciler reconciler = context.getBean(Reconciler.class);
+				context.getBean(TenantAdmin.class).create("without-rows");
+				ShardTenancy reconciler = context.getBean(ShardTenancy.class);
 				await("a scheduled run reports the missing rows").atMost(Duration.ofSeconds(30))
-					.until(() -> reconciler.lastReport().map(r -> !r.missing().isEmpty()).orElse(false));
-				assertThat(reconciler.lastReport().orElseThrow().missing())
+					.until(() -> reconciler.lastReconciliation().map(r -> !r.missing().isEmpty()).orElse(false));
+				assertThat(reconciler.lastReconciliation().orElseThrow().missing())
 					.extracting(io.github.shardtenancy.ReconciliationReport.MissingRows::tenantId)
 					.containsExactly("without-rows");
 			});
@@ -128,14 +123,14 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	void aSlotMoveGoesThroughTheMoverOnline() {
 		this.runner.withPropertyValues("shard-tenancy.lifecycle.placement=slots").run(context -> {
 			assertThat(context.getBean(MoveSettings.class).capture()).isTrue();
-			context.getBean(SlotMap.class).initialize(2, java.util.List.of("shard-1"), "test");
-			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
-			Router router = context.getBean(Router.class);
-			Topology topology = context.getBean(Topology.class);
+			ShardTenancy tenancy = context.getBean(ShardTenancy.class);
+			Internals.slots(tenancy).initialize(2, java.util.List.of("shard-1"), "test");
+			TenantAdmin lifecycle = context.getBean(TenantAdmin.class);
+			ShardTopology topology = context.getBean(ShardTopology.class);
 			java.util.List<String> tenants = java.util.List.of("t-0", "t-1", "t-2", "t-3", "t-4", "t-5");
 			for (String tenant : tenants) {
 				assertThat(lifecycle.create(tenant).shardId()).isEqualTo("shard-1");
-				insertNote(router, topology, tenant);
+				insertNote(tenancy, tenant);
 			}
 			int slot = SlotMap.slotOf("t-0", 2);
 			java.util.List<String> inSlot = tenants.stream().filter(t -> SlotMap.slotOf(t, 2) == slot).toList();
@@ -143,16 +138,15 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 			io.github.shardtenancy.SlotMoveResult result = lifecycle.moveSlot(slot, "shard-2");
 
 			assertThat(result.moved()).containsExactlyInAnyOrderElementsOf(inSlot);
-			Directory directory = context.getBean(Directory.class);
 			for (String tenant : tenants) {
 				boolean moved = inSlot.contains(tenant);
-				assertThat(directory.find(tenant).orElseThrow().shardId()).as(tenant)
+				assertThat(lifecycle.find(tenant).orElseThrow().shardId()).as(tenant)
 					.isEqualTo(moved ? "shard-2" : "shard-1");
-				assertThat(count(directory.dataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? "
+				assertThat(count(tenancy.directoryDataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? "
 						+ "AND target_shard_id = 'shard-2' AND step = 'DONE'", tenant)).as(tenant).isEqualTo(moved ? 1 : 0);
-				assertThat(count(topology.shard("shard-2").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
+				assertThat(count(topology.dataSource("shard-2"), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
 						tenant)).as(tenant).isEqualTo(moved ? 1 : 0);
-				assertThat(count(topology.shard("shard-1").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
+				assertThat(count(topology.dataSource("shard-1"), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
 						tenant)).as(tenant).isEqualTo(moved ? 0 : 1);
 			}
 		});
@@ -162,23 +156,22 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	@DisplayName("draining a shard registered at runtime moves its tenants online (its change capture was installed)")
 	void drainingARuntimeShardMovesItsTenantsOnline() {
 		this.runner.run(context -> {
-			ShardRegistry registry = context.getBean(ShardRegistry.class);
+			TenantAdmin lifecycle = context.getBean(TenantAdmin.class);
+			ShardTenancy tenancy = context.getBean(ShardTenancy.class);
 			HikariConfig config = new HikariConfig();
 			config.setJdbcUrl(h2("shard-3"));
-			registry.register("shard-3", "eu", config);
-			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
+			lifecycle.registerShard("shard-3", "eu", config);
 			assertThat(lifecycle.create("newcomer").shardId()).isEqualTo("shard-1");
-			lifecycle.move("newcomer", "shard-3");
-			insertNote(context.getBean(Router.class), context.getBean(Topology.class), "newcomer");
+			context.getBean(TenantMover.class).moveAndWait("newcomer", "shard-3", context.getBean(MoveSettings.class));
+			insertNote(tenancy, "newcomer");
 
 			assertThat(lifecycle.drain("shard-3")).containsExactly("newcomer");
 
-			Directory directory = context.getBean(Directory.class);
-			String owner = directory.find("newcomer").orElseThrow().shardId();
+			String owner = lifecycle.find("newcomer").orElseThrow().shardId();
 			assertThat(owner).isNotEqualTo("shard-3");
-			assertThat(count(directory.dataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? "
+			assertThat(count(tenancy.directoryDataSource(), "SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? "
 					+ "AND source_shard_id = 'shard-3' AND step = 'DONE'", "newcomer")).isOne();
-			assertThat(count(context.getBean(Topology.class).shard(owner).dataSource(),
+			assertThat(count(tenancy.topology().dataSource(owner),
 					"SELECT COUNT(*) FROM note WHERE tenant_id = ?", "newcomer")).isOne();
 		});
 	}
@@ -187,21 +180,21 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	@DisplayName("with an online clean delay the move returns after the flip and the source is cleaned once it passes")
 	void anOnlineCleanDelayCleansTheSourceLater() {
 		this.runner.withPropertyValues("shard-tenancy.move.online-clean-delay=200ms").run(context -> {
-			TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
+			TenantAdmin lifecycle = context.getBean(TenantAdmin.class);
+			ShardTenancy tenancy = context.getBean(ShardTenancy.class);
 			assertThat(lifecycle.create("later").shardId()).isEqualTo("shard-1");
-			Topology topology = context.getBean(Topology.class);
-			insertNote(context.getBean(Router.class), topology, "later");
+			ShardTopology topology = tenancy.topology();
+			insertNote(tenancy, "later");
 
-			lifecycle.move("later", "shard-2");
+			context.getBean(TenantMover.class).moveAndWait("later", "shard-2", context.getBean(MoveSettings.class));
 
-			Directory directory = context.getBean(Directory.class);
-			assertThat(directory.find("later").orElseThrow().shardId()).isEqualTo("shard-2");
+			assertThat(lifecycle.find("later").orElseThrow().shardId()).isEqualTo("shard-2");
 			await("the move cleans the source after its delay").atMost(Duration.ofSeconds(30))
-				.untilAsserted(() -> assertThat(count(directory.dataSource(),
+				.untilAsserted(() -> assertThat(count(tenancy.directoryDataSource(),
 						"SELECT COUNT(*) FROM shard_move WHERE tenant_id = ? AND step = 'DONE'", "later")).isOne());
-			assertThat(count(topology.shard("shard-1").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
+			assertThat(count(topology.dataSource("shard-1"), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
 					"later")).isZero();
-			assertThat(count(topology.shard("shard-2").dataSource(), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
+			assertThat(count(topology.dataSource("shard-2"), "SELECT COUNT(*) FROM note WHERE tenant_id = ?",
 					"later")).isOne();
 		});
 	}
@@ -210,16 +203,17 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	@DisplayName("TenantAdmin.create goes through the shard registry: a shard that is not ACTIVE there is refused")
 	void tenantAdminCreateGoesThroughTheRegistry() {
 		this.runner.withPropertyValues("shard-tenancy.lifecycle.register-shards=false").run(context -> {
-			io.github.shardtenancy.internal.lifecycle.TenantAdmin admin = context.getBean(io.github.shardtenancy.internal.lifecycle.TenantAdmin.class);
-			context.getBean(ShardRegistry.class).adopt("shard-2", "us", null, null);
+			TenantAdmin admin = context.getBean(TenantAdmin.class);
+			admin.registerShard("shard-2", "us", null, null);
 			assertThatThrownBy(() -> admin.create("early", "shard-1"))
 				.isInstanceOf(io.github.shardtenancy.PlacementException.class)
 				.hasMessageContaining("shard 'shard-1', which is not an ACTIVE registered shard");
-			assertThat(context.getBean(Directory.class).find("early")).as("nothing written").isEmpty();
+			assertThat(admin.find("early")).as("nothing written").isEmpty();
 
-			context.getBean(ShardRegistry.class).adopt("shard-1", "eu", null, null);
+			admin.registerShard("shard-1", "eu", null, null);
 			assertThat(admin.create("early", "shard-1").shardId()).isEqualTo("shard-1");
-			assertThat(context.getBean(Router.class).route("early").shardId()).isEqualTo("shard-1");
+			assertThat(context.getBean(io.github.shardtenancy.TenantRouter.class).route("early").shardId())
+				.isEqualTo("shard-1");
 		});
 	}
 
@@ -227,9 +221,9 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 	@DisplayName("TenantAdmin.create places on the shard asked for when it is registered")
 	void tenantAdminCreatesOnARegisteredShard() {
 		this.runner.run(context -> {
-			io.github.shardtenancy.internal.lifecycle.TenantAdmin admin = context.getBean(io.github.shardtenancy.internal.lifecycle.TenantAdmin.class);
+			TenantAdmin admin = context.getBean(TenantAdmin.class);
 			assertThat(admin.create("second", "shard-2").shardId()).isEqualTo("shard-2");
-			assertThat(context.getBean(Directory.class).find("second").orElseThrow().shardId()).isEqualTo("shard-2");
+			assertThat(admin.find("second").orElseThrow().shardId()).isEqualTo("shard-2");
 		});
 	}
 
@@ -239,10 +233,10 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 		this.runner
 			.withBean(MoveSettings.class, MoveSettings::stopTheWorld)
 			.run(context -> {
-				TenantLifecycle lifecycle = context.getBean(TenantLifecycle.class);
+				TenantAdmin lifecycle = context.getBean(TenantAdmin.class);
 				lifecycle.create("mine");
-				lifecycle.move("mine", "shard-2");
-				Directory directory = context.getBean(Directory.class);
+				assertThat(lifecycle.override("mine", "shard-2")).as("moved").isTrue();
+				TenantAdmin directory = lifecycle;
 				assertThat(directory.find("mine").orElseThrow().shardId()).isEqualTo("shard-2");
 				assertThat(directory.history("mine"))
 					.extracting(DirectoryHistoryRecord::toState)
@@ -260,10 +254,11 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 		}
 	}
 
-	private static void insertNote(Router router, Topology topology, String tenant) throws Exception {
-		Topology.Shard shard = topology.shard(router.route(tenant).shardId());
-		try (Connection c = shard.dataSource().getConnection()) {
-			shard.dialect().begin(c, tenant, router.route(tenant).version());
+	private static void insertNote(ShardTenancy tenancy, String tenant) throws Exception {
+		String shardId = tenancy.router().route(tenant).shardId();
+		FenceDialect dialect = tenancy.fenceDialect(shardId);
+		try (Connection c = tenancy.topology().dataSource(shardId).getConnection()) {
+			dialect.begin(c, tenant, tenancy.router().route(tenant).version());
 			try (java.sql.PreparedStatement ps = c
 				.prepareStatement("INSERT INTO note (id, tenant_id, title) VALUES (?, ?, ?)")) {
 				ps.setObject(1, UUID.randomUUID());
@@ -274,7 +269,7 @@ class ShardTenancyLifecycleAutoConfigurationTests {
 			if (!c.getAutoCommit()) {
 				c.commit();
 			}
-			shard.dialect().end(c);
+			dialect.end(c);
 		}
 	}
 

@@ -1,12 +1,12 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.ShardTopology;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.internal.topology.ShardRegistry;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.TenantAdmin;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -33,8 +33,8 @@ class ShardTenancySettingsTests {
 					"shard-tenancy.sync.interval=1h");
 	}
 
-	private static long connectionTimeoutOf(Topology topology, String shardId) {
-		return ((HikariDataSource) topology.shard(shardId).dataSource()).getConnectionTimeout();
+	private static long connectionTimeoutOf(ShardTopology topology, String shardId) {
+		return ((HikariDataSource) topology.dataSource(shardId)).getConnectionTimeout();
 	}
 
 	@Nested
@@ -46,7 +46,7 @@ class ShardTenancySettingsTests {
 		void fiveSecondsByDefault() {
 			runner(h2("directory"), h2("shard-1")).run(context -> {
 				assertThat(context).hasNotFailed();
-				assertThat(connectionTimeoutOf(context.getBean(Topology.class), "shard-1")).isEqualTo(5_000);
+				assertThat(connectionTimeoutOf(context.getBean(ShardTopology.class), "shard-1")).isEqualTo(5_000);
 			});
 		}
 
@@ -57,7 +57,7 @@ class ShardTenancySettingsTests {
 				.withPropertyValues("shard-tenancy.shards.shard-2.url=" + h2("shard-2"),
 						"shard-tenancy.pool.connection-timeout=1500ms", "shard-tenancy.shards.shard-2.connection-timeout=800ms")
 				.run(context -> {
-					Topology topology = context.getBean(Topology.class);
+					ShardTopology topology = context.getBean(ShardTopology.class);
 					assertThat(connectionTimeoutOf(topology, "shard-1")).isEqualTo(1_500);
 					assertThat(connectionTimeoutOf(topology, "shard-2")).isEqualTo(800);
 				});
@@ -71,11 +71,11 @@ class ShardTenancySettingsTests {
 			runner(directory, shard1).run(registering -> {
 				HikariConfig config = new HikariConfig();
 				config.setJdbcUrl(h2("shard-3"));
-				registering.getBean(ShardRegistry.class).register("shard-3", null, config);
+				registering.getBean(TenantAdmin.class).registerShard("shard-3", null, config);
 				runner(directory, shard1).withPropertyValues("shard-tenancy.pool.connection-timeout=2s").run(other -> {
-					Topology topology = other.getBean(Topology.class);
+					ShardTopology topology = other.getBean(ShardTopology.class);
 					assertThat(topology.contains("shard-3")).isFalse();
-					other.getBean(ShardRegistry.class).sync();
+					other.getBean(TenantAdmin.class).syncShards();
 					assertThat(topology.contains("shard-3")).isTrue();
 					assertThat(connectionTimeoutOf(topology, "shard-3")).isEqualTo(2_000);
 				});

@@ -1,5 +1,6 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.ShardTopology;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,13 +11,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.boot.isoapp.IsoApplication;
 import io.github.shardtenancy.boot.isoapp.Memo;
 import io.github.shardtenancy.boot.isoapp.MemoService;
 import io.github.shardtenancy.boot.isoapp.Seen;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
-import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -59,7 +59,7 @@ class TransactionCharacteristicsTests {
 	private TenantAdmin admin;
 
 	@Autowired
-	private Topology topology;
+	private ShardTopology topology;
 
 	@Autowired
 	private MemoService memos;
@@ -91,7 +91,7 @@ class TransactionCharacteristicsTests {
 	}
 
 	private long memosOnShard(String tenantId, String title) throws SQLException {
-		try (Connection c = this.topology.shard("shard-1").dataSource().getConnection();
+		try (Connection c = this.topology.dataSource("shard-1").getConnection();
 				PreparedStatement ps = c
 					.prepareStatement("SELECT COUNT(*) FROM iso_memo WHERE tenant_id = ? AND title = ?")) {
 			ps.setString(1, tenantId);

@@ -1,5 +1,6 @@
 package io.github.shardtenancy.internal.hibernate;
 
+import io.github.shardtenancy.TransactionCharacteristics;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.UUID;

@@ -14,7 +14,7 @@ import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.move.Mover;
-import io.github.shardtenancy.internal.placement.LeastLoadedPlacement;
+import io.github.shardtenancy.spi.LeastLoadedPlacement;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.routing.Router;

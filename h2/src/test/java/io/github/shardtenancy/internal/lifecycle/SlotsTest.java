@@ -8,7 +8,7 @@ import java.util.Map;
 import io.github.shardtenancy.PlacementException;
 import io.github.shardtenancy.PlacementRequest;
 import io.github.shardtenancy.internal.placement.SlotMap;
-import io.github.shardtenancy.internal.placement.SlotPlacement;
+import io.github.shardtenancy.spi.SlotPlacement;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package io.github.shardtenancy.internal.move;
 
+import io.github.shardtenancy.HibernateTenantTables;
 import java.util.List;
 
 import io.github.shardtenancy.TenantTable;

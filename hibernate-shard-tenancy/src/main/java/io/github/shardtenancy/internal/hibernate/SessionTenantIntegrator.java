@@ -1,5 +1,6 @@
 package io.github.shardtenancy.internal.hibernate;
 
+import io.github.shardtenancy.SessionTenantCheck;
 import org.hibernate.HibernateException;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;

@@ -14,12 +14,14 @@ import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
+import io.github.shardtenancy.TransactionCharacteristics;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 import io.github.shardtenancy.internal.jdbc.TenantConnection;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.spi.FenceDialect;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -134,7 +136,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			shard = this.topology.find(entry.shardId()).orElse(null);
 		}
 		try {
-			TransactionCharacteristics.apply(connection, shard.dialect());
+			applyCharacteristics(connection, shard.dialect());
 			if (shard.dialect().beginStatement() == null) {
 				shard.dialect().begin(connection, tenantIdentifier, entry.version());
 			}
@@ -213,6 +215,25 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			return unwrapType.cast(this);
 		}
 		throw new IllegalArgumentException("Cannot unwrap " + getClass().getName() + " as " + unwrapType.getName());
+	}
+
+	/**
+	 * Applies the innermost {@link TransactionCharacteristics} declaration of this thread, if any, to a connection
+	 * just borrowed from a shard's pool: the isolation level through {@link Connection#setTransactionIsolation},
+	 * read-only through {@link FenceDialect#beginReadOnly}. HikariCP restores both to the pool's defaults when the
+	 * connection is returned.
+	 */
+	private static void applyCharacteristics(Connection connection, FenceDialect dialect) throws SQLException {
+		TransactionCharacteristics.Declaration declaration = TransactionCharacteristics.current();
+		if (declaration == null) {
+			return;
+		}
+		if (declaration.isolation() != null) {
+			connection.setTransactionIsolation(declaration.isolation());
+		}
+		if (declaration.readOnly()) {
+			dialect.beginReadOnly(connection);
+		}
 	}
 
 }

@@ -15,7 +15,7 @@ import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 public class TenantIdentifierResolver implements CurrentTenantIdentifierResolver<String> {
 
 	/** The tenant identifier of a session opened with no tenant bound. Not a valid tenant id, never routed. */
-	public static final String NO_TENANT = "<no tenant bound>";
+	public static final String NO_TENANT = io.github.shardtenancy.TenantIds.NO_TENANT;
 
 	@Override
 	public String resolveCurrentTenantIdentifier() {

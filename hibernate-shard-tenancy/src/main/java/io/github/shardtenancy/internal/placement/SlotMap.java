@@ -29,7 +29,7 @@ import io.github.shardtenancy.internal.topology.ShardRegistry;
  * the life of the directory. The whole map (N shard ids plus the overrides) is held in memory and reloaded by
  * {@link #refresh()} when the directory version moved; with the default 4096 slots it is a few tens of kilobytes.
  *
- * <p>How it is used: {@link SlotPlacement} places new tenants on their slot's shard (an override wins), inside the
+ * <p>How it is used: {@link io.github.shardtenancy.spi.SlotPlacement} places new tenants on their slot's shard (an override wins), inside the
  * directory transaction that writes the entry; the entry then routes the tenant as every entry does, so the shard
  * fence, retries and moves work unchanged. Moving a slot
  * ({@link io.github.shardtenancy.internal.lifecycle.TenantLifecycle#moveSlot}) reassigns it and moves its tenants with the

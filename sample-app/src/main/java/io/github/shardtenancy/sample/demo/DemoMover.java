@@ -8,12 +8,12 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.ShardTenancyException;
-import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.MoveResult;
 import io.github.shardtenancy.MoveSettings;
-import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.MoveStep;
+import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantMover;
 
 /**
  * The demo's mover loop: moves random tenants to another shard while the run lasts, then cleans the sources of the
@@ -21,9 +21,9 @@ import io.github.shardtenancy.MoveStep;
  */
 final class DemoMover {
 
-	private final Directory directory;
+	private final TenantAdmin directory;
 
-	private final Mover mover;
+	private final TenantMover mover;
 
 	private final MoveSettings options;
 
@@ -38,7 +38,7 @@ final class DemoMover {
 	 * @param steps the mover's hook, recording each move's steps
 	 * @param pause the pause after each move
 	 */
-	DemoMover(Directory directory, Mover mover, MoveSettings options, MoveStepTimes steps, Duration pause) {
+	DemoMover(TenantAdmin directory, TenantMover mover, MoveSettings options, MoveStepTimes steps, Duration pause) {
 		this.directory = directory;
 		this.mover = mover;
 		this.options = options;

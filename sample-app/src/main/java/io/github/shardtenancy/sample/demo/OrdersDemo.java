@@ -15,23 +15,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
-import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.HibernateTenantTables;
 import io.github.shardtenancy.MoveSettings;
-import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.RouterSettings;
-import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.retry.FenceRejection;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.TenantTable;
+import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.SessionFactory;
 import io.github.shardtenancy.sample.orders.OrderService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,9 +40,10 @@ import org.springframework.stereotype.Component;
  * back and forth between shards; afterwards every shard is read directly and compared with what the writers saw
  * committed.
  *
- * <p>The mover is the auto-configured {@link TenantMover} (mark, copy, catch up, freeze, final catch-up, verify, flip,
- * clean), playing a second application instance: it keeps its own {@link Router} on the same directory (own
- * cache, a sync interval of minutes) up to date instead of the application's. The application's router therefore
+ * <p>The mover is the {@link TenantMover} (mark, copy, catch up, freeze, final catch-up, verify, flip, clean) of a
+ * second {@link ShardTenancy} built with {@link ShardTenancy#builder()} on the application's pools, playing a second
+ * application instance: it keeps its own router on the same directory (own cache, a sync interval of minutes) up to
+ * date instead of the application's. The application's router therefore
  * learns of a move only at its next background sync or when the source's fence rejects a transaction routed with the
  * stale entry: the rejection the library retries, after invalidating that one entry. The source rows of a move are
  * cleaned one second after its flip, so that transactions which began on the source before the flip can finish
@@ -71,11 +70,13 @@ public class OrdersDemo {
 
 	private final DemoProperties properties;
 
-	private final Directory directory;
+	private final ShardTenancy tenancy;
 
-	private final Topology topology;
+	private final TenantAdmin directory;
 
-	private final Router router;
+	private final ShardTopology topology;
+
+	private final TenantRouter router;
 
 	private final DemoOrderWriter writer;
 
@@ -83,37 +84,58 @@ public class OrdersDemo {
 
 	private final OrderService orders;
 
-	private final Mover onlineMover;
+	private final TenantMover moveLog;
+
+	private final EntityManagerFactory entityManagerFactory;
 
 	private final MoveSettings moveSettings;
 
 	/**
 	 * @param properties the demo settings
-	 * @param directory the directory (shared with the mover's router)
-	 * @param topology the shards
-	 * @param router the application's router, used by the writers through Hibernate
+	 * @param tenancy the application's tenancy: its directory, shards (whose pools the mover's instance shares) and
+	 * router, used by the writers through Hibernate
 	 * @param writer the transactional writer
 	 * @param observer the retry listener
 	 * @param orders finds each tenant's customer before the run
-	 * @param onlineMover the auto-configured online mover (the demo points it at a router of its own)
+	 * @param entityManagerFactory the tenant tables the mover's instance moves are discovered from its metamodel
 	 * @param moveSettings the auto-configured move settings ({@code shard-tenancy.move.*})
 	 */
-	public OrdersDemo(DemoProperties properties, Directory directory, Topology topology, Router router,
-			DemoOrderWriter writer, RetryObserver observer, OrderService orders, TenantMover onlineMover,
+	public OrdersDemo(DemoProperties properties, ShardTenancy tenancy, DemoOrderWriter writer,
+			RetryObserver observer, OrderService orders, EntityManagerFactory entityManagerFactory,
 			MoveSettings moveSettings) {
 		this.properties = properties;
-		this.directory = directory;
-		this.topology = topology;
-		this.router = router;
+		this.tenancy = tenancy;
+		this.directory = tenancy.admin();
+		this.topology = tenancy.topology();
+		this.router = tenancy.router();
+		this.moveLog = tenancy.mover();
 		this.writer = writer;
 		this.observer = observer;
 		this.orders = orders;
-		if (!(onlineMover instanceof Mover mover)) {
-			throw new IllegalStateException("The demo points the mover at a router of its own: it needs the "
-					+ "auto-configured mover, not " + onlineMover.getClass().getName());
-		}
-		this.onlineMover = mover;
+		this.entityManagerFactory = entityManagerFactory;
 		this.moveSettings = moveSettings;
+	}
+
+	/**
+	 * @param steps the hook recording each move's steps
+	 * @return a second instance on the application's directory and shard pools (left open when it closes), with a
+	 * router of its own that syncs every {@link DemoProperties#moverSyncInterval()}; not started
+	 */
+	private ShardTenancy moverInstance(MoveStepTimes steps) {
+		List<TenantTable> tables = HibernateTenantTables
+			.discover(this.entityManagerFactory.unwrap(SessionFactory.class));
+		ShardTenancy.Builder builder = ShardTenancy.builder()
+			.directory(this.tenancy.directoryDataSource())
+			.router(RouterSettings.defaults().withSyncInterval(this.properties.moverSyncInterval()))
+			.tenantTables(tables)
+			.moveHook(steps)
+			.actor("demo-mover")
+			.registerShards(false)
+			.prepareShardsOnStart(false);
+		for (String shardId : this.topology.shardIds().stream().sorted().toList()) {
+			builder.shard(shardId, this.topology.dataSource(shardId));
+		}
+		return builder.build();
 	}
 
 	/**
@@ -128,7 +150,7 @@ public class OrdersDemo {
 		List<String> tenants = new ArrayList<>();
 		this.directory.snapshot(entry -> tenants.add(entry.tenantId()));
 		Collections.sort(tenants);
-		List<String> shards = List.copyOf(this.topology.shardIds());
+		List<String> shards = this.topology.shardIds().stream().sorted().toList();
 		if (tenants.isEmpty() || shards.size() < 2) {
 			throw new IllegalStateException("The demo needs tenants and at least two shards; found " + tenants.size()
 					+ " tenants on shards " + shards);
@@ -150,11 +172,10 @@ public class OrdersDemo {
 			long now = System.nanoTime();
 			return now < end || (now < hardEnd && (run.moves.isEmpty() || run.staleRetriedToSuccess.sum() == 0));
 		};
-		try (Router moverRouter = new Router(this.directory,
-				RouterSettings.defaults().withSyncInterval(this.properties.moverSyncInterval()))) {
-			moverRouter.start();
-			MoveStepTimes steps = new MoveStepTimes(this.onlineMover);
-			DemoMover mover = new DemoMover(this.directory, this.onlineMover.withRouter(moverRouter).withHook(steps),
+		MoveStepTimes steps = new MoveStepTimes(this.moveLog);
+		try (ShardTenancy moverInstance = moverInstance(steps)) {
+			moverInstance.start();
+			DemoMover mover = new DemoMover(this.directory, moverInstance.mover(),
 					this.moveSettings.withCleanDelay(Duration.ofSeconds(1)), steps, this.properties.movePause());
 			DemoWriters writers = new DemoWriters(this.writer, this.observer, this.properties.writerPause());
 			AtomicInteger threadNumber = new AtomicInteger();

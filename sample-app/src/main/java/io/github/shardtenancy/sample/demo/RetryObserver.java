@@ -6,7 +6,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
-import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.retry.FenceRejection;
 import org.springframework.core.retry.RetryListener;
 import org.springframework.core.retry.RetryPolicy;
@@ -23,7 +23,7 @@ import org.springframework.stereotype.Component;
 @Component
 public class RetryObserver implements RetryListener {
 
-	private final Router router;
+	private final TenantRouter router;
 
 	private final ThreadLocal<CallTrace> current = new ThreadLocal<>();
 
@@ -38,7 +38,7 @@ public class RetryObserver implements RetryListener {
 	private final Map<String, LongAdder> rejectionsByReason = new ConcurrentHashMap<>();
 
 	/** @param router the application's router, read (never changed) to show what the retries routed with */
-	public RetryObserver(Router router) {
+	public RetryObserver(TenantRouter router) {
 		this.router = router;
 	}
 

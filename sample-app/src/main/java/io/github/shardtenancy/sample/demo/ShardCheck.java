@@ -14,8 +14,8 @@ import java.util.UUID;
 
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantTable;
-import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.TenantAdmin;
 
 /**
  * The demo's verification after the run: reads every shard directly and compares each tenant's rows with what the
@@ -27,15 +27,15 @@ final class ShardCheck {
 	static final List<TenantTable> TENANT_TABLES = List.of(new TenantTable("customers", "tenant_id"),
 			new TenantTable("orders", "tenant_id"), new TenantTable("order_lines", "tenant_id"));
 
-	private final Directory directory;
+	private final TenantAdmin directory;
 
-	private final Topology topology;
+	private final ShardTopology topology;
 
 	/**
 	 * @param directory where each tenant's owner is read
 	 * @param topology the shards, read with plain JDBC
 	 */
-	ShardCheck(Directory directory, Topology topology) {
+	ShardCheck(TenantAdmin directory, ShardTopology topology) {
 		this.directory = directory;
 		this.topology = topology;
 	}
@@ -75,7 +75,7 @@ final class ShardCheck {
 	}
 
 	private List<UUID> query(String shardId, String sql, String tenant) {
-		try (Connection c = this.topology.shard(shardId).dataSource().getConnection();
+		try (Connection c = this.topology.dataSource(shardId).getConnection();
 				PreparedStatement ps = c.prepareStatement(sql)) {
 			ps.setString(1, tenant);
 			List<UUID> ids = new ArrayList<>();

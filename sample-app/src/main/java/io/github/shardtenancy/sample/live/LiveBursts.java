@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.LongAdder;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.UnknownTenantException;
-import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.sample.orders.OrderService;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -48,7 +49,9 @@ public class LiveBursts implements DisposableBean {
 
 	private final OrderService orders;
 
-	private final Directory directory;
+	private final TenantAdmin directory;
+
+	private final TenantRouter router;
 
 	private final ExecutorService writers = Executors.newCachedThreadPool(Threads.named("live-burst-"));
 
@@ -59,10 +62,12 @@ public class LiveBursts implements DisposableBean {
 	/**
 	 * @param orders places the orders
 	 * @param directory tells whether the tenant exists
+	 * @param router the directory version an unknown tenant is reported with
 	 */
-	public LiveBursts(OrderService orders, Directory directory) {
+	public LiveBursts(OrderService orders, TenantAdmin directory, TenantRouter router) {
 		this.orders = orders;
 		this.directory = directory;
+		this.router = router;
 	}
 
 	/** One burst and its outcome so far. */
@@ -129,7 +134,7 @@ public class LiveBursts implements DisposableBean {
 					+ ", was " + ordersPerThread);
 		}
 		if (this.directory.find(tenantId).isEmpty()) {
-			throw new UnknownTenantException(tenantId, this.directory.currentVersion());
+			throw new UnknownTenantException(tenantId, this.router.version());
 		}
 		Burst burst = new Burst(this.ids.incrementAndGet(), tenantId, threads, ordersPerThread);
 		this.bursts.addFirst(burst);

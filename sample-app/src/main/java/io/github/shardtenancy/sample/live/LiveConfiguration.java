@@ -1,6 +1,7 @@
 package io.github.shardtenancy.sample.live;
 
 import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.boot.ShardTenancyBuilderCustomizer;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -15,6 +16,16 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication
 class LiveConfiguration {
+
+	/**
+	 * Paces the steps of the page's moves: {@link LiveMoves} is the tenancy's move hook.
+	 * @param moves the page's moves
+	 * @return the customizer of the tenancy's builder
+	 */
+	@Bean
+	ShardTenancyBuilderCustomizer livePacing(LiveMoves moves) {
+		return (builder) -> builder.moveHook(moves);
+	}
 
 	@Bean
 	WebMvcConfigurer livePageAddress() {

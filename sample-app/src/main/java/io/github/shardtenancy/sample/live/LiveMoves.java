@@ -17,15 +17,17 @@ import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.boot.ShardTenancyProperties;
-import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.MoveInProgressException;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.move.Mover;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.spi.MoveHook;
+import org.springframework.beans.factory.ObjectProvider;
 import io.github.shardtenancy.MoveStep;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +46,7 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @ConditionalOnWebApplication
-public class LiveMoves implements DisposableBean {
+public class LiveMoves implements MoveHook, DisposableBean {
 
 	/**
 	 * Catch-up rounds before the freeze. A burst started from the page never pauses, so the lag would not shrink:
@@ -63,11 +65,13 @@ public class LiveMoves implements DisposableBean {
 	 */
 	static final long MAX_STEP_PAUSE_MS = 2_000;
 
-	private final Mover mover;
+	private final ObjectProvider<TenantMover> mover;
 
-	private final Directory directory;
+	private final ObjectProvider<TenantAdmin> directory;
 
-	private final Topology topology;
+	private final ObjectProvider<TenantRouter> router;
+
+	private final ObjectProvider<ShardTopology> topology;
 
 	private final Duration cleanDelay;
 
@@ -76,20 +80,20 @@ public class LiveMoves implements DisposableBean {
 	private final Deque<Request> requests = new ConcurrentLinkedDeque<>();
 
 	/**
-	 * @param mover runs the moves, and cleans their sources after the clean delay; the auto-configured one, a
-	 * {@link Mover} (the page paces its steps with a hook)
+	 * The tenancy's beans are looked up on use: this bean is the tenancy's move hook
+	 * ({@link LiveConfiguration#livePacing}), so it exists before the tenancy.
+	 * @param mover runs the moves, and cleans their sources after the clean delay
 	 * @param directory tells where tenants are
+	 * @param router the directory version an unknown tenant is reported with
 	 * @param topology the shards
 	 * @param properties the clean delay of the moves ({@code shard-tenancy.move.clean-delay})
 	 */
-	public LiveMoves(TenantMover mover, Directory directory, Topology topology,
+	public LiveMoves(ObjectProvider<TenantMover> mover, ObjectProvider<TenantAdmin> directory,
+			ObjectProvider<TenantRouter> router, ObjectProvider<ShardTopology> topology,
 			ShardTenancyProperties properties) {
-		if (!(mover instanceof Mover paced)) {
-			throw new IllegalStateException("The live page paces the steps of its moves with a hook: it needs the "
-					+ "auto-configured mover, not " + mover.getClass().getName());
-		}
-		this.mover = paced;
+		this.mover = mover;
 		this.directory = directory;
+		this.router = router;
 		this.topology = topology;
 		this.cleanDelay = properties.getMove().getCleanDelay();
 	}
@@ -108,6 +112,8 @@ public class LiveMoves implements DisposableBean {
 		volatile String moveId;
 
 		volatile String error;
+
+		volatile boolean finished;
 
 		Request(String tenantId, String targetShardId, long stepPauseMs) {
 			this.tenantId = tenantId;
@@ -135,10 +141,11 @@ public class LiveMoves implements DisposableBean {
 			throw new IllegalArgumentException(
 					"stepPauseMs must be between 0 and " + MAX_STEP_PAUSE_MS + ", was " + stepPauseMs);
 		}
-		DirectoryEntry entry = this.directory.find(tenantId)
-			.orElseThrow(() -> new UnknownTenantException(tenantId, this.directory.currentVersion()));
-		this.topology.shard(targetShardId);
-		if (this.mover.findActive(tenantId).isPresent()) {
+		DirectoryEntry entry = this.directory.getObject()
+			.find(tenantId)
+			.orElseThrow(() -> new UnknownTenantException(tenantId, this.router.getObject().version()));
+		this.topology.getObject().dataSource(targetShardId);
+		if (this.mover.getObject().findActive(tenantId).isPresent()) {
 			throw new MoveInProgressException("Tenant '" + tenantId + "' on shard '" + entry.shardId()
 					+ "' (directory version " + entry.version() + ") is being moved already", tenantId,
 					entry.shardId(), entry.version(), null);
@@ -156,16 +163,49 @@ public class LiveMoves implements DisposableBean {
 		this.runner.execute(() -> run(request));
 	}
 
-	private void run(Request request) {
-		Mover paced = this.mover.withHook((moveId, step) -> {
-			request.moveId = moveId;
-			if (request.stepPauseMs > 0 && !step.isFlipped() && !step.isFinal()) {
-				pause(request.stepPauseMs);
+	/**
+	 * The tenancy's move hook: for a move this page asked for and that is still running, records its id and pauses
+	 * after each step before the flip. Other moves (the admin's, the demo's) pass through.
+	 */
+	@Override
+	public void stepRecorded(String moveId, MoveStep step) {
+		Request request = running(moveId);
+		if (request == null) {
+			return;
+		}
+		request.moveId = moveId;
+		if (request.stepPauseMs > 0 && !step.isFlipped() && !step.isFinal()) {
+			pause(request.stepPauseMs);
+		}
+	}
+
+	/** @return the request of this page's running move with that id, or {@code null} */
+	private Request running(String moveId) {
+		Request waiting = null;
+		for (Request request : this.requests) {
+			if (moveId.equals(request.moveId) && !request.finished) {
+				return request;
 			}
-		});
+			if (request.moveId == null && !request.finished) {
+				waiting = request;
+			}
+		}
+		if (waiting == null) {
+			return null;
+		}
+		String tenantId = this.mover.getObject().status(moveId).tenantId();
+		for (Request request : this.requests) {
+			if (request.moveId == null && !request.finished && request.tenantId.equals(tenantId)) {
+				return request;
+			}
+		}
+		return null;
+	}
+
+	private void run(Request request) {
 		try {
 			// The mover cleans the source itself once the clean delay has passed.
-			request.moveId = paced.moveAndWait(request.tenantId, request.targetShardId,
+			request.moveId = this.mover.getObject().moveAndWait(request.tenantId, request.targetShardId,
 					MoveSettings.defaults().withCleanDelay(this.cleanDelay).withMaxCatchUpRounds(CATCH_UP_ROUNDS))
 				.moveId();
 		}
@@ -173,6 +213,9 @@ public class LiveMoves implements DisposableBean {
 			log.warn("Live page: move of tenant '{}' to '{}' failed: {}", request.tenantId, request.targetShardId,
 					ex.getMessage());
 			request.error = ex.getClass().getSimpleName() + ": " + ex.getMessage();
+		}
+		finally {
+			request.finished = true;
 		}
 	}
 
@@ -194,12 +237,13 @@ public class LiveMoves implements DisposableBean {
 		Map<String, LiveState.Move> moves = new LinkedHashMap<>();
 		for (Request request : this.requests) {
 			String moveId = request.moveId;
-			MoveStatus status = (moveId != null) ? this.mover.status(moveId) : null;
+			MoveStatus status = (moveId != null) ? this.mover.getObject().status(moveId) : null;
 			String key = (moveId != null) ? moveId : "requested-" + System.identityHashCode(request);
 			moves.put(key, LiveState.Move.of(request, status));
 		}
 		for (DirectoryEntry entry : moving) {
-			this.mover.findActive(entry.tenantId())
+			this.mover.getObject()
+				.findActive(entry.tenantId())
 				.ifPresent(status -> moves.putIfAbsent(status.moveId(), LiveState.Move.of(null, status)));
 		}
 		return new ArrayList<>(moves.values());

@@ -13,12 +13,12 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
-import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.sample.demo.RetryObserver;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTopology;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.stereotype.Component;
 
@@ -31,11 +31,11 @@ import org.springframework.stereotype.Component;
 @ConditionalOnWebApplication
 public class LiveStateReader {
 
-	private final Directory directory;
+	private final TenantAdmin directory;
 
-	private final Router router;
+	private final TenantRouter router;
 
-	private final Topology topology;
+	private final ShardTopology topology;
 
 	private final RetryObserver retries;
 
@@ -51,7 +51,7 @@ public class LiveStateReader {
 	 * @param moves the moves
 	 * @param bursts the bursts
 	 */
-	public LiveStateReader(Directory directory, Router router, Topology topology, RetryObserver retries,
+	public LiveStateReader(TenantAdmin directory, TenantRouter router, ShardTopology topology, RetryObserver retries,
 			LiveMoves moves, LiveBursts bursts) {
 		this.directory = directory;
 		this.router = router;
@@ -70,7 +70,7 @@ public class LiveStateReader {
 		Map<String, DirectoryEntry> entries = new TreeMap<>();
 		long version = this.directory.snapshot(entry -> entries.put(entry.tenantId(), entry));
 		List<LiveState.Shard> shards = new ArrayList<>();
-		for (String shardId : this.topology.shardIds()) {
+		for (String shardId : this.topology.shardIds().stream().sorted().toList()) {
 			Map<String, Long> orders = ordersByTenant(shardId, version);
 			List<LiveState.Tenant> owned = new ArrayList<>();
 			List<LiveState.Tenant> copies = new ArrayList<>();
@@ -108,7 +108,7 @@ public class LiveStateReader {
 
 	private Map<String, Long> ordersByTenant(String shardId, long version) {
 		Map<String, Long> orders = new HashMap<>();
-		try (Connection c = this.topology.shard(shardId).dataSource().getConnection();
+		try (Connection c = this.topology.dataSource(shardId).getConnection();
 				PreparedStatement ps = c.prepareStatement("SELECT tenant_id, COUNT(*) FROM orders GROUP BY tenant_id");
 				ResultSet rs = ps.executeQuery()) {
 			while (rs.next()) {

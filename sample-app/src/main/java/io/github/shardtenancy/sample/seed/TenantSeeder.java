@@ -2,11 +2,10 @@ package io.github.shardtenancy.sample.seed;
 
 import java.util.List;
 
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.sample.orders.OrderService;
-import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -29,25 +28,21 @@ public class TenantSeeder implements ApplicationRunner {
 
 	private final TenantAdmin admin;
 
-	private final Directory directory;
-
-	private final Topology topology;
+	private final ShardTopology topology;
 
 	private final OrderService orders;
 
 	private final int tenants;
 
 	/**
-	 * @param admin creates tenants
-	 * @param directory tells whether seeding is needed
+	 * @param admin creates tenants, and tells whether seeding is needed
 	 * @param topology the shards to spread over
 	 * @param orders creates each tenant's customer
 	 * @param tenants how many tenants to seed, at least 0
 	 */
-	public TenantSeeder(TenantAdmin admin, Directory directory, Topology topology, OrderService orders,
+	public TenantSeeder(TenantAdmin admin, ShardTopology topology, OrderService orders,
 			@Value("${sample.seed.tenants:20}") int tenants) {
 		this.admin = admin;
-		this.directory = directory;
 		this.topology = topology;
 		this.orders = orders;
 		this.tenants = tenants;
@@ -57,12 +52,12 @@ public class TenantSeeder implements ApplicationRunner {
 	public void run(ApplicationArguments args) {
 		// Not the directory version: registering the configured shards at start-up already bumps it.
 		java.util.concurrent.atomic.LongAdder entries = new java.util.concurrent.atomic.LongAdder();
-		long version = this.directory.snapshot(entry -> entries.increment());
+		long version = this.admin.snapshot(entry -> entries.increment());
 		if (entries.sum() > 0) {
 			log.info("Directory already has {} entries (version {}): not seeding", entries.sum(), version);
 			return;
 		}
-		List<String> shards = List.copyOf(this.topology.shardIds());
+		List<String> shards = this.topology.shardIds().stream().sorted().toList();
 		for (int i = 1; i <= this.tenants; i++) {
 			String tenant = String.format("tenant-%02d", i);
 			String shard = shards.get((i - 1) % shards.size());

@@ -14,10 +14,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
-import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTopology;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -50,10 +50,10 @@ class LiveApiTest {
 	JsonMapper json;
 
 	@Autowired
-	Directory directory;
+	TenantAdmin directory;
 
 	@Autowired
-	Topology topology;
+	ShardTopology topology;
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
@@ -230,7 +230,7 @@ class LiveApiTest {
 	}
 
 	private long count(String shard, String sql, String tenant) {
-		try (Connection c = this.topology.shard(shard).dataSource().getConnection();
+		try (Connection c = this.topology.dataSource(shard).getConnection();
 				PreparedStatement ps = c.prepareStatement(sql)) {
 			ps.setString(1, tenant);
 			try (ResultSet rs = ps.executeQuery()) {

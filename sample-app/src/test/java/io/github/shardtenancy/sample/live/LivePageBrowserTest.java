@@ -12,10 +12,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -77,10 +77,10 @@ class LivePageBrowserTest {
 	int port;
 
 	@Autowired
-	Directory directory;
+	TenantAdmin directory;
 
 	@Autowired
-	Topology topology;
+	ShardTopology topology;
 
 	private Path profile;
 
@@ -146,7 +146,9 @@ class LivePageBrowserTest {
 
 		this.browser.get("http://localhost:" + this.port + "/live");
 		waitUpTo(Duration.ofSeconds(30)).until(d -> polls() > 0);
-		assertThat(text("directory-version")).isEqualTo(String.valueOf(this.directory.currentVersion()));
+		long directoryVersion = this.directory.snapshot((entry) -> {
+		});
+		assertThat(text("directory-version")).isEqualTo(String.valueOf(directoryVersion));
 		assertThat(tenantState(source)).as("%s listed under its owner %s", TENANT, source).isEqualTo("ACTIVE");
 		assertThat(tenantState(target)).isNull();
 		long attemptsBefore = number("count-attempts");
@@ -274,7 +276,7 @@ class LivePageBrowserTest {
 	}
 
 	private long ordersOn(String shard) {
-		try (Connection c = this.topology.shard(shard).dataSource().getConnection();
+		try (Connection c = this.topology.dataSource(shard).getConnection();
 				PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM orders WHERE tenant_id = ?")) {
 			ps.setString(1, TENANT);
 			try (ResultSet rs = ps.executeQuery()) {

@@ -6,8 +6,8 @@ import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
-import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.UnknownShardException;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.jdbc.health.DataSourceHealthIndicator;
@@ -24,17 +24,17 @@ public final class ShardDatabasesHealthContributor implements CompositeHealthCon
 	/** Name of the directory database's entry. */
 	public static final String DIRECTORY = "directory";
 
-	private final Directory directory;
+	private final DataSource directory;
 
-	private final Topology topology;
+	private final ShardTopology topology;
 
 	private final Map<DataSource, DataSourceHealthIndicator> indicators = new ConcurrentHashMap<>();
 
 	/**
-	 * @param directory the directory (its database is checked as {@code directory})
+	 * @param directory the directory database's pool (checked as {@code directory})
 	 * @param topology the shards (each checked under its shard id)
 	 */
-	public ShardDatabasesHealthContributor(Directory directory, Topology topology) {
+	public ShardDatabasesHealthContributor(DataSource directory, ShardTopology topology) {
 		this.directory = directory;
 		this.topology = topology;
 	}
@@ -42,9 +42,10 @@ public final class ShardDatabasesHealthContributor implements CompositeHealthCon
 	@Override
 	public HealthContributor getContributor(String name) {
 		if (DIRECTORY.equals(name)) {
-			return indicator(this.directory.dataSource());
+			return indicator(this.directory);
 		}
-		return this.topology.find(name).map((shard) -> (HealthContributor) indicator(shard.dataSource())).orElse(null);
+		DataSource shard = shardDataSource(name);
+		return (shard != null) ? indicator(shard) : null;
 	}
 
 	@Override
@@ -52,9 +53,24 @@ public final class ShardDatabasesHealthContributor implements CompositeHealthCon
 		Stream<Entry> shards = this.topology.shardIds()
 			.stream()
 			.sorted()
-			.flatMap((id) -> this.topology.find(id).stream())
-			.map((shard) -> new Entry(shard.id(), indicator(shard.dataSource())));
-		return Stream.concat(Stream.of(new Entry(DIRECTORY, indicator(this.directory.dataSource()))), shards);
+			.flatMap((id) -> {
+				DataSource shard = shardDataSource(id);
+				return (shard != null) ? Stream.of(new Entry(id, indicator(shard))) : Stream.empty();
+			});
+		return Stream.concat(Stream.of(new Entry(DIRECTORY, indicator(this.directory))), shards);
+	}
+
+	/** @return the shard's pool, or {@code null} if it is not (or no longer) in the topology */
+	private DataSource shardDataSource(String shardId) {
+		if (!this.topology.contains(shardId)) {
+			return null;
+		}
+		try {
+			return this.topology.dataSource(shardId);
+		}
+		catch (UnknownShardException ex) {
+			return null; // retired meanwhile
+		}
 	}
 
 	private DataSourceHealthIndicator indicator(DataSource dataSource) {

@@ -13,9 +13,9 @@ import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.RouterStats;
+import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStatus;
 import org.springframework.beans.factory.ObjectProvider;
@@ -46,24 +46,22 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 @Endpoint(id = "shardtenancy")
 public class ShardTenancyEndpoint {
 
-	private final Router router;
+	private final ShardTenancy tenancy;
 
-	private final Topology topology;
+	private final TenantRouter router;
 
 	private final ListenerState listener;
 
 	private final ObjectProvider<TenantMover> mover;
 
 	/**
-	 * @param router the router; never {@code null}
-	 * @param topology the shards; never {@code null}
+	 * @param tenancy the tenancy (its router, shards and directory); never {@code null}
 	 * @param listener the push listener's state; never {@code null}
 	 * @param mover the mover, if the application has one; never {@code null}
 	 */
-	public ShardTenancyEndpoint(Router router, Topology topology, ListenerState listener,
-			ObjectProvider<TenantMover> mover) {
-		this.router = Objects.requireNonNull(router, "router");
-		this.topology = Objects.requireNonNull(topology, "topology");
+	public ShardTenancyEndpoint(ShardTenancy tenancy, ListenerState listener, ObjectProvider<TenantMover> mover) {
+		this.tenancy = Objects.requireNonNull(tenancy, "tenancy");
+		this.router = tenancy.router();
 		this.listener = Objects.requireNonNull(listener, "listener");
 		this.mover = Objects.requireNonNull(mover, "mover");
 	}
@@ -90,17 +88,17 @@ public class ShardTenancyEndpoint {
 		cache.put("servedStale", stats.servedStale());
 		out.put("cache", cache);
 		Map<String, Object> shards = new LinkedHashMap<>();
-		for (String shardId : this.topology.shardIds()) {
-			shards.put(shardId, shard(this.topology.shard(shardId)));
+		for (String shardId : this.tenancy.topology().shardIds().stream().sorted().toList()) {
+			shards.put(shardId, shard(shardId));
 		}
 		out.put("shards", shards);
 		return out;
 	}
 
-	private static Map<String, Object> shard(Topology.Shard shard) {
+	private Map<String, Object> shard(String shardId) {
 		Map<String, Object> out = new LinkedHashMap<>();
-		out.put("fenceDialect", shard.dialect().getClass().getSimpleName());
-		if (shard.dataSource() instanceof HikariDataSource hikari) {
+		out.put("fenceDialect", this.tenancy.fenceDialect(shardId).getClass().getSimpleName());
+		if (this.tenancy.topology().dataSource(shardId) instanceof HikariDataSource hikari) {
 			out.put("poolName", hikari.getPoolName());
 			out.put("maximumPoolSize", hikari.getMaximumPoolSize());
 			HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
@@ -128,7 +126,7 @@ public class ShardTenancyEndpoint {
 		Map<String, Object> out = new LinkedHashMap<>();
 		out.put("tenant", tenant);
 		out.put("cached", this.router.cached(tenant).map(ShardTenancyEndpoint::entry).orElse(null));
-		Optional<DirectoryEntry> entry = this.router.directory().find(tenant);
+		Optional<DirectoryEntry> entry = this.tenancy.admin().find(tenant);
 		out.put("directory", entry.map(ShardTenancyEndpoint::entry).orElse(null));
 		out.put("owner", entry.map(DirectoryEntry::shardId).orElse(null));
 		TenantMover tenantMover = this.mover.getIfAvailable();

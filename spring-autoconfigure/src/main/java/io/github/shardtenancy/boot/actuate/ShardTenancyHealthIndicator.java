@@ -4,14 +4,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
-import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.TenantRouter;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * Readiness of this instance to route tenants, as the directory-down policy decides: DOWN until the
  * router has loaded the directory once, and while the directory is unreachable under the {@code fail-closed} policy
- * ({@link Router#isReady()}); UP otherwise, also while the directory is unreachable under
+ * ({@link TenantRouter#isReady()}); UP otherwise, also while the directory is unreachable under
  * {@code serve-from-cache} (the details then say since when). A push listener that is not listening does not make
  * the instance unready (the router's poll still syncs it); it is shown in the details.
  *
@@ -20,7 +20,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  */
 public final class ShardTenancyHealthIndicator implements HealthIndicator {
 
-	private final Router router;
+	private final TenantRouter router;
 
 	private final ListenerState listener;
 
@@ -28,7 +28,7 @@ public final class ShardTenancyHealthIndicator implements HealthIndicator {
 	 * @param router the router; never {@code null}
 	 * @param listener the push listener's state; {@link ListenerState#NONE} without one; never {@code null}
 	 */
-	public ShardTenancyHealthIndicator(Router router, ListenerState listener) {
+	public ShardTenancyHealthIndicator(TenantRouter router, ListenerState listener) {
 		this.router = Objects.requireNonNull(router, "router");
 		this.listener = Objects.requireNonNull(listener, "listener");
 	}

@@ -11,7 +11,8 @@ import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.UnsafeToRerunException;
 import io.github.shardtenancy.retry.CommittedWork;
-import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.retry.RetryAttempts;
 import io.github.shardtenancy.retry.RetrySettings;
 import io.github.shardtenancy.retry.RouteInvalidation;
@@ -76,7 +77,7 @@ import org.springframework.util.backoff.BackOffExecution;
  */
 public class ShardTenancyRetry {
 
-	private final Router router;
+	private final ShardTenancyObserver observer;
 
 	private final RouteInvalidation routes;
 
@@ -89,26 +90,31 @@ public class ShardTenancyRetry {
 	/**
 	 * Creates a retry that does not run an attempt again once independent work committed inside it.
 	 * @param router the router whose entry of a rejected tenant is invalidated before a retry; never {@code null}
+	 * @param observer told about every fence rejection, retry and exhaustion (the tenancy's
+	 * {@code ShardTenancy.observer()}); never {@code null}
 	 * @param settings the retry budget and backoff; never {@code null}
 	 * @param listeners listeners told about every retry, in order; never {@code null}, may be empty
 	 * @throws NullPointerException if an argument is {@code null}
 	 */
-	public ShardTenancyRetry(Router router, RetrySettings settings, List<? extends RetryListener> listeners) {
-		this(router, settings, listeners, false);
+	public ShardTenancyRetry(TenantRouter router, ShardTenancyObserver observer, RetrySettings settings,
+			List<? extends RetryListener> listeners) {
+		this(router, observer, settings, listeners, false);
 	}
 
 	/**
 	 * @param router the router whose entry of a rejected tenant is invalidated before a retry; never {@code null}
+	 * @param observer told about every fence rejection, retry and exhaustion (the tenancy's
+	 * {@code ShardTenancy.observer()}); never {@code null}
 	 * @param settings the retry budget and backoff; never {@code null}
 	 * @param listeners listeners told about every retry, in order; never {@code null}, may be empty
 	 * @param safeToRerun whether every unit of work is taken to be safe to run again after independent work
 	 * committed inside a rejected attempt (the application-wide default; normally {@code false})
 	 * @throws NullPointerException if an argument is {@code null}
 	 */
-	public ShardTenancyRetry(Router router, RetrySettings settings, List<? extends RetryListener> listeners,
-			boolean safeToRerun) {
-		this.router = Objects.requireNonNull(router, "router");
-		this.routes = routes(router);
+	public ShardTenancyRetry(TenantRouter router, ShardTenancyObserver observer, RetrySettings settings,
+			List<? extends RetryListener> listeners, boolean safeToRerun) {
+		this.routes = routes(Objects.requireNonNull(router, "router"));
+		this.observer = Objects.requireNonNull(observer, "observer");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		CompositeRetryListener composite = new CompositeRetryListener();
 		listeners.forEach(composite::addListener);
@@ -117,7 +123,7 @@ public class ShardTenancyRetry {
 	}
 
 	private ShardTenancyRetry(ShardTenancyRetry retry, boolean safeToRerun) {
-		this.router = retry.router;
+		this.observer = retry.observer;
 		this.routes = retry.routes;
 		this.settings = retry.settings;
 		this.listener = retry.listener;
@@ -218,7 +224,7 @@ public class ShardTenancyRetry {
 			return work.execute();
 		}
 		BooleanSupplier mayRerun = () -> this.safeToRerun || safeToRerun.getAsBoolean();
-		try (RetryAttempts attempts = RetryAttempts.begin(this.settings, this.routes, this.router.observer(),
+		try (RetryAttempts attempts = RetryAttempts.begin(this.settings, this.routes, this.observer,
 				mayRerun)) {
 			RetryTemplate template = new RetryTemplate(new AttemptsPolicy(attempts));
 			template.setRetryListener(this.listener);
@@ -244,7 +250,7 @@ public class ShardTenancyRetry {
 		}
 	}
 
-	private static RouteInvalidation routes(Router router) {
+	private static RouteInvalidation routes(TenantRouter router) {
 		return new RouteInvalidation() {
 
 			@Override

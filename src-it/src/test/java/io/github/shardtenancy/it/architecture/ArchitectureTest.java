@@ -12,7 +12,6 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
-import com.tngtech.archunit.library.freeze.FreezingArchRule;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantContext;
 import org.junit.jupiter.api.BeforeAll;
@@ -89,18 +88,14 @@ class ArchitectureTest {
 		slices().matching(BASE + ".internal.(*)..").should().beFreeOfCycles().check(core);
 	}
 
-	/**
-	 * Frozen (https://www.archunit.org/userguide/html/000_Index.html#_freezing_arch_rules): the violations recorded in
-	 * {@code src/test/resources/archunit_store} when the rule was introduced are tolerated until they are removed; any
-	 * new one fails the build, and a removed one is dropped from the store.
-	 */
 	@Test
-	@DisplayName("the other modules' main code imports only the core's API, spi and retry (violations frozen)")
+	@DisplayName("the other modules' main code imports only the core's API, spi and retry")
 	void otherModulesUseOnlyApiAndSpi() {
-		FreezingArchRule.freeze(noClasses().that().resideOutsideOfPackages(CORE_AREAS).and().resideOutsideOfPackage(BASE)
+		noClasses().that().resideOutsideOfPackages(CORE_AREAS).and().resideOutsideOfPackage(BASE)
 			// test fixtures are test code, shipped only to the modules' tests
 			.and().resideOutsideOfPackage(BASE + ".testing..")
-			.should().dependOnClassesThat().resideInAPackage(BASE + ".internal.."))
+			.should().dependOnClassesThat().resideInAPackage(BASE + ".internal..")
+			.because("the core's implementation may change in any release; ShardTenancy's builder wires it")
 			.check(all);
 	}
 

@@ -1,5 +1,7 @@
 package io.github.shardtenancy.it.boot;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -14,8 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.IMetricsTracker;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.it.boot.orders.AttemptRecorder;
@@ -102,15 +104,15 @@ public final class H2App implements AutoCloseable {
 	}
 
 	public Router router() {
-		return bean(Router.class);
+		return Internals.router(bean(ShardTenancy.class));
 	}
 
 	public Directory directory() {
-		return bean(Directory.class);
+		return Internals.directory(bean(ShardTenancy.class));
 	}
 
 	public Topology topology() {
-		return bean(Topology.class);
+		return Internals.topology(bean(ShardTenancy.class));
 	}
 
 	public OrderService orders() {

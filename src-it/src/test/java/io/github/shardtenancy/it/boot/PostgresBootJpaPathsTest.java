@@ -1,5 +1,7 @@
 package io.github.shardtenancy.it.boot;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import io.github.shardtenancy.retry.FenceRejection;
 import java.sql.Connection;
 import java.sql.ParameterMetaData;
@@ -17,7 +19,8 @@ import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
@@ -91,8 +94,8 @@ class PostgresBootJpaPathsTest {
 		tickets = context.getBean(TicketRepository.class);
 		jdbc = context.getBean(JdbcTemplate.class);
 		attempts = context.getBean(Attempts.class);
-		router = context.getBean(Router.class);
-		topology = context.getBean(Topology.class);
+		router = Internals.router(context.getBean(ShardTenancy.class));
+		topology = Internals.topology(context.getBean(ShardTenancy.class));
 		operator = AppInstance.plain(cluster, "jpa-paths-op", RouterSettings.defaults(), 2);
 	}
 
@@ -143,7 +146,7 @@ class PostgresBootJpaPathsTest {
 			String title = titles[i];
 			TenantContext.runAs(tenant, () -> appService.open(title, priority));
 		}
-		assertThat(app.getBean(Router.class).cached(tenant)).get()
+		assertThat(Internals.router(app.getBean(ShardTenancy.class)).cached(tenant)).get()
 			.satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-1"));
 		return tenant;
 	}
@@ -164,7 +167,7 @@ class PostgresBootJpaPathsTest {
 	/** Like {@link #afterAMoveTheApplicationMissed(String, Callable)}, for the given application. */
 	static <T> T afterAMoveTheApplicationMissed(ConfigurableApplicationContext app, String tenant, Callable<T> work)
 			throws Exception {
-		Router appRouter = app.getBean(Router.class);
+		Router appRouter = Internals.router(app.getBean(ShardTenancy.class));
 		Attempts appAttempts = app.getBean(Attempts.class);
 		new Mover(operator.directory, operator.router, operator.topology, TABLES, "jpa-paths-op", Runnable::run)
 			.moveAndWait(tenant, "shard-2", MoveSettings.stopTheWorld());

@@ -1,5 +1,7 @@
 package io.github.shardtenancy.it.boot;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,7 +13,9 @@ import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
@@ -59,7 +63,7 @@ class PostgresBootTest {
 		try (ConfigurableApplicationContext listening = start("pg-boot-listening")) {
 			DirectoryWatcher watcher = listening.getBean(DirectoryWatcher.class);
 			assertThat(watcher.awaitListening(java.time.Duration.ofSeconds(30))).isTrue();
-			Router router = listening.getBean(Router.class);
+			Router router = Internals.router(listening.getBean(ShardTenancy.class));
 			String tenant = PostgresCluster.tenant("pushed");
 
 			context.getBean(TenantAdmin.class).create(tenant, "shard-3"); // another instance writes the directory
@@ -88,7 +92,7 @@ class PostgresBootTest {
 		OrderService orders = context.getBean(OrderService.class);
 		PurchaseOrderRepository repository = context.getBean(PurchaseOrderRepository.class);
 		AttemptRecorder attempts = context.getBean(AttemptRecorder.class);
-		Router router = context.getBean(Router.class);
+		Router router = Internals.router(context.getBean(ShardTenancy.class));
 		context.getBean(TenantAdmin.class).create(tenant, "shard-1");
 		TenantContext.runAs(tenant, () -> orders.place("before the move"));
 
@@ -108,7 +112,7 @@ class PostgresBootTest {
 		// rejected before it read or wrote anything; the retry ran the body again on the new owner.
 		assertThat(orders.bodyRuns()).isEqualTo(2);
 		assertThat(router.cached(tenant)).get().satisfies(e -> assertThat(e.shardId()).isEqualTo("shard-2"));
-		Topology topology = context.getBean(Topology.class);
+		Topology topology = Internals.topology(context.getBean(ShardTenancy.class));
 		assertThat(countOrders(topology, "shard-2", tenant)).isEqualTo(2);
 		assertThat(countOrders(topology, "shard-1", tenant)).isZero();
 		long counted = TenantContext.callAs(tenant, repository::count); // a read-only Spring Data transaction

@@ -1,5 +1,7 @@
 package io.github.shardtenancy.it.boot;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import io.github.shardtenancy.retry.FenceRejection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,7 +15,7 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnsafeToRerunException;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.MoveSettings;
@@ -106,8 +108,8 @@ class PostgresRerunSafetyTest {
 		context = new SpringApplicationBuilder(RerunApplication.class).web(WebApplicationType.NONE)
 			.properties(properties.toArray(String[]::new))
 			.run();
-		topology = context.getBean(Topology.class);
-		router = context.getBean(Router.class);
+		topology = Internals.topology(context.getBean(ShardTenancy.class));
+		router = Internals.router(context.getBean(ShardTenancy.class));
 		service = context.getBean(RerunEntryService.class);
 		rerunnable = context.getBean(RerunnableEntryService.class);
 		attempts = context.getBean(RerunAttempts.class);

@@ -1,5 +1,7 @@
 package io.github.shardtenancy.it.boot;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,7 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.topology.Topology;
@@ -108,7 +110,7 @@ class PostgresTransactionCharacteristicsTest {
 	}
 
 	static long memos(ConfigurableApplicationContext app, String tenant, String title) throws SQLException {
-		try (Connection c = app.getBean(Topology.class).shard("shard-1").dataSource().getConnection();
+		try (Connection c = Internals.topology(app.getBean(ShardTenancy.class)).shard("shard-1").dataSource().getConnection();
 				PreparedStatement ps = c
 					.prepareStatement("SELECT count(*) FROM pg_iso_memo WHERE tenant_id = ? AND title LIKE ?")) {
 			ps.setString(1, tenant);

@@ -140,8 +140,8 @@ class PostgresChaosRunTest {
 				SessionFactory sessions2 = PgNotes.sessionFactory(app2)) {
 			List<AppInstance> apps = List.of(app1, app2);
 			List<SessionFactory> sessions = List.of(sessions1, sessions2);
-			List<ShardTenancyRetry> retries = List.of(new ShardTenancyRetry(app1.router, RETRY, List.of()),
-					new ShardTenancyRetry(app2.router, RETRY, List.of()));
+			List<ShardTenancyRetry> retries = List.of(new ShardTenancyRetry(app1.router, app1.router.observer(), RETRY, List.of()),
+					new ShardTenancyRetry(app2.router, app2.router.observer(), RETRY, List.of()));
 			for (int i = 0; i < tenantCount; i++) {
 				String tenant = PostgresCluster.tenant("chaos-" + i);
 				tenants.add(tenant);

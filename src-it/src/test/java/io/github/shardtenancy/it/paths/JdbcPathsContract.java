@@ -1,5 +1,7 @@
 package io.github.shardtenancy.it.paths;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,9 +19,8 @@ import javax.sql.DataSource;
 import io.github.shardtenancy.CrossTenantStatementException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
-import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.retry.FenceRejection;
 import org.junit.jupiter.api.AfterAll;
@@ -79,7 +80,7 @@ abstract class JdbcPathsContract {
 		this.mover = start("paths-mover");
 		this.jdbc = this.app.getBean(JdbcTemplate.class);
 		this.dataSource = this.app.getBean(DataSource.class);
-		this.topology = this.app.getBean(Topology.class);
+		this.topology = Internals.topology(this.app.getBean(ShardTenancy.class));
 	}
 
 	@AfterAll
@@ -298,7 +299,7 @@ abstract class JdbcPathsContract {
 		String tenant = newTenant("stale");
 		TenantContext.callAs(tenant, () -> insert(tenant, "before-move"));
 		this.mover.getBean(TenantAdmin.class).move(tenant, "shard-2");
-		assertThat(this.app.getBean(Router.class).cached(tenant)).get()
+		assertThat(Internals.router(this.app.getBean(ShardTenancy.class)).cached(tenant)).get()
 			.satisfies(entry -> assertThat(entry.shardId()).isEqualTo("shard-1"));
 
 		Throwable rejected = catchThrowable(() -> TenantContext.callAs(tenant, () -> insert(tenant, "stale")));

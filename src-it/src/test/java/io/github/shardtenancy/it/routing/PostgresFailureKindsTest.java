@@ -96,7 +96,7 @@ class PostgresFailureKindsTest {
 	}
 
 	ShardTenancyRetry retry(RetrySettings settings) {
-		return new ShardTenancyRetry(this.app.router, settings, List.of());
+		return new ShardTenancyRetry(this.app.router, this.app.router.observer(), settings, List.of());
 	}
 
 	/** Moves a tenant with the basic (stop-the-world) mover or the online mover of the operator instance. */
@@ -441,7 +441,7 @@ class PostgresFailureKindsTest {
 					RouterSettings.defaults().withSyncInterval(Duration.ofMinutes(10)), 4);
 					SessionFactory factory = PgNotes.sessionFactory(serializable)) {
 				RetrySettings d = RetrySettings.defaults();
-				ShardTenancyRetry retry = new ShardTenancyRetry(serializable.router, new RetrySettings(d.maxAttempts(),
+				ShardTenancyRetry retry = new ShardTenancyRetry(serializable.router, serializable.router.observer(), new RetrySettings(d.maxAttempts(),
 						d.initialDelay(), d.multiplier(), d.maxDelay(), d.jitter(), d.freezeWait(),
 						retrySerializationFailures), List.of());
 				TenantContext.runAs(tenant, () -> retry.run(() -> factory.inTransaction(s -> count(s))));

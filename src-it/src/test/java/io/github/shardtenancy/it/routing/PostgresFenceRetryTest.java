@@ -52,7 +52,8 @@ class PostgresFenceRetryTest {
 		this.app = AppInstance.plain(cluster, "stale-app", RouterSettings.defaults().withSyncInterval(Duration.ofMinutes(10)), 2);
 		this.operator = AppInstance.plain(cluster, "stale-op", RouterSettings.defaults(), 2);
 		this.sessions = PgNotes.sessionFactory(this.app);
-		this.retry = new ShardTenancyRetry(this.app.router, RetrySettings.defaults(), List.of());
+		this.retry = new ShardTenancyRetry(this.app.router, this.app.router.observer(), RetrySettings.defaults(),
+				List.of());
 	}
 
 	@AfterEach

@@ -1,15 +1,16 @@
 package io.github.shardtenancy.it.boot.l2cache;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
-import io.github.shardtenancy.internal.hibernate.SecondLevelCacheEviction;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.SecondLevelCacheEviction;
 import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.internal.topology.Topology;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;
@@ -65,7 +66,7 @@ final class WalletInstance implements AutoCloseable {
 	}
 
 	Router router() {
-		return bean(Router.class);
+		return Internals.router(bean(ShardTenancy.class));
 	}
 
 	WalletService wallets() {
@@ -95,7 +96,7 @@ final class WalletInstance implements AutoCloseable {
 
 	/** @return the wallet's balance in the shard's row, read on the shard's pool (no routing, no cache) */
 	Long balanceRow(String shard, UUID wallet) {
-		List<Long> found = new JdbcTemplate(bean(Topology.class).shard(shard).dataSource())
+		List<Long> found = new JdbcTemplate(Internals.topology(bean(ShardTenancy.class)).shard(shard).dataSource())
 			.queryForList("SELECT balance FROM l2_wallet WHERE id = ?", Long.class, wallet);
 		return found.isEmpty() ? null : found.get(0);
 	}

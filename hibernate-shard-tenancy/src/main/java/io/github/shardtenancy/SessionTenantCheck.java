@@ -1,4 +1,4 @@
-package io.github.shardtenancy.internal.hibernate;
+package io.github.shardtenancy;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
@@ -20,7 +20,7 @@ public final class SessionTenantCheck {
 
 	/**
 	 * @param sessionTenant the session's tenant identifier (Hibernate's {@code getTenantIdentifierValue()}), which is
-	 * {@link TenantIdentifierResolver#NO_TENANT} for a session opened with no tenant bound, or {@code null} for a
+	 * {@link TenantIds#NO_TENANT} for a session opened with no tenant bound, or {@code null} for a
 	 * session that is not multi-tenant
 	 * @throws TenantSwitchedException if a tenant is bound on this thread and the session was opened for another
 	 * tenant or with none bound; nothing is checked when no tenant is bound now
@@ -31,7 +31,7 @@ public final class SessionTenantCheck {
 			return;
 		}
 		throw TenantSwitchedException.sessionOpenedFor(
-				TenantIdentifierResolver.NO_TENANT.equals(sessionTenant) ? null : String.valueOf(sessionTenant), bound);
+				TenantIds.NO_TENANT.equals(sessionTenant) ? null : String.valueOf(sessionTenant), bound);
 	}
 
 }

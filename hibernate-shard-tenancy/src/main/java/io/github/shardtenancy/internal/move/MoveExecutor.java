@@ -1,4 +1,4 @@
-package io.github.shardtenancy.boot;
+package io.github.shardtenancy.internal.move;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -9,20 +9,22 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The mover's executor: at most {@value #THREADS} daemon threads (started on demand, ended after a minute idle) and a
  * queue of at most {@value #QUEUE} tasks; beyond that a move is refused ({@code TenantMover.move} then throws and
- * records the move as aborted). Moves, halves of verifications and delayed cleans run on it. Not an
- * {@link java.util.concurrent.Executor} bean, so it never stands in for the application's task executor. Closed with
- * the context: running moves are interrupted (a move interrupted anywhere is resumed or aborted later, from its last
+ * records the move as aborted). Moves, halves of verifications and delayed cleans run on it. The default executor of
+ * a {@code ShardTenancy}, which owns it and closes it: running moves are interrupted (a move interrupted anywhere is resumed or aborted later, from its last
  * recorded step) and delayed cleans not yet run leave their moves FLIPPED. Thread-safe.
  */
-class MoveExecutor implements AutoCloseable {
+public final class MoveExecutor implements AutoCloseable {
 
-	static final int THREADS = 4;
+	/** Threads at most. */
+	public static final int THREADS = 4;
 
-	static final int QUEUE = 64;
+	/** Queued tasks at most. */
+	public static final int QUEUE = 64;
 
 	private final ThreadPoolExecutor executor;
 
-	MoveExecutor() {
+	/** Creates the executor; its threads start on demand. */
+	public MoveExecutor() {
 		AtomicInteger threads = new AtomicInteger();
 		this.executor = new ThreadPoolExecutor(THREADS, THREADS, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(QUEUE),
 				task -> {
@@ -34,10 +36,11 @@ class MoveExecutor implements AutoCloseable {
 	}
 
 	/** @return the executor the mover runs on */
-	ExecutorService executor() {
+	public ExecutorService executor() {
 		return this.executor;
 	}
 
+	/** Interrupts running tasks and drops queued ones. */
 	@Override
 	public void close() {
 		this.executor.shutdownNow();

@@ -1,4 +1,4 @@
-package io.github.shardtenancy.internal.move;
+package io.github.shardtenancy;
 
 import java.lang.reflect.Field;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ import org.hibernate.metamodel.mapping.SelectableMapping;
 import org.hibernate.persister.entity.EntityPersister;
 
 /**
- * Discovers the tables a {@link Mover} must move from a Hibernate session factory's metamodel: the table of
+ * Discovers the tables a {@link TenantMover} must move from a Hibernate session factory's metamodel: the table of
  * every entity with a {@link TenantId} attribute (with that attribute's column), and every collection table (join
  * table or element collection) owned by such an entity, which is expected to carry the owner's tenant column under
  * the same name. A collection table without it makes the move refuse to start, naming the table.

@@ -1,14 +1,11 @@
-package io.github.shardtenancy.internal.hibernate;
+package io.github.shardtenancy;
 
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayDeque;
-
-import io.github.shardtenancy.spi.FenceDialect;
 
 /**
  * The isolation level and read-only flag a transaction asked for, handed from whoever begins the transaction (the
- * Spring Boot module's {@code JpaDialect}) to the {@link ShardMultiTenantConnectionProvider}, which applies them to
+ * Spring Boot module's {@code JpaDialect}) to the connection provider ({@link ShardTenancy#connectionProvider()}), which applies them to
  * the shard connection it borrows for that transaction, before the fence begin.
  *
  * <p>Why this is needed: the connection provider borrows the shard connection when Hibernate first needs it (at the
@@ -30,7 +27,7 @@ import io.github.shardtenancy.spi.FenceDialect;
  * {@code BEGIN READ ONLY} instead of {@code BEGIN}); an isolation level costs one round trip on PostgreSQL (pgjdbc
  * sends {@code SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL ...}), and HikariCP sends one more to
  * reset it when the connection is returned. On H2, read-only sets a session variable that the fence's write check
- * reads (H2's {@code Connection.setReadOnly} is only a hint), see {@link FenceDialect#beginReadOnly}.
+ * reads (H2's {@code Connection.setReadOnly} is only a hint), see the fence dialect's {@code beginReadOnly}.
  *
  * <p>Thread-safety: every method affects only the calling thread.
  */
@@ -72,28 +69,6 @@ public final class TransactionCharacteristics {
 	public static Declaration current() {
 		ArrayDeque<Declaration> stack = DECLARED.get();
 		return stack != null ? stack.peekLast() : null;
-	}
-
-	/**
-	 * Applies the innermost declaration of this thread, if any, to a connection just borrowed from a shard's pool:
-	 * the isolation level through {@link Connection#setTransactionIsolation}, read-only through
-	 * {@link FenceDialect#beginReadOnly}. HikariCP restores both to the pool's defaults when the connection is
-	 * returned.
-	 * @param connection the pooled connection, before the fence begin
-	 * @param dialect the shard's fence dialect
-	 * @throws SQLException if the driver refuses either setting
-	 */
-	static void apply(Connection connection, FenceDialect dialect) throws SQLException {
-		Declaration declaration = current();
-		if (declaration == null) {
-			return;
-		}
-		if (declaration.isolation != null) {
-			connection.setTransactionIsolation(declaration.isolation);
-		}
-		if (declaration.readOnly) {
-			dialect.beginReadOnly(connection);
-		}
 	}
 
 	/** One transaction's declared characteristics; close it when the transaction ends. Thread-confined. */

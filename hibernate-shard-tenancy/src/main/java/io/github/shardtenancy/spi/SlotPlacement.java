@@ -1,12 +1,9 @@
-package io.github.shardtenancy.internal.placement;
-
-import io.github.shardtenancy.spi.PlacementContext;
-import io.github.shardtenancy.spi.PlacementPolicy;
+package io.github.shardtenancy.spi;
 
 /**
  * Fixed-slot placement (a hashed slot per tenant, with per-tenant overrides in the directory): the tenant goes to the
- * shard the slot table assigns its slot to ({@link SlotMap#slotOf(String, int)}). A tenant's override, when it has
- * one, is applied before any policy is asked. Fails if slot mode is not initialised or the slot's shard is not an
+ * shard the slot table assigns its slot to (a hash of the tenant id modulo the slot count). A tenant's override,
+ * when it has one, is applied before any policy is asked. Fails if slot mode is not initialised or the slot's shard is not an
  * ACTIVE registered shard. Stateless and thread-safe.
  */
 public final class SlotPlacement implements PlacementPolicy {

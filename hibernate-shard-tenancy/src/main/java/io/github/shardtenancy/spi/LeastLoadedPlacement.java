@@ -1,7 +1,5 @@
-package io.github.shardtenancy.internal.placement;
+package io.github.shardtenancy.spi;
 
-import io.github.shardtenancy.spi.PlacementContext;
-import io.github.shardtenancy.spi.PlacementPolicy;
 
 /**
  * The default placement: the ACTIVE shard owning fewest tenants (by count, DELETED tenants excluded), ties to the

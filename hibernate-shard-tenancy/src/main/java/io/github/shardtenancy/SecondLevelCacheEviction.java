@@ -1,18 +1,15 @@
-package io.github.shardtenancy.internal.hibernate;
+package io.github.shardtenancy;
 
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
-import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.RouteChangeListener;
-import io.github.shardtenancy.internal.routing.Router;
 import org.hibernate.SessionFactory;
 import org.hibernate.boot.spi.SessionFactoryOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps a {@link SessionFactory}'s second-level cache and query cache coherent with a {@link Router}: when the
+ * Keeps a {@link SessionFactory}'s second-level cache and query cache coherent with a {@link TenantRouter}: when the
  * router is about to route a tenant to another shard, or by another state or epoch (a move, a delete, a re-created
  * tenant), and when it drops a tenant's entry after a shard fence rejection, this listener evicts the cached data
  * before the tenant is routed again, so that no transaction reads (and writes back) a value cached before the
@@ -38,7 +35,7 @@ public class SecondLevelCacheEviction implements RouteChangeListener, AutoClosea
 
 	private final LongAdder evictions = new LongAdder();
 
-	private volatile Router router;
+	private volatile TenantRouter router;
 
 	/**
 	 * @param sessionFactory the session factory whose caches to evict; never {@code null}
@@ -69,7 +66,7 @@ public class SecondLevelCacheEviction implements RouteChangeListener, AutoClosea
 	 * @throws NullPointerException if {@code tenantRouter} is {@code null}
 	 * @throws IllegalStateException if it is registered with another router
 	 */
-	public synchronized boolean register(Router tenantRouter) {
+	public synchronized boolean register(TenantRouter tenantRouter) {
 		Objects.requireNonNull(tenantRouter, "tenantRouter");
 		if (this.router == tenantRouter) {
 			return true;
@@ -126,7 +123,7 @@ public class SecondLevelCacheEviction implements RouteChangeListener, AutoClosea
 	/** Unregisters this eviction from its router, if registered. */
 	@Override
 	public synchronized void close() {
-		Router registered = this.router;
+		TenantRouter registered = this.router;
 		if (registered != null) {
 			registered.removeChangeListener(this);
 			this.router = null;

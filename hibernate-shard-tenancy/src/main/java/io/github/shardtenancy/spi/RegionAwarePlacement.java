@@ -1,11 +1,8 @@
-package io.github.shardtenancy.internal.placement;
+package io.github.shardtenancy.spi;
 
-import io.github.shardtenancy.spi.PlacementContext;
-import io.github.shardtenancy.spi.ShardLoad;
 import java.util.List;
 import java.util.Objects;
 
-import io.github.shardtenancy.spi.PlacementPolicy;
 
 /**
  * Places a tenant in a region (data residency): the least-loaded ACTIVE shard registered with the request's region,

@@ -1,0 +1,382 @@
+package io.github.shardtenancy.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.ReconciliationReport;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
+import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
+import io.github.shardtenancy.internal.lifecycle.ShardPreparation;
+import io.github.shardtenancy.internal.lifecycle.TenantAdministration;
+import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
+import io.github.shardtenancy.internal.move.MoveExecutor;
+import io.github.shardtenancy.internal.move.Mover;
+import io.github.shardtenancy.spi.LeastLoadedPlacement;
+import io.github.shardtenancy.internal.placement.ShardPlacement;
+import io.github.shardtenancy.internal.placement.SlotMap;
+import io.github.shardtenancy.internal.reconcile.Reconciler;
+import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.ShardRegistry;
+import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.spi.MoveHook;
+import io.github.shardtenancy.spi.PlacementPolicy;
+import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardMigrator;
+import io.github.shardtenancy.spi.ShardTenancyObserver;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The implementation behind {@code ShardTenancy}: the directory, topology, router, Hibernate integration, shard
+ * registry, slot map, mover, lifecycle, reconciler and the preparation of shards, wired from a {@link Plan}. The
+ * mover, the lifecycle and the reconciler are created on first use, since they need the tenant tables, which may be
+ * known only once a Hibernate session factory exists. Thread-safe.
+ */
+public final class Wiring implements AutoCloseable {
+
+	private static final Logger log = LoggerFactory.getLogger(Wiring.class);
+
+	/** What the builder collected. Not thread-safe; read once by {@link Wiring#Wiring(Plan)}. */
+	public static final class Plan {
+
+		/** The directory database's pool. */
+		public @Nullable DataSource directoryDataSource;
+
+		/** Whether {@link Wiring#close()} closes the directory pool. */
+		public boolean ownsDirectoryPool;
+
+		/** The shards. */
+		public final Topology topology = new Topology();
+
+		/** The configured shards to record in the registry at start, with their region, URL and user name. */
+		public final List<Registration> registrations = new ArrayList<>();
+
+		/** The router's settings. */
+		public RouterSettings routerSettings = RouterSettings.defaults();
+
+		/** Observers added to the router. */
+		public final List<ShardTenancyObserver> observers = new ArrayList<>();
+
+		/** The tenant tables, asked once, on first use. */
+		public Supplier<List<TenantTable>> tables = List::of;
+
+		/** Who acts, recorded in the directory history. */
+		public String actor = "app@localhost";
+
+		/** How new tenants are placed. */
+		public PlacementPolicy placementPolicy = new LeastLoadedPlacement();
+
+		/** Migrates a shard registered at runtime before it is prepared and recorded. */
+		public ShardMigrator shardMigrator = (shardId, dataSource, dialect) -> {
+		};
+
+		/** Connects to shards registered by other instances. */
+		public ShardConnector shardConnector = ShardConnector.urlAndUser();
+
+		/** The online move settings (slot moves, overrides, drains). */
+		public MoveSettings moveSettings = MoveSettings.defaults();
+
+		/** The clean delay of the admin's stop-the-world moves. */
+		public Duration stopTheWorldCleanDelay = Duration.ofSeconds(5);
+
+		/** The mover's executor, or {@code null} for one the wiring creates and owns. */
+		public @Nullable Executor moveExecutor;
+
+		/** The mover's lease. */
+		public Duration moveLease = Mover.DEFAULT_LEASE;
+
+		/** The mover's hook. */
+		public MoveHook moveHook = MoveHook.NONE;
+
+		/** Whether the write check switches row-level security on. */
+		public boolean rowLevelSecurity;
+
+		/** Whether a shard role that skips row-level security fails the preparation. */
+		public boolean requireRowLevelSecurity;
+
+		/** Whether the change capture is installed with the write check. */
+		public boolean installCapture = true;
+
+		/** Whether the configured shards are recorded in the registry at start. */
+		public boolean registerShards = true;
+
+		/** Whether {@link Wiring#start()} prepares the shards. */
+		public boolean prepareShardsOnStart = true;
+
+	}
+
+	/**
+	 * A configured shard's registry row.
+	 * @param shardId the shard
+	 * @param region its region, or {@code null}
+	 * @param jdbcUrl its JDBC URL for other instances, or {@code null}
+	 * @param username its user name, or {@code null}
+	 */
+	public record Registration(String shardId, @Nullable String region, @Nullable String jdbcUrl,
+			@Nullable String username) {
+	}
+
+	private final Plan plan;
+
+	private final Directory directory;
+
+	private final Topology topology;
+
+	private final Router router;
+
+	private final ShardMultiTenantConnectionProvider connectionProvider;
+
+	private final TenantIdentifierResolver tenantResolver = new TenantIdentifierResolver();
+
+	private final TenantRoutingDataSource dataSource;
+
+	private final ShardRegistry registry;
+
+	private final SlotMap slots;
+
+	private final ShardPreparation preparation;
+
+	private final @Nullable MoveExecutor ownedExecutor;
+
+	private final Executor executor;
+
+	private final TenantAdministration admin;
+
+	private final ShardTenancyObserver observer;
+
+	private @Nullable List<TenantTable> tables;
+
+	private @Nullable Mover mover;
+
+	private @Nullable TenantLifecycle lifecycle;
+
+	private @Nullable Reconciler reconciler;
+
+	/**
+	 * Wires everything; touches no database.
+	 * @param plan what the builder collected; the directory pool must be set
+	 */
+	public Wiring(Plan plan) {
+		this.plan = plan;
+		this.directory = new Directory(Objects.requireNonNull(plan.directoryDataSource, "directoryDataSource"));
+		this.topology = plan.topology;
+		this.router = new Router(this.directory, plan.routerSettings);
+		plan.observers.forEach(this.router::addObserver);
+		this.observer = new RouterObservers(this.router);
+		this.connectionProvider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
+		this.dataSource = new TenantRoutingDataSource(this.connectionProvider);
+		this.preparation = new ShardPreparation(this::tables, plan.rowLevelSecurity, plan.requireRowLevelSecurity,
+				plan.installCapture);
+		ShardMigrator migrator = plan.shardMigrator;
+		this.registry = new ShardRegistry(this.directory, this.topology, (shardId, shardDataSource, dialect) -> {
+			migrator.migrate(shardId, shardDataSource, dialect);
+			this.preparation.prepare(new Topology.Shard(shardId, shardDataSource, dialect, false));
+		}, plan.shardConnector, plan.actor);
+		this.slots = new SlotMap(this.directory);
+		this.ownedExecutor = plan.moveExecutor == null ? new MoveExecutor() : null;
+		this.executor = plan.moveExecutor != null ? plan.moveExecutor : this.ownedExecutor.executor();
+		this.admin = new TenantAdministration(this.directory, this.topology, this.registry, this.slots,
+				this::lifecycle, this::mover,
+				plan.moveSettings.withCapture(false).withCleanDelay(plan.stopTheWorldCleanDelay));
+	}
+
+	/**
+	 * Starts the router (one directory snapshot), loads the slot table, records the configured shards in the registry
+	 * (a shard that cannot be recorded, for example a retired one, is logged and skipped) and, unless switched off,
+	 * prepares every shard.
+	 */
+	public synchronized void start() {
+		this.router.start();
+		this.slots.load();
+		if (this.plan.registerShards) {
+			for (Registration shard : this.plan.registrations) {
+				if (!this.topology.contains(shard.shardId())) {
+					continue;
+				}
+				try {
+					this.registry.adopt(shard.shardId(), shard.region(), shard.jdbcUrl(), shard.username());
+				}
+				catch (RuntimeException ex) {
+					log.warn("Configured shard '{}' is not eligible for placement: {}", shard.shardId(),
+							ex.getMessage());
+				}
+			}
+		}
+		if (this.plan.prepareShardsOnStart) {
+			prepareShards();
+		}
+	}
+
+	/** Prepares every shard of the topology; see {@link ShardPreparation}. */
+	public void prepareShards() {
+		this.preparation.prepareAll(this.topology);
+	}
+
+	/** @return the tenant tables, asked of the plan's supplier once */
+	public synchronized List<TenantTable> tables() {
+		if (this.tables == null) {
+			this.tables = List.copyOf(Objects.requireNonNull(this.plan.tables.get(), "tenant tables"));
+		}
+		return this.tables;
+	}
+
+	/** @return the mover, created on first use */
+	public synchronized Mover mover() {
+		if (this.mover == null) {
+			this.mover = new Mover(this.directory, this.router, this.topology, tables(), this.plan.actor,
+					this.executor)
+				.withLease(this.plan.moveLease)
+				.withHook(this.plan.moveHook);
+		}
+		return this.mover;
+	}
+
+	/** @return the lifecycle, created on first use */
+	public synchronized TenantLifecycle lifecycle() {
+		if (this.lifecycle == null) {
+			this.lifecycle = new TenantLifecycle(this.directory, this.router, this.topology, this.registry,
+					new ShardPlacement(this.plan.placementPolicy), this.slots, mover(), this.plan.moveSettings, tables(), this.plan.actor);
+		}
+		return this.lifecycle;
+	}
+
+	/** @return the reconciler, created on first use */
+	public synchronized Reconciler reconciler() {
+		if (this.reconciler == null) {
+			this.reconciler = new Reconciler(this.directory, this.topology, tables());
+		}
+		return this.reconciler;
+	}
+
+	/** @return the latest reconciliation report; empty before the first run */
+	public synchronized Optional<ReconciliationReport> lastReconciliation() {
+		return this.reconciler == null ? Optional.empty() : this.reconciler.lastReport();
+	}
+
+	/** @return the router's observers, those added now and later, as one */
+	public ShardTenancyObserver observer() {
+		return this.observer;
+	}
+
+	/** @return the directory */
+	public Directory directory() {
+		return this.directory;
+	}
+
+	/** @return the topology */
+	public Topology topology() {
+		return this.topology;
+	}
+
+	/** @return the router */
+	public Router router() {
+		return this.router;
+	}
+
+	/** @return Hibernate's connection provider */
+	public ShardMultiTenantConnectionProvider connectionProvider() {
+		return this.connectionProvider;
+	}
+
+	/** @return Hibernate's tenant resolver */
+	public TenantIdentifierResolver tenantResolver() {
+		return this.tenantResolver;
+	}
+
+	/** @return the tenant-routing data source */
+	public TenantRoutingDataSource dataSource() {
+		return this.dataSource;
+	}
+
+	/** @return the shard registry */
+	public ShardRegistry registry() {
+		return this.registry;
+	}
+
+	/** @return the slot map */
+	public SlotMap slots() {
+		return this.slots;
+	}
+
+	/** @return the admin */
+	public TenantAdmin admin() {
+		return this.admin;
+	}
+
+	/** @return the executor the mover runs on (owned by this wiring unless the plan gave one) */
+	public Executor moveExecutor() {
+		return this.executor;
+	}
+
+	/** @return the directory database's pool */
+	public DataSource directoryDataSource() {
+		return this.directory.dataSource();
+	}
+
+	/**
+	 * Interrupts the moves running on an executor this wiring owns, stops the router, closes the shard pools the
+	 * topology created, and the directory pool if it is owned.
+	 */
+	@Override
+	public void close() {
+		try {
+			if (this.ownedExecutor != null) {
+				this.ownedExecutor.close();
+			}
+			this.router.close();
+			this.topology.close();
+		}
+		finally {
+			if (this.plan.ownsDirectoryPool && this.directory.dataSource() instanceof HikariDataSource pool) {
+				pool.close();
+			}
+		}
+	}
+
+	/** Tells the observers a router has when told, so that observers added later are told too. */
+	private record RouterObservers(Router router) implements ShardTenancyObserver {
+
+		@Override
+		public void fenceRejected(String shardId, String reason) {
+			this.router.observer().fenceRejected(shardId, reason);
+		}
+
+		@Override
+		public void retried() {
+			this.router.observer().retried();
+		}
+
+		@Override
+		public void retriesExhausted() {
+			this.router.observer().retriesExhausted();
+		}
+
+		@Override
+		public void directoryLookup(long nanos, boolean found) {
+			this.router.observer().directoryLookup(nanos, found);
+		}
+
+		@Override
+		public void moveFlipped(String mover, String sourceShardId, String targetShardId, long totalNanos,
+				long freezeNanos) {
+			this.router.observer().moveFlipped(mover, sourceShardId, targetShardId, totalNanos, freezeNanos);
+		}
+
+	}
+
+}

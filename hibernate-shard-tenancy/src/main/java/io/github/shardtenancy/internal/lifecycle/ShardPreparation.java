@@ -1,0 +1,144 @@
+package io.github.shardtenancy.internal.lifecycle;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.topology.Topology;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Prepares shards for the tenant tables: installs the fence's per-row write check (and, where the dialect has them,
+ * its TRUNCATE refusal and, when switched on, row-level security) and the online mover's change capture on every
+ * tenant table. With row-level security on, it then checks that the shard's role is subject to it (not a superuser,
+ * no {@code BYPASSRLS}), and warns or fails when it is not. Idempotent. Thread-safe.
+ *
+ * <p>Failures are {@link ShardTenancyConfigurationException}s naming the setting of the {@code ShardTenancy} builder
+ * that concerns them: {@value #TABLES}, {@value #ROW_LEVEL_SECURITY} or {@value #REQUIRE_ROW_LEVEL_SECURITY}.
+ */
+public final class ShardPreparation {
+
+	/** The setting named by a failure to install on a tenant table. */
+	public static final String TABLES = "tenantTables";
+
+	/** The setting named when a shard's role cannot be read for the row-level security check. */
+	public static final String ROW_LEVEL_SECURITY = "rowLevelSecurity";
+
+	/** The setting named when a shard's role skips row-level security and it is required. */
+	public static final String REQUIRE_ROW_LEVEL_SECURITY = "requireRowLevelSecurity";
+
+	private static final Logger log = LoggerFactory.getLogger(ShardPreparation.class);
+
+	private final Supplier<List<TenantTable>> tables;
+
+	private final boolean rowLevelSecurity;
+
+	private final boolean requireRowLevelSecurity;
+
+	private final boolean capture;
+
+	/**
+	 * @param tables the tenant tables, asked on each preparation
+	 * @param rowLevelSecurity whether the write check also switches row-level security on (PostgreSQL)
+	 * @param requireRowLevelSecurity whether a shard role that skips row-level security fails the preparation (else
+	 * it is logged as a warning)
+	 * @param capture whether the online mover's change capture is installed too
+	 */
+	public ShardPreparation(Supplier<List<TenantTable>> tables, boolean rowLevelSecurity,
+			boolean requireRowLevelSecurity, boolean capture) {
+		this.tables = tables;
+		this.rowLevelSecurity = rowLevelSecurity;
+		this.requireRowLevelSecurity = requireRowLevelSecurity;
+		this.capture = capture;
+	}
+
+	/**
+	 * Prepares every shard of a topology, in shard id order.
+	 * @param topology the shards
+	 * @throws ShardTenancyConfigurationException as {@link #prepare(Topology.Shard)}
+	 */
+	public void prepareAll(Topology topology) {
+		for (String shardId : topology.shardIds().stream().sorted().toList()) {
+			prepare(topology.shard(shardId));
+		}
+	}
+
+	/**
+	 * Prepares one shard.
+	 * @param shard the shard
+	 * @throws ShardTenancyConfigurationException if a check or the capture cannot be installed on a table (a missing
+	 * table or column, a table without a primary key for the capture, an unreachable shard), naming the table and the
+	 * shard; or, with required row-level security, if the shard's role skips it
+	 */
+	public void prepare(Topology.Shard shard) {
+		List<TenantTable> tenantTables = this.tables.get();
+		for (TenantTable table : tenantTables) {
+			try (Connection c = shard.dataSource().getConnection()) {
+				c.setAutoCommit(true);
+				shard.dialect().installWriteCheck(c, table.table(), table.tenantColumn(), this.rowLevelSecurity);
+			}
+			catch (SQLException ex) {
+				throw new ShardTenancyConfigurationException(TABLES, "Cannot install the fence write check on table "
+						+ table.table() + " (tenant column " + table.tenantColumn() + ") of shard '" + shard.id()
+						+ "': " + ex.getMessage() + "; check that the shard's schema has it"
+						+ (this.rowLevelSecurity ? " and that the shard's role owns it (row-level security is "
+								+ "switched on by its owner; or switch row-level security off)" : ""),
+						shard.id());
+			}
+		}
+		log.debug("Fence write check installed on {} table(s) of shard '{}'", tenantTables.size(), shard.id());
+		if (this.rowLevelSecurity && !tenantTables.isEmpty()) {
+			checkRowLevelSecurity(shard);
+		}
+		if (this.capture) {
+			installCapture(shard, tenantTables);
+		}
+	}
+
+	private void installCapture(Topology.Shard shard, List<TenantTable> tenantTables) {
+		for (TenantTable table : tenantTables) {
+			try (Connection c = shard.dataSource().getConnection()) {
+				c.setAutoCommit(true);
+				shard.dialect().installChangeCapture(c, table.table(), table.tenantColumn());
+			}
+			catch (SQLFeatureNotSupportedException ex) {
+				log.info("Shard '{}' has no change capture for the online mover: {}", shard.id(), ex.getMessage());
+				return;
+			}
+			catch (SQLException ex) {
+				throw new ShardTenancyConfigurationException(TABLES, "Cannot install the online mover's change "
+						+ "capture on table " + table.table() + " (tenant column " + table.tenantColumn()
+						+ ") of shard '" + shard.id() + "': " + ex.getMessage() + "; a tenant table needs a primary "
+						+ "key (or switch the installation of the change capture off)", shard.id());
+			}
+		}
+	}
+
+	private void checkRowLevelSecurity(Topology.Shard shard) {
+		String bypass;
+		try (Connection c = shard.dataSource().getConnection()) {
+			bypass = shard.dialect().rowLevelSecurityBypass(c);
+		}
+		catch (SQLException ex) {
+			throw new ShardTenancyConfigurationException(ROW_LEVEL_SECURITY,
+					"Cannot read the role of shard '" + shard.id() + "': " + ex.getMessage(), shard.id());
+		}
+		if (bypass == null) {
+			return;
+		}
+		String message = "Row-level security of the tenant tables does not hold on shard '" + shard.id() + "': "
+				+ bypass + ", and PostgreSQL skips row-level security for superusers and BYPASSRLS roles, so a "
+				+ "tenant's native SQL can read other tenants' rows; connect the shard as a role without SUPERUSER "
+				+ "and BYPASSRLS";
+		if (this.requireRowLevelSecurity) {
+			throw new ShardTenancyConfigurationException(REQUIRE_ROW_LEVEL_SECURITY, message, shard.id());
+		}
+		log.warn("{} (or require row-level security to refuse to start)", message);
+	}
+
+}
