@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -13,8 +14,6 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.internal.Internals;
-import io.github.shardtenancy.internal.Wiring;
 import io.github.shardtenancy.spi.FenceDialect;
 import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.spi.PlacementPolicy;
@@ -22,6 +21,8 @@ import io.github.shardtenancy.spi.RouteFeed;
 import io.github.shardtenancy.spi.ShardConnector;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
+import io.github.shardtenancy.spi.ShardTenancyProvider;
+import io.github.shardtenancy.spi.TenancyPlan;
 import org.hibernate.cfg.MultiTenancySettings;
 import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
@@ -48,29 +49,23 @@ import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
  * every shard) must exist before {@link #start()}: migrations are the application's (the Liquibase module runs
  * them). Shards registered at runtime are migrated with the {@link ShardMigrator} given to the builder.
  *
- * <p>Thread-safe once built. {@link #close()} stops the router and the moves on the executor it created, and closes
+ * <p>Implemented by the library (applications build it, never implement it). Thread-safe once built. {@link #close()} stops the router and the moves on the executor it created, and closes
  * the pools the builder created (pools passed in as {@link DataSource}s are left open).
  */
-public final class ShardTenancy implements AutoCloseable {
+public interface ShardTenancy extends AutoCloseable {
+
 
 	/** {@code hibernate.connection.handling_mode}. */
-	public static final String CONNECTION_HANDLING = "hibernate.connection.handling_mode";
+	String CONNECTION_HANDLING = "hibernate.connection.handling_mode";
 
 	/**
 	 * The connection handling mode of {@link #hibernateSettings()}: acquire at first use, release at the end of each
 	 * transaction, so that every transaction borrows, fences and releases its own shard connection.
 	 */
-	public static final String HANDLING_MODE = "DELAYED_ACQUISITION_AND_RELEASE_AFTER_TRANSACTION";
-
-	private final Wiring wiring;
-
-	private ShardTenancy(Wiring wiring) {
-		this.wiring = wiring;
-		Internals.register(this, wiring);
-	}
+	String HANDLING_MODE = "DELAYED_ACQUISITION_AND_RELEASE_AFTER_TRANSACTION";
 
 	/** @return a new builder; never {@code null} */
-	public static Builder builder() {
+	static Builder builder() {
 		return new Builder();
 	}
 
@@ -85,9 +80,7 @@ public final class ShardTenancy implements AutoCloseable {
 	 * and its sync keeps trying
 	 * @throws ShardTenancyConfigurationException as {@link #prepareShards()}
 	 */
-	public void start() {
-		this.wiring.start();
-	}
+	void start();
 
 	/**
 	 * Installs on every tenant table of every shard the fence's per-row write check (with row-level security when
@@ -100,44 +93,32 @@ public final class ShardTenancy implements AutoCloseable {
 	 * row-level security (setting {@code requireRowLevelSecurity}); or if a shard's role cannot be read for that
 	 * check (setting {@code rowLevelSecurity})
 	 */
-	public void prepareShards() {
-		this.wiring.prepareShards();
-	}
+	void prepareShards();
 
 	/** @return the router; never {@code null} */
-	public TenantRouter router() {
-		return this.wiring.router();
-	}
+	TenantRouter router();
 
 	/**
 	 * @return this instance's shards: those given to the builder, those registered at runtime, and those other
 	 * instances registered (added on first use); never {@code null}
 	 */
-	public ShardTopology topology() {
-		return this.wiring.topology();
-	}
+	ShardTopology topology();
 
 	/**
 	 * @param shardId a shard of the topology
 	 * @return the fence dialect chosen for it; never {@code null}
 	 * @throws UnknownShardException if the topology does not have it
 	 */
-	public FenceDialect fenceDialect(String shardId) {
-		return this.wiring.topology().shard(shardId).dialect();
-	}
+	FenceDialect fenceDialect(String shardId);
 
 	/**
 	 * @return the mover, over the tenant tables ({@link Builder#tenantTables}), created on first use (the tenant tables
 	 * are then asked for); never {@code null}
 	 */
-	public TenantMover mover() {
-		return this.wiring.mover();
-	}
+	TenantMover mover();
 
 	/** @return tenant and shard administration; never {@code null} */
-	public TenantAdmin admin() {
-		return this.wiring.admin();
-	}
+	TenantAdmin admin();
 
 	/**
 	 * Runs one reconciliation of the directory with the rows on the shards; runs are serialised.
@@ -145,47 +126,35 @@ public final class ShardTenancy implements AutoCloseable {
 	 * unreachable, not thrown; never {@code null}
 	 * @throws DirectoryUnavailableException if the directory cannot be read (no report is kept)
 	 */
-	public ReconciliationReport reconcile() {
-		return this.wiring.reconciler().run();
-	}
+	ReconciliationReport reconcile();
 
 	/** @return the report of the latest {@link #reconcile()}; empty before the first one */
-	public Optional<ReconciliationReport> lastReconciliation() {
-		return this.wiring.lastReconciliation();
-	}
+	Optional<ReconciliationReport> lastReconciliation();
 
 	/** @return the directory database's pool (for its migrations and health checks); never {@code null} */
-	public DataSource directoryDataSource() {
-		return this.wiring.directoryDataSource();
-	}
+	DataSource directoryDataSource();
 
 	/**
 	 * @return the side of the router that directory watchers feed (a PostgreSQL {@code LISTEN} watcher, for
 	 * example); never {@code null}
 	 */
-	public RouteFeed routeFeed() {
-		return this.wiring.router();
-	}
+	RouteFeed routeFeed();
 
 	/**
 	 * @return Hibernate's connection provider for this tenancy: each connection is one of the bound tenant's shard, with
 	 * the tenant and directory version set for the shard fence; never {@code null}
 	 */
-	public MultiTenantConnectionProvider<String> connectionProvider() {
-		return this.wiring.connectionProvider();
-	}
+	MultiTenantConnectionProvider<String> connectionProvider();
 
 	/** @return Hibernate's tenant resolver: the tenant bound by {@link TenantContext}; never {@code null} */
-	public CurrentTenantIdentifierResolver<String> tenantResolver() {
-		return this.wiring.tenantResolver();
-	}
+	CurrentTenantIdentifierResolver<String> tenantResolver();
 
 	/**
 	 * @return the settings that make a Hibernate {@code SessionFactory} use this tenancy (the connection provider, the
 	 * tenant resolver and {@value #HANDLING_MODE}), to add to its configuration; a new modifiable map, never
 	 * {@code null}
 	 */
-	public Map<String, Object> hibernateSettings() {
+	default Map<String, Object> hibernateSettings() {
 		Map<String, Object> settings = new LinkedHashMap<>();
 		settings.put(MultiTenancySettings.MULTI_TENANT_CONNECTION_PROVIDER, connectionProvider());
 		settings.put(MultiTenancySettings.MULTI_TENANT_IDENTIFIER_RESOLVER, tenantResolver());
@@ -197,43 +166,44 @@ public final class ShardTenancy implements AutoCloseable {
 	 * @return a {@link DataSource} whose connections belong to the bound tenant's shard, for plain JDBC (for example
 	 * Spring's {@code JdbcTemplate}); connections start in auto-commit mode as JDBC requires; never {@code null}
 	 */
-	public DataSource dataSource() {
-		return this.wiring.dataSource();
-	}
+	DataSource dataSource();
 
 	/**
 	 * @return the observers added, now and later, as one that tells each of them in order (for a retry runner, see
 	 * {@link io.github.shardtenancy.retry.RetryAttempts}); never {@code null}
 	 */
-	public ShardTenancyObserver observer() {
-		return this.wiring.observer();
-	}
+	ShardTenancyObserver observer();
 
 	/**
 	 * Adds an observer told of directory reads, fence rejections, retries and moves, besides those already added.
 	 * @param observer the observer; never {@code null}
 	 * @throws NullPointerException if {@code observer} is {@code null}
 	 */
-	public void addObserver(ShardTenancyObserver observer) {
-		this.wiring.router().addObserver(Objects.requireNonNull(observer, "observer"));
-	}
+	void addObserver(ShardTenancyObserver observer);
 
 	/**
 	 * Removes an observer added before; nothing happens if it was not added.
 	 * @param observer the observer
 	 * @return whether it was added before
 	 */
-	public boolean removeObserver(ShardTenancyObserver observer) {
-		return this.wiring.router().removeObserver(observer);
-	}
+	boolean removeObserver(ShardTenancyObserver observer);
 
 	/**
 	 * Interrupts the moves running on the executor the builder created (they resume or abort later from their last
 	 * recorded step), stops the router, and closes the pools the builder created. Idempotent.
 	 */
-	@Override
-	public void close() {
-		this.wiring.close();
+	void close();
+
+	/**
+	 * @return the library's implementation, found with {@link ServiceLoader}
+	 * @throws ShardTenancyConfigurationException if none is on the class path (the core jar was repackaged without
+	 * its {@code META-INF/services})
+	 */
+	private static ShardTenancyProvider provider() {
+		return ServiceLoader.load(ShardTenancyProvider.class, ShardTenancy.class.getClassLoader()).findFirst()
+			.orElseThrow(() -> new ShardTenancyConfigurationException("META-INF/services",
+					"No " + ShardTenancyProvider.class.getName() + " found: the hibernate-shard-tenancy jar's "
+							+ "META-INF/services entry is missing (keep it when repackaging)"));
 	}
 
 	/**
@@ -243,7 +213,7 @@ public final class ShardTenancy implements AutoCloseable {
 	 */
 	public static final class Builder {
 
-		private final Wiring.Plan plan = new Wiring.Plan();
+		private final TenancyPlan plan = new TenancyPlan();
 
 		private Builder() {
 			this.plan.actor = "app@" + hostName();
@@ -304,8 +274,8 @@ public final class ShardTenancy implements AutoCloseable {
 		 */
 		public Builder shard(String shardId, String region, DataSource dataSource) {
 			Objects.requireNonNull(dataSource, "dataSource");
-			abandonOnFailure(() -> this.plan.topology.addShard(shardId, dataSource));
-			this.plan.registrations.add(new Wiring.Registration(shardId, region, null, null));
+			this.plan.shards.add(new TenancyPlan.Shard(shardId, region, Objects.requireNonNull(dataSource, "dataSource"),
+					false, null, null));
 			return this;
 		}
 
@@ -333,8 +303,11 @@ public final class ShardTenancy implements AutoCloseable {
 		 */
 		public Builder shard(String shardId, String region, HikariConfig config) {
 			Objects.requireNonNull(config, "config");
-			abandonOnFailure(() -> this.plan.topology.addShard(shardId, config));
-			this.plan.registrations.add(new Wiring.Registration(shardId, region, config.getJdbcUrl(),
+			if (config.getPoolName() == null) {
+				config.setPoolName("shard-" + shardId);
+			}
+			HikariDataSource pool = new HikariDataSource(config);
+			this.plan.shards.add(new TenancyPlan.Shard(shardId, region, pool, true, config.getJdbcUrl(),
 					config.getUsername()));
 			return this;
 		}
@@ -527,41 +500,41 @@ public final class ShardTenancy implements AutoCloseable {
 			return this;
 		}
 
-		/** Runs a step; if it fails, closes the pools created so far, and the builder is spent. */
-		private void abandonOnFailure(Runnable step) {
-			try {
-				step.run();
-			}
-			catch (RuntimeException ex) {
-				abandon();
-				throw ex;
-			}
-		}
-
 		private void abandon() {
-			this.plan.topology.close();
+			for (TenancyPlan.Shard shard : this.plan.shards) {
+				if (shard.owned() && shard.dataSource() instanceof HikariDataSource pool) {
+					pool.close();
+				}
+			}
 			if (this.plan.ownsDirectoryPool && this.plan.directoryDataSource instanceof HikariDataSource pool) {
 				pool.close();
 			}
 		}
 
 		/**
-		 * @return the tenancy, not started yet ({@link ShardTenancy#start()}); touches no database besides the
-		 * connections made when the shards were added
-		 * @throws ShardTenancyConfigurationException if no directory or no shard was given (the pools created so far
-		 * are then closed)
+		 * Builds the tenancy with the library's implementation ({@link ShardTenancyProvider}, found with
+		 * {@link ServiceLoader}). Each shard is connected once, to choose its fence dialect.
+		 * @return the tenancy, not started yet ({@link ShardTenancy#start()})
+		 * @throws ShardTenancyConfigurationException if no directory or no shard was given, a shard id is invalid or
+		 * taken, or no fence dialect supports a shard's database (the pools the builder created are then closed)
 		 */
 		public ShardTenancy build() {
 			if (this.plan.directoryDataSource == null) {
 				throw new ShardTenancyConfigurationException("directory",
 						"No directory database is configured: call directory(...) on the builder");
 			}
-			if (this.plan.topology.shardIds().isEmpty()) {
+			if (this.plan.shards.isEmpty()) {
 				abandon();
 				throw new ShardTenancyConfigurationException("shards",
 						"No shards are configured: call shard(...) on the builder at least once");
 			}
-			return new ShardTenancy(new Wiring(this.plan));
+			try {
+				return provider().create(this.plan);
+			}
+			catch (RuntimeException ex) {
+				abandon();
+				throw ex;
+			}
 		}
 
 	}

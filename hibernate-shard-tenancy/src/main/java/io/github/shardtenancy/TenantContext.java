@@ -2,7 +2,9 @@ package io.github.shardtenancy;
 
 import java.util.concurrent.Callable;
 
-import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
+import java.util.ServiceLoader;
+
+import io.github.shardtenancy.spi.ShardTenancyProvider;
 
 /**
  * Binds the current tenant to the current thread for a scope. Hibernate asks for it when it opens a session (through
@@ -41,7 +43,7 @@ public final class TenantContext {
 	 */
 	public static Scope bind(String tenantId) {
 		TenantIds.requireValid(tenantId);
-		ConnectionGuard.checkSwitch(tenantId);
+		Provider.INSTANCE.checkTenantSwitch(tenantId);
 		String previous = CURRENT.get();
 		CURRENT.set(tenantId);
 		return new Scope(tenantId, previous);
@@ -140,6 +142,18 @@ public final class TenantContext {
 				}
 			}
 		}
+
+	}
+
+	/** The library's implementation, which knows the connections open on this thread; loaded once, lazily. */
+	private static final class Provider {
+
+		static final ShardTenancyProvider INSTANCE = ServiceLoader
+			.load(ShardTenancyProvider.class, TenantContext.class.getClassLoader())
+			.findFirst()
+			.orElseThrow(() -> new ShardTenancyConfigurationException("META-INF/services", "No "
+					+ ShardTenancyProvider.class.getName()
+					+ " found: the hibernate-shard-tenancy jar's META-INF/services entry is missing (keep it when repackaging)"));
 
 	}
 

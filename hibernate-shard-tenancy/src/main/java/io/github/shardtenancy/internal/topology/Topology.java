@@ -107,8 +107,20 @@ public class Topology implements ShardTopology, AutoCloseable {
 	 * @throws ShardTenancyConfigurationException if the id is malformed or already present, or no dialect fits
 	 */
 	public Shard addShard(String shardId, DataSource dataSource) {
+		return addShard(shardId, dataSource, false);
+	}
+
+	/**
+	 * Adds a shard with a pool the topology owns (closes) or not.
+	 * @param shardId logical id, as for {@link #addShard(String, HikariConfig)}
+	 * @param dataSource the pool
+	 * @param owned whether the topology closes the pool when the shard is removed or the topology closed
+	 * @return the shard
+	 * @throws ShardTenancyConfigurationException if the id is malformed or already present, or no dialect fits
+	 */
+	public Shard addShard(String shardId, DataSource dataSource, boolean owned) {
 		requireValidId(shardId);
-		return register(shardId, dataSource, false);
+		return register(shardId, dataSource, owned);
 	}
 
 	private Shard register(String shardId, DataSource dataSource, boolean owned) {

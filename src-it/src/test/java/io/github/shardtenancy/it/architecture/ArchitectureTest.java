@@ -58,15 +58,19 @@ class ArchitectureTest {
 	}
 
 	@Test
-	@DisplayName("the API (root package) depends on no other package of the library, except the entry point")
+	@DisplayName("the API (root package) never depends on internal; only the entry point and the tenant context use spi")
 	void apiDependsOnNothingElse() {
-		ArchRule rule = noClasses().that().resideInAPackage(BASE)
+		noClasses().that().resideInAPackage(BASE)
+			.should().dependOnClassesThat().resideInAPackage(BASE + ".internal..")
+			.because("applications see the API without the implementation behind it; the builder finds the "
+					+ "implementation with ServiceLoader")
+			.check(core);
+		noClasses().that().resideInAPackage(BASE)
 			.and().doNotBelongToAnyOf(ShardTenancy.class, TenantContext.class)
-			.should().dependOnClassesThat().resideInAnyPackage(CORE_AREAS)
-			.because("applications see the API without the implementation behind it");
-		rule.check(core);
-		noClasses().that().belongToAnyOf(TenantContext.class)
 			.should().dependOnClassesThat().resideInAnyPackage(BASE + ".spi..", BASE + ".retry..")
+			.check(core);
+		noClasses().that().belongToAnyOf(TenantContext.class, ShardTenancy.class)
+			.should().dependOnClassesThat().resideInAPackage(BASE + ".retry..")
 			.check(core);
 	}
 
@@ -82,10 +86,15 @@ class ArchitectureTest {
 	}
 
 	@Test
-	@DisplayName("no package cycles in the core, nor among the areas of internal")
+	@DisplayName("no package cycles: API and SPI never reach internal, the areas of internal form no cycle, and only "
+			+ "the wiring (the internal package itself) depends on them all")
 	void noCycles() {
 		slices().matching(BASE + ".(*)..").should().beFreeOfCycles().check(core);
 		slices().matching(BASE + ".internal.(*)..").should().beFreeOfCycles().check(core);
+		noClasses().that().resideInAPackage(BASE + ".internal..").and().resideOutsideOfPackage(BASE + ".internal")
+			.should().dependOnClassesThat().resideInAPackage(BASE + ".internal")
+			.because("the wiring depends on every area; an area that depended on it would close a cycle")
+			.check(core);
 	}
 
 	@Test

@@ -1,0 +1,129 @@
+package io.github.shardtenancy.internal;
+
+import java.util.Objects;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import io.github.shardtenancy.ReconciliationReport;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.spi.FenceDialect;
+import io.github.shardtenancy.spi.RouteFeed;
+import io.github.shardtenancy.spi.ShardTenancyObserver;
+import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+
+/** The library's {@link ShardTenancy}: the API over a {@link Wiring}. Thread-safe. */
+final class DefaultShardTenancy implements ShardTenancy {
+
+
+
+
+	private final Wiring wiring;
+
+	DefaultShardTenancy(Wiring wiring) {
+		this.wiring = wiring;
+		Internals.register(this, wiring);
+	}
+
+
+	@Override
+	public void start() {
+		this.wiring.start();
+	}
+
+	@Override
+	public void prepareShards() {
+		this.wiring.prepareShards();
+	}
+
+	@Override
+	public TenantRouter router() {
+		return this.wiring.router();
+	}
+
+	@Override
+	public ShardTopology topology() {
+		return this.wiring.topology();
+	}
+
+	@Override
+	public FenceDialect fenceDialect(String shardId) {
+		return this.wiring.topology().shard(shardId).dialect();
+	}
+
+	@Override
+	public TenantMover mover() {
+		return this.wiring.mover();
+	}
+
+	@Override
+	public TenantAdmin admin() {
+		return this.wiring.admin();
+	}
+
+	@Override
+	public ReconciliationReport reconcile() {
+		return this.wiring.reconciler().run();
+	}
+
+	@Override
+	public Optional<ReconciliationReport> lastReconciliation() {
+		return this.wiring.lastReconciliation();
+	}
+
+	@Override
+	public DataSource directoryDataSource() {
+		return this.wiring.directoryDataSource();
+	}
+
+	@Override
+	public RouteFeed routeFeed() {
+		return this.wiring.router();
+	}
+
+	@Override
+	public MultiTenantConnectionProvider<String> connectionProvider() {
+		return this.wiring.connectionProvider();
+	}
+
+	@Override
+	public CurrentTenantIdentifierResolver<String> tenantResolver() {
+		return this.wiring.tenantResolver();
+	}
+
+
+	@Override
+	public DataSource dataSource() {
+		return this.wiring.dataSource();
+	}
+
+	@Override
+	public ShardTenancyObserver observer() {
+		return this.wiring.observer();
+	}
+
+	@Override
+	public void addObserver(ShardTenancyObserver observer) {
+		this.wiring.router().addObserver(Objects.requireNonNull(observer, "observer"));
+	}
+
+	@Override
+	public boolean removeObserver(ShardTenancyObserver observer) {
+		return this.wiring.router().removeObserver(observer);
+	}
+
+	/**
+	 * Interrupts the moves running on the executor the builder created (they resume or abort later from their last
+	 * recorded step), stops the router, and closes the pools the builder created. Idempotent.
+	 */
+	@Override
+	public void close() {
+		this.wiring.close();
+	}
+
+}

@@ -1,0 +1,97 @@
+package io.github.shardtenancy.spi;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.RouterSettings;
+import io.github.shardtenancy.TenantTable;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What {@link io.github.shardtenancy.ShardTenancy.Builder} collected, handed to the {@link ShardTenancyProvider} that
+ * builds the tenancy. Filled by the builder only; applications configure the builder, never this. Not thread-safe.
+ */
+public final class TenancyPlan {
+
+	/**
+	 * One shard added to the builder.
+	 * @param shardId its logical id
+	 * @param region its region for placement, or {@code null}
+	 * @param dataSource its pool
+	 * @param owned whether the tenancy created the pool and closes it
+	 * @param jdbcUrl the JDBC URL recorded in the registry for other instances, or {@code null}
+	 * @param username the database user recorded with it, or {@code null}
+	 */
+	public record Shard(String shardId, @Nullable String region, DataSource dataSource, boolean owned,
+			@Nullable String jdbcUrl, @Nullable String username) {
+	}
+
+
+	/** The directory database's pool. */
+	public @Nullable DataSource directoryDataSource;
+
+	/** Whether closing the tenancy closes the directory pool. */
+	public boolean ownsDirectoryPool;
+
+	/** The shards, in the order added. */
+	public final List<Shard> shards = new ArrayList<>();
+
+	/** The router's settings. */
+	public RouterSettings routerSettings = RouterSettings.defaults();
+
+	/** Observers added to the router. */
+	public final List<ShardTenancyObserver> observers = new ArrayList<>();
+
+	/** The tenant tables, asked once, on first use. */
+	public Supplier<List<TenantTable>> tables = List::of;
+
+	/** Who acts, recorded in the directory history. */
+	public String actor = "app@localhost";
+
+	/** How new tenants are placed. */
+	public PlacementPolicy placementPolicy = new LeastLoadedPlacement();
+
+	/** Migrates a shard registered at runtime before it is prepared and recorded. */
+	public ShardMigrator shardMigrator = (shardId, dataSource, dialect) -> {
+	};
+
+	/** Connects to shards registered by other instances. */
+	public ShardConnector shardConnector = ShardConnector.urlAndUser();
+
+	/** The online move settings (slot moves, overrides, drains). */
+	public MoveSettings moveSettings = MoveSettings.defaults();
+
+	/** The clean delay of the admin's stop-the-world moves. */
+	public Duration stopTheWorldCleanDelay = Duration.ofSeconds(5);
+
+	/** The mover's executor, or {@code null} for one the wiring creates and owns. */
+	public @Nullable Executor moveExecutor;
+
+	/** The mover's lease. */
+	public Duration moveLease = Duration.ofSeconds(30);
+
+	/** The mover's hook. */
+	public MoveHook moveHook = MoveHook.NONE;
+
+	/** Whether the write check switches row-level security on. */
+	public boolean rowLevelSecurity;
+
+	/** Whether a shard role that skips row-level security fails the preparation. */
+	public boolean requireRowLevelSecurity;
+
+	/** Whether the change capture is installed with the write check. */
+	public boolean installCapture = true;
+
+	/** Whether the configured shards are recorded in the registry at start. */
+	public boolean registerShards = true;
+
+	/** Whether starting the tenancy prepares the shards. */
+	public boolean prepareShardsOnStart = true;
+
+}
