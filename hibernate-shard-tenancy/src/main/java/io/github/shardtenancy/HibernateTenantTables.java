@@ -7,8 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.TenantTable;
 import org.hibernate.SessionFactory;
 import org.hibernate.annotations.TenantId;
 import org.hibernate.engine.spi.SessionFactoryImplementor;

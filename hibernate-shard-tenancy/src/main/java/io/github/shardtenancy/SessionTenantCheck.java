@@ -1,7 +1,5 @@
 package io.github.shardtenancy;
 
-import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.TenantSwitchedException;
 
 /**
  * The check that a Hibernate session serves only the tenant it was opened for: a session opened for one tenant (or

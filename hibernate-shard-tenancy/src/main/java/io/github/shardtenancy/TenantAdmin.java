@@ -13,13 +13,13 @@ import com.zaxxer.hikari.HikariConfig;
  * {@link ShardTenancy#admin()}.
  *
  * <p>Every directory change is one directory transaction that bumps the directory version and is recorded in the
- * directory history with the tenancy's actor ({@link ShardTenancy.Builder#actor(String)}). This instance's router sees
+ * directory history with the tenancy's actor ({@link ShardTenancyBuilder#actor(String)}). This instance's router sees
  * each change at once; other instances at their next sync or notification.
  *
  * <p>Moves started here run on the calling thread and return once the directory names the target. {@link #move} is a
- * stop-the-world move (the tenant is frozen for the copy: {@link ShardTenancy.Builder#moveSettings} with capture off
- * and {@link ShardTenancy.Builder#stopTheWorldCleanDelay}); slot moves, overrides and drains move online with
- * {@link ShardTenancy.Builder#moveSettings}. Every method throws {@link DirectoryUnavailableException} when the
+ * stop-the-world move (the tenant is frozen for the copy: {@link ShardTenancyBuilder#moveSettings} with capture off
+ * and {@link ShardTenancyBuilder#stopTheWorldCleanDelay}); slot moves, overrides and drains move online with
+ * {@link ShardTenancyBuilder#moveSettings}. Every method throws {@link DirectoryUnavailableException} when the
  * directory cannot be read or written, and {@link NullPointerException} for a {@code null} argument not documented
  * as allowed.
  *

@@ -30,7 +30,7 @@ import javax.sql.DataSource;
 
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
@@ -113,7 +113,7 @@ final class MoveFigure {
 				Map.of("shard-1", shard1, "shard-2", shard2), Map.of("shard-tenancy.shards.shard-1.maximum-pool-size",
 						"12", "shard-tenancy.shards.shard-2.maximum-pool-size", "12"))) {
 			OrderService service = app.getBean(OrderService.class);
-			TenantAdmin admin = app.getBean(TenantAdmin.class);
+			DirectoryAdmin admin = app.getBean(DirectoryAdmin.class);
 			Router router = app.getBean(Router.class);
 			Topology topology = app.getBean(Topology.class);
 			DataSource routing = app.getBean(DataSource.class);

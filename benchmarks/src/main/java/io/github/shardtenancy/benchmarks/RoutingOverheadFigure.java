@@ -5,7 +5,7 @@ import static io.github.shardtenancy.benchmarks.ResultsTable.fmt;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
 import io.github.shardtenancy.internal.routing.Router;
@@ -73,7 +73,7 @@ final class RoutingOverheadFigure {
 						Map.of())) {
 			OrderService plainService = plain.getBean(OrderService.class);
 			OrderService libraryService = library.getBean(OrderService.class);
-			TenantAdmin admin = library.getBean(TenantAdmin.class);
+			DirectoryAdmin admin = library.getBean(DirectoryAdmin.class);
 			Workload plainLoad = Workload.create(plainService, "p", sizes.threads(), sizes.tenantsPerThread(),
 					(tenant) -> {
 					});

@@ -12,7 +12,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
@@ -48,7 +48,7 @@ final class StaleEventFigure {
 			OrderService service = app.getBean(OrderService.class);
 			Router router = app.getBean(Router.class);
 			RetryCounter retries = app.getBean(RetryCounter.class);
-			TenantAdmin admin = app.getBean(TenantAdmin.class);
+			DirectoryAdmin admin = app.getBean(DirectoryAdmin.class);
 			String fresh = "stale-fresh";
 			String moved = "stale-moved";
 			UUID freshOrder = UUID.randomUUID();

@@ -17,7 +17,7 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
@@ -56,7 +56,7 @@ final class HostileH2Cluster implements AutoCloseable {
 
 	final ShardMultiTenantConnectionProvider provider;
 
-	final TenantAdmin admin;
+	final DirectoryAdmin admin;
 
 	final SessionFactory sessions;
 
@@ -88,7 +88,7 @@ final class HostileH2Cluster implements AutoCloseable {
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
 		Mover mover = new Mover(this.directory, this.router, this.topology, ShardTenancyFixture.TABLES,
 				"hostile-mover", Runnable::run);
-		this.admin = new TenantAdmin(this.directory, this.router, this.topology, mover, MoveSettings.stopTheWorld(),
+		this.admin = new DirectoryAdmin(this.directory, this.router, this.topology, mover, MoveSettings.stopTheWorld(),
 				"hostile-admin");
 		Configuration configuration = new Configuration().addAnnotatedClass(Note.class);
 		configuration.getProperties().put("hibernate.multi_tenant_connection_provider", this.provider);

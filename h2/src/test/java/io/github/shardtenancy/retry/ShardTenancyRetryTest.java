@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnsafeToRerunException;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
@@ -47,7 +47,7 @@ class ShardTenancyRetryTest {
 
 	private static Router router;
 
-	private static TenantAdmin admin;
+	private static DirectoryAdmin admin;
 
 	private static final Recorder first = new Recorder("first");
 

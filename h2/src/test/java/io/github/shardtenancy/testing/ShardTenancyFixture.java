@@ -26,7 +26,7 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
@@ -177,8 +177,8 @@ public final class ShardTenancyFixture implements AutoCloseable {
 	 * @param router the router the admin and its mover keep up to date
 	 * @return an admin with a mover over the test tables, moving stop-the-world and cleaning at once
 	 */
-	public TenantAdmin admin(Router router) {
-		return new TenantAdmin(this.directory, router, this.topology, mover(router, TABLES),
+	public DirectoryAdmin admin(Router router) {
+		return new DirectoryAdmin(this.directory, router, this.topology, mover(router, TABLES),
 				MoveSettings.stopTheWorld(), "test@fixture");
 	}
 

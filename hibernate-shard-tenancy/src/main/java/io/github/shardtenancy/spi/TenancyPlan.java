@@ -14,7 +14,7 @@ import io.github.shardtenancy.TenantTable;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What {@link io.github.shardtenancy.ShardTenancy.Builder} collected, handed to the {@link ShardTenancyProvider} that
+ * What {@link io.github.shardtenancy.ShardTenancyBuilder} collected, handed to the {@link ShardTenancyProvider} that
  * builds the tenancy. Filled by the builder only; applications configure the builder, never this. Not thread-safe.
  */
 public final class TenancyPlan {

@@ -1,9 +1,10 @@
 package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTenancyBuilder;
 
 /**
- * Customizes the {@link ShardTenancy.Builder} the auto-configuration builds its {@link ShardTenancy} bean with, after
+ * Customizes the {@link ShardTenancyBuilder} the auto-configuration builds its {@link ShardTenancy} bean with, after
  * the {@code shard-tenancy.*} properties were applied: for example to add an observer, a move hook or a move executor
  * of the application's. Every bean of this type is called, in {@link org.springframework.core.Ordered order}.
  */
@@ -13,6 +14,6 @@ public interface ShardTenancyBuilderCustomizer {
 	/**
 	 * @param builder the builder, already configured from the properties; never {@code null}
 	 */
-	void customize(ShardTenancy.Builder builder);
+	void customize(ShardTenancyBuilder builder);
 
 }

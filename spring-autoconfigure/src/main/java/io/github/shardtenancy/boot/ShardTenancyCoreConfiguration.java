@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTenancyBuilder;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.TenantAdmin;
@@ -41,7 +42,7 @@ class ShardTenancyCoreConfiguration {
 	ShardTenancy shardTenancy(ShardTenancyProperties properties, MoveSettings moveSettings, PlacementPolicy policy,
 			ShardMigrator migrator, ShardConnector connector, ObjectProvider<EntityManagerFactory> entityManagerFactory,
 			ObjectProvider<ShardTenancyBuilderCustomizer> customizers) {
-		ShardTenancy.Builder builder = ShardTenancy.builder();
+		ShardTenancyBuilder builder = ShardTenancy.builder();
 		if (properties.getShards().isEmpty()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards",
 					"No shards are configured: define at least one under shard-tenancy.shards.<shard-id>.url");

@@ -21,7 +21,7 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.internal.move.ChangeCapture;
 import io.github.shardtenancy.internal.move.TablePlan;
 import io.github.shardtenancy.RouterSettings;
@@ -44,7 +44,7 @@ class H2FenceTest {
 
 	private static ShardTenancyFixture fixture;
 
-	private static TenantAdmin admin;
+	private static DirectoryAdmin admin;
 
 	private static TenantRoutingDataSource routed;
 

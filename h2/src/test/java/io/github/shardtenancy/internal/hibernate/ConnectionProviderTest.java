@@ -9,7 +9,7 @@ import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.UnknownTenantException;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.testing.Note;
@@ -45,7 +45,7 @@ class ConnectionProviderTest {
 	static void setUp() {
 		fixture = ShardTenancyFixture.create("provider", 2, 1, RouterSettings.defaults());
 		sessionFactory = fixture.sessionFactory();
-		TenantAdmin admin = fixture.admin(fixture.router());
+		DirectoryAdmin admin = fixture.admin(fixture.router());
 		admin.create("acme", "shard-1");
 		admin.create("globex", "shard-2");
 		admin.create("initech", "shard-2");

@@ -13,7 +13,7 @@ import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
@@ -40,7 +40,7 @@ class SessionVariablesTest {
 
 	private static SessionFactory sessionFactory;
 
-	private static TenantAdmin admin;
+	private static DirectoryAdmin admin;
 
 	@BeforeAll
 	static void setUp() {

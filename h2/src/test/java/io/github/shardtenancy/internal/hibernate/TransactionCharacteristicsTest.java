@@ -7,7 +7,7 @@ import java.util.UUID;
 
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.testing.Note;
@@ -43,7 +43,7 @@ class TransactionCharacteristicsTest {
 	static void setUp() {
 		fixture = ShardTenancyFixture.create("characteristics", 2, 1, RouterSettings.defaults());
 		sessionFactory = fixture.sessionFactory();
-		TenantAdmin admin = fixture.admin(fixture.router());
+		DirectoryAdmin admin = fixture.admin(fixture.router());
 		admin.create("acme", "shard-1");
 		admin.create("globex", "shard-1");
 		admin.create("initech", "shard-1");

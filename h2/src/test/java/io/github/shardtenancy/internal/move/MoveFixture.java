@@ -13,7 +13,7 @@ import java.util.concurrent.Executors;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
@@ -46,7 +46,7 @@ final class MoveFixture implements AutoCloseable {
 
 	private final ShardMultiTenantConnectionProvider provider;
 
-	private final TenantAdmin admin;
+	private final DirectoryAdmin admin;
 
 	/** The movers' executor, shut down with the fixture. */
 	private final ExecutorService executor = Executors.newFixedThreadPool(4);
@@ -79,7 +79,7 @@ final class MoveFixture implements AutoCloseable {
 		}
 		this.router = new Router(this.directory, RouterSettings.defaults());
 		this.provider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
-		this.admin = new TenantAdmin(this.directory, this.router, this.topology,
+		this.admin = new DirectoryAdmin(this.directory, this.router, this.topology,
 				new Mover(this.directory, this.router, this.topology, TABLES, "basic@test", this.executor),
 				MoveSettings.stopTheWorld(), "admin@test");
 	}
@@ -104,7 +104,7 @@ final class MoveFixture implements AutoCloseable {
 		return this.provider;
 	}
 
-	TenantAdmin admin() {
+	DirectoryAdmin admin() {
 		return this.admin;
 	}
 

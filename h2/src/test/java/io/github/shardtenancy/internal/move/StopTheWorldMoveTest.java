@@ -13,7 +13,7 @@ import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.MoveResult;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.DirectoryHistoryRecord;
@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The stop-the-world move: the one move protocol with capture off (freeze, copy, verify, flip, clean), through
- * {@link TenantAdmin#move(String, String)} and the mover.
+ * {@link DirectoryAdmin#move(String, String)} and the mover.
  */
 @DisplayName("Stop-the-world move")
 class StopTheWorldMoveTest {
@@ -48,7 +48,7 @@ class StopTheWorldMoveTest {
 
 	private static Router router;
 
-	private static TenantAdmin admin;
+	private static DirectoryAdmin admin;
 
 	private static TenantRoutingDataSource routed;
 

@@ -22,6 +22,7 @@ import io.github.shardtenancy.HibernateTenantTables;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTenancyBuilder;
 import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
@@ -124,7 +125,7 @@ public class OrdersDemo {
 	private ShardTenancy moverInstance(MoveStepTimes steps) {
 		List<TenantTable> tables = HibernateTenantTables
 			.discover(this.entityManagerFactory.unwrap(SessionFactory.class));
-		ShardTenancy.Builder builder = ShardTenancy.builder()
+		ShardTenancyBuilder builder = ShardTenancy.builder()
 			.directory(this.tenancy.directoryDataSource())
 			.router(RouterSettings.defaults().withSyncInterval(this.properties.moverSyncInterval()))
 			.tenantTables(tables)

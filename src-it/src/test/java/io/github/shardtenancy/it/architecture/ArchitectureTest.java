@@ -13,6 +13,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTenancyBuilder;
 import io.github.shardtenancy.TenantContext;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -58,7 +59,8 @@ class ArchitectureTest {
 	}
 
 	@Test
-	@DisplayName("the API (root package) never depends on internal; only the entry point and the tenant context use spi")
+	@DisplayName("the API (root package) never depends on internal; only the builder, the entry point and the tenant "
+			+ "context use spi")
 	void apiDependsOnNothingElse() {
 		noClasses().that().resideInAPackage(BASE)
 			.should().dependOnClassesThat().resideInAPackage(BASE + ".internal..")
@@ -66,10 +68,10 @@ class ArchitectureTest {
 					+ "implementation with ServiceLoader")
 			.check(core);
 		noClasses().that().resideInAPackage(BASE)
-			.and().doNotBelongToAnyOf(ShardTenancy.class, TenantContext.class)
+			.and().doNotBelongToAnyOf(ShardTenancy.class, ShardTenancyBuilder.class, TenantContext.class)
 			.should().dependOnClassesThat().resideInAnyPackage(BASE + ".spi..", BASE + ".retry..")
 			.check(core);
-		noClasses().that().belongToAnyOf(TenantContext.class, ShardTenancy.class)
+		noClasses().that().belongToAnyOf(TenantContext.class, ShardTenancy.class, ShardTenancyBuilder.class)
 			.should().dependOnClassesThat().resideInAPackage(BASE + ".retry..")
 			.check(core);
 	}

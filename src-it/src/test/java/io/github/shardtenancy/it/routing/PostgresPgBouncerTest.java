@@ -28,7 +28,7 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
@@ -95,7 +95,7 @@ class PostgresPgBouncerTest {
 				Topology topology = new Topology()) {
 			topology.addShard("shard-1", (javax.sql.DataSource) shardPool);
 			router.start();
-			TenantAdmin admin = new TenantAdmin(router.directory(), router, topology,
+			DirectoryAdmin admin = new DirectoryAdmin(router.directory(), router, topology,
 					new Mover(router.directory(), router, topology, List.of(PostgresCluster.NOTES), "bouncer",
 							Runnable::run),
 					MoveSettings.stopTheWorld(), "bouncer");

@@ -13,7 +13,7 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
-import io.github.shardtenancy.internal.lifecycle.TenantAdmin;
+import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
@@ -46,7 +46,7 @@ public final class AppInstance implements AutoCloseable {
 
 	public final TenantRoutingDataSource dataSource;
 
-	public final TenantAdmin admin;
+	public final DirectoryAdmin admin;
 
 	/** The movers' executor (moves, verification halves, delayed cleans), shut down on close. */
 	public final java.util.concurrent.ExecutorService moveExecutor = java.util.concurrent.Executors
@@ -80,7 +80,7 @@ public final class AppInstance implements AutoCloseable {
 		this.dataSource = new TenantRoutingDataSource(this.provider);
 		Mover mover = new Mover(this.directory, this.router, this.topology, List.of(PostgresCluster.NOTES),
 				"mover@" + name, this.moveExecutor);
-		this.admin = new TenantAdmin(this.directory, this.router, this.topology, mover, MoveSettings.stopTheWorld(),
+		this.admin = new DirectoryAdmin(this.directory, this.router, this.topology, mover, MoveSettings.stopTheWorld(),
 				"admin@" + name);
 		this.router.start();
 		if (watcherSettings != null) {

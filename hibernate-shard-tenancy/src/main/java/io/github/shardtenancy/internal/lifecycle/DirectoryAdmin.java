@@ -23,7 +23,7 @@ import io.github.shardtenancy.MoveSettings;
 /**
  * Operations on tenants: create one on a shard, move one to another shard. Thread-safe.
  */
-public class TenantAdmin {
+public class DirectoryAdmin {
 
 	private final Directory directory;
 
@@ -47,7 +47,7 @@ public class TenantAdmin {
 	 * @param moveSettings how {@link #move(String, String)} moves (for example {@link MoveSettings#stopTheWorld()})
 	 * @param actor who acts, recorded in the directory history
 	 */
-	public TenantAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
+	public DirectoryAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
 			MoveSettings moveSettings, String actor) {
 		this(directory, router, topology, mover, moveSettings, actor, null);
 	}
@@ -65,7 +65,7 @@ public class TenantAdmin {
 	 * @param placement the placement new tenants go through, or {@code null} to write the entry on the named shard
 	 * without consulting the registry
 	 */
-	public TenantAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
+	public DirectoryAdmin(Directory directory, Router router, Topology topology, TenantMover mover,
 			MoveSettings moveSettings, String actor, ShardPlacement placement) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
