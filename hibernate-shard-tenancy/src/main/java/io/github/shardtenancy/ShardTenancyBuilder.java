@@ -13,7 +13,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.spi.ShardTenancyProvider;
@@ -196,11 +196,11 @@ public final class ShardTenancyBuilder {
 
 	/**
 	 * @param connector connects to shards other instances registered; default
-	 * {@link ShardConnector#urlAndUser()}
+	 * {@link ShardPoolFactory#urlAndUser()}
 	 * @return this builder
 	 */
-	public ShardTenancyBuilder shardConnector(ShardConnector connector) {
-		this.plan.shardConnector = Objects.requireNonNull(connector, "connector");
+	public ShardTenancyBuilder shardPoolFactory(ShardPoolFactory connector) {
+		this.plan.shardPoolFactory = Objects.requireNonNull(connector, "connector");
 		return this;
 	}
 

@@ -217,7 +217,7 @@ public interface TenantAdmin {
 	 * Registers a new shard at runtime: adds a pool for it to this instance's topology, migrates it with the
 	 * {@link io.github.shardtenancy.spi.ShardMigrator}, installs the fence write check and change capture on its tenant
 	 * tables, and records it ACTIVE; other instances add it on their next {@link #syncShards()} or first use, with
-	 * their {@link io.github.shardtenancy.spi.ShardConnector}. Registering an ACTIVE shard again migrates it again and
+	 * their {@link io.github.shardtenancy.spi.ShardPoolFactory}. Registering an ACTIVE shard again migrates it again and
 	 * updates its region and settings.
 	 * @param shardId the shard's id: 1 to 64 letters, digits, {@code . _ -}
 	 * @param region its region, or {@code null}

@@ -33,7 +33,7 @@ public final class Provider implements ShardTenancyProvider {
 		wiring.actor = plan.actor;
 		wiring.placementPolicy = plan.placementPolicy;
 		wiring.shardMigrator = plan.shardMigrator;
-		wiring.shardConnector = plan.shardConnector;
+		wiring.shardPoolFactory = plan.shardPoolFactory;
 		wiring.moveSettings = plan.moveSettings;
 		wiring.stopTheWorldCleanDelay = plan.stopTheWorldCleanDelay;
 		wiring.moveExecutor = plan.moveExecutor;

@@ -34,7 +34,7 @@ import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import org.jspecify.annotations.Nullable;
@@ -86,7 +86,7 @@ public final class Wiring implements AutoCloseable {
 		};
 
 		/** Connects to shards registered by other instances. */
-		public ShardConnector shardConnector = ShardConnector.urlAndUser();
+		public ShardPoolFactory shardPoolFactory = ShardPoolFactory.urlAndUser();
 
 		/** The online move settings (slot moves, overrides, drains). */
 		public MoveSettings moveSettings = MoveSettings.defaults();
@@ -186,7 +186,7 @@ public final class Wiring implements AutoCloseable {
 		this.registry = new ShardRegistry(this.directory, this.topology, (shardId, shardDataSource, dialect) -> {
 			migrator.migrate(shardId, shardDataSource, dialect);
 			this.preparation.prepare(new Topology.Shard(shardId, shardDataSource, dialect, false));
-		}, plan.shardConnector, plan.actor);
+		}, plan.shardPoolFactory, plan.actor);
 		this.slots = new SlotMap(this.directory);
 		this.ownedExecutor = plan.moveExecutor == null ? new MoveExecutor() : null;
 		this.executor = plan.moveExecutor != null ? plan.moveExecutor : this.ownedExecutor.executor();

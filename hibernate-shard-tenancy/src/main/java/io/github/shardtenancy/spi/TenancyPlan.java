@@ -62,7 +62,7 @@ public final class TenancyPlan {
 	};
 
 	/** Connects to shards registered by other instances. */
-	public ShardConnector shardConnector = ShardConnector.urlAndUser();
+	public ShardPoolFactory shardPoolFactory = ShardPoolFactory.urlAndUser();
 
 	/** The online move settings (slot moves, overrides, drains). */
 	public MoveSettings moveSettings = MoveSettings.defaults();

@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.boot.actuate.ListenerState;
+import io.github.shardtenancy.boot.actuate.WatcherState;
 import io.github.shardtenancy.boot.actuate.ShardDatabasesHealthContributor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
@@ -37,7 +37,7 @@ class ShardTenancyActuatorConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		ListenerState shardTenancyListenerState(ObjectProvider<DirectoryWatcher> watcher) {
+		WatcherState shardTenancyListenerState(ObjectProvider<DirectoryWatcher> watcher) {
 			return () -> {
 				DirectoryWatcher w = watcher.getIfAvailable();
 				if (w == null) {
@@ -67,9 +67,9 @@ class ShardTenancyActuatorConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
-		ShardTenancyEndpoint shardTenancyEndpoint(ShardTenancy tenancy, ObjectProvider<ListenerState> listener,
+		ShardTenancyEndpoint shardTenancyEndpoint(ShardTenancy tenancy, ObjectProvider<WatcherState> listener,
 				ObjectProvider<TenantMover> mover) {
-			return new ShardTenancyEndpoint(tenancy, listener.getIfAvailable(() -> ListenerState.NONE), mover);
+			return new ShardTenancyEndpoint(tenancy, listener.getIfAvailable(() -> WatcherState.NONE), mover);
 		}
 
 	}
@@ -99,8 +99,8 @@ class ShardTenancyActuatorConfiguration {
 		@ConditionalOnMissingBean
 		@ConditionalOnEnabledHealthIndicator("shardtenancy")
 		ShardTenancyHealthIndicator shardTenancyHealthIndicator(TenantRouter router,
-				ObjectProvider<ListenerState> listener) {
-			return new ShardTenancyHealthIndicator(router, listener.getIfAvailable(() -> ListenerState.NONE));
+				ObjectProvider<WatcherState> listener) {
+			return new ShardTenancyHealthIndicator(router, listener.getIfAvailable(() -> WatcherState.NONE));
 		}
 
 	}

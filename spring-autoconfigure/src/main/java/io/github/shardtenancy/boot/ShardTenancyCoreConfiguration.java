@@ -13,7 +13,7 @@ import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
@@ -40,7 +40,7 @@ class ShardTenancyCoreConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	ShardTenancy shardTenancy(ShardTenancyProperties properties, MoveSettings moveSettings, PlacementPolicy policy,
-			ShardMigrator migrator, ShardConnector connector, ObjectProvider<EntityManagerFactory> entityManagerFactory,
+			ShardMigrator migrator, ShardPoolFactory connector, ObjectProvider<EntityManagerFactory> entityManagerFactory,
 			ObjectProvider<ShardTenancyBuilderCustomizer> customizers) {
 		ShardTenancyBuilder builder = ShardTenancy.builder();
 		if (properties.getShards().isEmpty()) {
@@ -92,7 +92,7 @@ class ShardTenancyCoreConfiguration {
 			.actor(properties.getActor())
 			.placementPolicy(policy)
 			.shardMigrator(migrator)
-			.shardConnector(connector)
+			.shardPoolFactory(connector)
 			.moveSettings(moveSettings)
 			.stopTheWorldCleanDelay(move.getCleanDelay())
 			.moveLease(move.getLease())

@@ -6,7 +6,7 @@ import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.spi.LeastLoadedPlacement;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.RegionAwarePlacement;
-import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.SlotPlacement;
 import org.springframework.beans.factory.ObjectProvider;
@@ -49,7 +49,7 @@ class ShardTenancyLifecycleConfiguration {
 	 */
 	@Bean
 	@ConditionalOnMissingBean
-	ShardConnector shardTenancyShardConnector(ShardTenancyProperties properties) {
+	ShardPoolFactory shardTenancyShardPoolFactory(ShardTenancyProperties properties) {
 		return shard -> {
 			HikariConfig config = new HikariConfig();
 			config.setJdbcUrl(shard.jdbcUrl());

@@ -370,7 +370,7 @@ public class ShardTenancyProperties implements InitializingBean {
 		 * How long a borrower waits for a connection of a shard pool before failing (HikariCP
 		 * {@code connectionTimeout}), at least 250 ms. Applies to the pools of the configured shards (unless
 		 * {@code shard-tenancy.shards.<id>.connection-timeout} is set) and to the pools of shards registered by other
-		 * instances, which this instance builds when it meets them (the auto-configured {@code ShardConnector}); not to
+		 * instances, which this instance builds when it meets them (the auto-configured {@code ShardPoolFactory}); not to
 		 * a pool built from the {@code HikariConfig} an application passes to {@code ShardRegistry.register}. Each
 		 * attempt of the automatic retry can wait this long when a shard is down, so keep it short. Default 5 s
 		 * (HikariCP's own default is 30 s).

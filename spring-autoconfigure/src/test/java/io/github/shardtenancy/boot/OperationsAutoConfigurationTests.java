@@ -5,7 +5,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.boot.actuate.ListenerState;
+import io.github.shardtenancy.boot.actuate.WatcherState;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
 import io.github.shardtenancy.boot.task.TenantTaskDecorator;
@@ -266,7 +266,7 @@ class OperationsAutoConfigurationTests {
 					assertThat(context).hasNotFailed();
 					assertThat(context).doesNotHaveBean(ShardTenancyEndpoint.class)
 						.doesNotHaveBean(ShardTenancyHealthIndicator.class)
-						.doesNotHaveBean(ListenerState.class);
+						.doesNotHaveBean(WatcherState.class);
 					assertThat(context).hasSingleBean(io.github.shardtenancy.ShardTopology.class);
 				});
 		}
@@ -343,7 +343,7 @@ class OperationsAutoConfigurationTests {
 
 		@Bean
 		ShardTenancyHealthIndicator userHealth(TenantRouter router) {
-			return new ShardTenancyHealthIndicator(router, ListenerState.NONE);
+			return new ShardTenancyHealthIndicator(router, WatcherState.NONE);
 		}
 
 		@Bean
@@ -354,7 +354,7 @@ class OperationsAutoConfigurationTests {
 		@Bean
 		ShardTenancyEndpoint userEndpoint(ShardTenancy tenancy,
 				ObjectProvider<io.github.shardtenancy.TenantMover> mover) {
-			return new ShardTenancyEndpoint(tenancy, ListenerState.NONE, mover);
+			return new ShardTenancyEndpoint(tenancy, WatcherState.NONE, mover);
 		}
 
 	}

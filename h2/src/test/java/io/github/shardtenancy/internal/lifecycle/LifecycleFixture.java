@@ -22,7 +22,7 @@ import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
@@ -66,7 +66,7 @@ final class LifecycleFixture implements AutoCloseable {
 	LifecycleFixture(String name, int shards, Map<String, String> regions, PlacementPolicy policy) {
 		this.core = ShardTenancyFixture.create(name, shards);
 		this.registry = new ShardRegistry(this.core.directory(), this.core.topology(), MIGRATOR,
-				ShardConnector.urlAndUser(), "test@lifecycle");
+				ShardPoolFactory.urlAndUser(), "test@lifecycle");
 		for (String shardId : this.core.topology().shardIds()) {
 			this.registry.register(shardId, regions.get(shardId), null, null);
 		}

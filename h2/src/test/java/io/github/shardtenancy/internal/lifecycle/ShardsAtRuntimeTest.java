@@ -16,7 +16,7 @@ import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.ShardState;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.internal.routing.Router;
-import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
 import io.github.shardtenancy.internal.topology.Topology;
 import org.junit.jupiter.api.DisplayName;
@@ -43,7 +43,7 @@ class ShardsAtRuntimeTest {
 				tablesAfterMigration.set(ShardTenancyFixture.queryLong(dataSource,
 						"SELECT COUNT(*) FROM information_schema.tables WHERE LOWER(table_name) IN ('note', 'shard_fence')")
 						== 2);
-			}, ShardConnector.urlAndUser(), "test@shards");
+			}, ShardPoolFactory.urlAndUser(), "test@shards");
 
 			ShardRecord record = registry.register("shard-3", "eu", f.newShardConfig("shard-3"));
 
@@ -64,7 +64,7 @@ class ShardsAtRuntimeTest {
 		try (LifecycleFixture f = LifecycleFixture.create("shards-broken", 1)) {
 			ShardRegistry registry = new ShardRegistry(f.core.directory(), f.core.topology(), (shardId, dataSource, dialect) -> {
 				throw new IllegalStateException("Liquibase failed on purpose");
-			}, ShardConnector.urlAndUser(), "test@shards");
+			}, ShardPoolFactory.urlAndUser(), "test@shards");
 			HikariConfig config = f.newShardConfig("shard-2");
 			assertThatThrownBy(() -> registry.register("shard-2", null, config))
 				.hasMessageContaining("on purpose");
@@ -150,7 +150,7 @@ class ShardsAtRuntimeTest {
 					topologyB.addShard(shard, config);
 				}
 				ShardRegistry registryB = new ShardRegistry(f.core.directory(), topologyB, LifecycleFixture.MIGRATOR,
-						ShardConnector.urlAndUser(), "b@shards");
+						ShardPoolFactory.urlAndUser(), "b@shards");
 				Router routerB = f.core.newRouter(RouterSettings.defaults());
 				routerB.loadSnapshot();
 				ShardMultiTenantConnectionProvider providerB = new ShardMultiTenantConnectionProvider(routerB,

@@ -18,7 +18,7 @@ import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.ShardStateException;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.directory.DirectoryEvents;
-import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>The registry is the topology's {@link Topology.MissingShardSource}: an instance that meets a shard another
- * instance registered adds it on first use, with the {@link ShardConnector}'s settings.
+ * instance registered adds it on first use, with the {@link ShardPoolFactory}'s settings.
  *
  * <p>Every change runs in one directory transaction that bumps the directory version and is recorded in
  * {@code shard_directory_event}. Thread-safe.
@@ -55,7 +55,7 @@ public class ShardRegistry {
 
 	private final ShardMigrator migrator;
 
-	private final ShardConnector connector;
+	private final ShardPoolFactory connector;
 
 	private final String actor;
 
@@ -67,7 +67,7 @@ public class ShardRegistry {
 	 * @param connector pool settings for shards registered by other instances
 	 * @param actor who acts, recorded in the history
 	 */
-	public ShardRegistry(Directory directory, Topology topology, ShardMigrator migrator, ShardConnector connector,
+	public ShardRegistry(Directory directory, Topology topology, ShardMigrator migrator, ShardPoolFactory connector,
 			String actor) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.topology = Objects.requireNonNull(topology, "topology");
@@ -238,7 +238,7 @@ public class ShardRegistry {
 
 	/**
 	 * Aligns this instance's topology with the registry: drops the pools of RETIRED shards and adds ACTIVE shards
-	 * registered by other instances (with the {@link ShardConnector}'s settings; no migration, the registering
+	 * registered by other instances (with the {@link ShardPoolFactory}'s settings; no migration, the registering
 	 * instance did it).
 	 * @return the registry rows read
 	 * @throws DirectoryUnavailableException if the directory cannot be read
@@ -323,7 +323,7 @@ public class ShardRegistry {
 			return Optional.empty();
 		}
 		return record.filter(r -> r.state() == ShardState.ACTIVE && r.jdbcUrl() != null)
-			.map(this.connector::connect);
+			.map(this.connector::create);
 	}
 
 	private void requireNotRetired(String shardId) {

@@ -50,7 +50,7 @@ public class ShardTenancyEndpoint {
 
 	private final TenantRouter router;
 
-	private final ListenerState listener;
+	private final WatcherState listener;
 
 	private final ObjectProvider<TenantMover> mover;
 
@@ -59,7 +59,7 @@ public class ShardTenancyEndpoint {
 	 * @param listener the push listener's state; never {@code null}
 	 * @param mover the mover, if the application has one; never {@code null}
 	 */
-	public ShardTenancyEndpoint(ShardTenancy tenancy, ListenerState listener, ObjectProvider<TenantMover> mover) {
+	public ShardTenancyEndpoint(ShardTenancy tenancy, WatcherState listener, ObjectProvider<TenantMover> mover) {
 		this.tenancy = Objects.requireNonNull(tenancy, "tenancy");
 		this.router = tenancy.router();
 		this.listener = Objects.requireNonNull(listener, "listener");

@@ -22,13 +22,13 @@ public final class ShardTenancyHealthIndicator implements HealthIndicator {
 
 	private final TenantRouter router;
 
-	private final ListenerState listener;
+	private final WatcherState listener;
 
 	/**
 	 * @param router the router; never {@code null}
-	 * @param listener the push listener's state; {@link ListenerState#NONE} without one; never {@code null}
+	 * @param listener the push listener's state; {@link WatcherState#NONE} without one; never {@code null}
 	 */
-	public ShardTenancyHealthIndicator(TenantRouter router, ListenerState listener) {
+	public ShardTenancyHealthIndicator(TenantRouter router, WatcherState listener) {
 		this.router = Objects.requireNonNull(router, "router");
 		this.listener = Objects.requireNonNull(listener, "listener");
 	}

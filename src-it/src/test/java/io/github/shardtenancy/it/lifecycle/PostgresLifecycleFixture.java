@@ -27,7 +27,7 @@ import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.retry.FenceRejection;
 import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.spi.ShardConnector;
+import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.internal.move.Mover;
@@ -122,7 +122,7 @@ final class PostgresLifecycleFixture implements AutoCloseable {
 		return pool(config, name);
 	}
 
-	private ShardConnector connector() {
+	private ShardPoolFactory connector() {
 		return shard -> {
 			HikariConfig config = new HikariConfig();
 			config.setJdbcUrl(shard.jdbcUrl());

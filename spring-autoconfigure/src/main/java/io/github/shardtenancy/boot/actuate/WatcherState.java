@@ -7,10 +7,10 @@ import java.util.Map;
  * the health indicator, without making them depend on the PostgreSQL module.
  */
 @FunctionalInterface
-public interface ListenerState {
+public interface WatcherState {
 
 	/** No listener: the router learns about changes by polling only. */
-	ListenerState NONE = () -> null;
+	WatcherState NONE = () -> null;
 
 	/**
 	 * @return the listener's state and counters (at least {@code state} and {@code healthy}), or {@code null} when

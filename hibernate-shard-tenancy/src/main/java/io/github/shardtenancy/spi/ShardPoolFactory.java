@@ -14,17 +14,17 @@ import io.github.shardtenancy.ShardRecord;
  * <p>The default, {@link #urlAndUser()}, uses the URL and user name as they are, without a password.
  */
 @FunctionalInterface
-public interface ShardConnector {
+public interface ShardPoolFactory {
 
 	/**
 	 * @param shard the registered shard; never {@code null}
 	 * @return a pool on the shard's database; the library closes it (if it is {@link AutoCloseable}) when the shard is
 	 * retired or the tenancy closed; never {@code null}
 	 */
-	DataSource connect(ShardRecord shard);
+	DataSource create(ShardRecord shard);
 
 	/** @return a connector using the registry's URL and user name, without a password */
-	static ShardConnector urlAndUser() {
+	static ShardPoolFactory urlAndUser() {
 		return shard -> {
 			HikariConfig config = new HikariConfig();
 			config.setJdbcUrl(shard.jdbcUrl());
