@@ -28,9 +28,11 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
@@ -113,9 +115,9 @@ final class MoveFigure {
 				Map.of("shard-1", shard1, "shard-2", shard2), Map.of("shard-tenancy.shards.shard-1.maximum-pool-size",
 						"12", "shard-tenancy.shards.shard-2.maximum-pool-size", "12"))) {
 			OrderService service = app.getBean(OrderService.class);
-			DirectoryAdmin admin = app.getBean(DirectoryAdmin.class);
-			Router router = app.getBean(Router.class);
-			Topology topology = app.getBean(Topology.class);
+			TenantAdmin admin = app.getBean(TenantAdmin.class);
+			Router router = Internals.router(app.getBean(ShardTenancy.class));
+			Topology topology = Internals.topology(app.getBean(ShardTenancy.class));
 			DataSource routing = app.getBean(DataSource.class);
 			for (String shardId : List.of("shard-1", "shard-2")) {
 				Topology.Shard shard = topology.shard(shardId);
@@ -171,7 +173,7 @@ final class MoveFigure {
 				t.setDaemon(true);
 				return t;
 			});
-			Mover mover = new Mover(app.getBean(Directory.class), router, topology, TABLES, "benchmarks", verifiers)
+			Mover mover = new Mover(Internals.directory(app.getBean(ShardTenancy.class)), router, topology, TABLES, "benchmarks", verifiers)
 				.withHook((moveId, step) -> {
 					long now = System.nanoTime();
 					if (step != MoveStep.PLANNED) {

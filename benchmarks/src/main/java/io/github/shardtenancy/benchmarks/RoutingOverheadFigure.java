@@ -5,7 +5,9 @@ import static io.github.shardtenancy.benchmarks.ResultsTable.fmt;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
-import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
 import io.github.shardtenancy.internal.routing.Router;
@@ -73,7 +75,7 @@ final class RoutingOverheadFigure {
 						Map.of())) {
 			OrderService plainService = plain.getBean(OrderService.class);
 			OrderService libraryService = library.getBean(OrderService.class);
-			DirectoryAdmin admin = library.getBean(DirectoryAdmin.class);
+			TenantAdmin admin = library.getBean(TenantAdmin.class);
 			Workload plainLoad = Workload.create(plainService, "p", sizes.threads(), sizes.tenantsPerThread(),
 					(tenant) -> {
 					});
@@ -101,7 +103,7 @@ final class RoutingOverheadFigure {
 			double ratio = libraryTps / plainTps;
 			double plainMicros = plainCpu[1] / 1e3 / Math.max(1, plainCpu[0]);
 			double libraryMicros = libraryCpu[1] / 1e3 / Math.max(1, libraryCpu[0]);
-			long misses = library.getBean(Router.class).stats().directoryReads();
+			long misses = Internals.router(library.getBean(ShardTenancy.class)).stats().directoryReads();
 			String note = fmt("worker-thread CPU per transaction: plain %.0f us, library %.0f us (plain/library %.2f; "
 					+ "less disturbed by other load than tx/s%s). ", plainMicros, libraryMicros,
 					plainMicros / libraryMicros, database.startsWith("H2") ? ", and includes H2's own work"

@@ -9,10 +9,12 @@ import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.Internals;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
+import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
@@ -46,9 +48,9 @@ final class StaleEventFigure {
 		try (ConfigurableApplicationContext app = BenchApps.library(directory,
 				Map.of("shard-1", shard1, "shard-2", shard2), Map.of("shard-tenancy.sync.interval", "1h"))) {
 			OrderService service = app.getBean(OrderService.class);
-			Router router = app.getBean(Router.class);
+			Router router = Internals.router(app.getBean(ShardTenancy.class));
 			RetryCounter retries = app.getBean(RetryCounter.class);
-			DirectoryAdmin admin = app.getBean(DirectoryAdmin.class);
+			TenantAdmin admin = app.getBean(TenantAdmin.class);
 			String fresh = "stale-fresh";
 			String moved = "stale-moved";
 			UUID freshOrder = UUID.randomUUID();
