@@ -10,6 +10,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
+import io.github.shardtenancy.spi.SlotPlacement;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.testing.Note;
 import io.github.shardtenancy.testing.ShardTenancyFixture;
@@ -18,6 +19,7 @@ import org.hibernate.cfg.Configuration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -91,6 +93,45 @@ class ShardTenancyBuilderTest {
 			}
 			assertThat(tenancy.reconcile().missing()).isEmpty();
 		}
+	}
+
+	@Test
+	@DisplayName("fixed slots through the API: initializeSlots, the slots policy places by slot, moveSlot moves them")
+	void slotsThroughTheApi() {
+		List<String> changelogs = List.of(ShardTenancyFixture.CHANGELOG);
+		try (ShardTenancy tenancy = ShardTenancy.builder()
+			.directory(pool("directory"))
+			.shard("shard-1", pool("shard-1"))
+			.shard("shard-2", pool("shard-2"))
+			.tenantTables(ShardTenancyFixture.TABLES)
+			.placementPolicy(new SlotPlacement())
+			.build()) {
+			ShardTenancyMigrations.migrateDirectory(tenancy.directoryDataSource());
+			for (String shardId : tenancy.topology().shardIds()) {
+				ShardTenancyMigrations.migrateShard(tenancy.topology().dataSource(shardId), shardId, changelogs);
+			}
+			tenancy.start();
+			assertThatThrownBy(() -> tenancy.admin().create("before-slots")).isInstanceOf(PlacementException.class)
+				.hasMessageContaining("TenantAdmin.initializeSlots");
+
+			tenancy.admin().initializeSlots(2, List.of("shard-1", "shard-2"));
+			tenancy.admin().initializeSlots(2, List.of("shard-1", "shard-2")); // idempotent for the same count
+
+			String onSlot0 = java.util.stream.IntStream.range(0, 100).mapToObj((i) -> "tenant-" + i)
+				.filter((t) -> slotOf(t) == 0).findFirst().orElseThrow();
+			String placed = tenancy.admin().create(onSlot0).shardId();
+			SlotMoveResult moved = tenancy.admin().moveSlot(0, placed.equals("shard-1") ? "shard-2" : "shard-1");
+			assertThat(moved.moved()).contains(onSlot0);
+			assertThat(tenancy.router().route(onSlot0).shardId()).isNotEqualTo(placed);
+			assertThatThrownBy(() -> tenancy.admin().initializeSlots(4, List.of("shard-1")))
+				.isInstanceOf(PlacementException.class);
+		}
+	}
+
+	private static int slotOf(String tenantId) {
+		java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+		crc.update(tenantId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+		return (int) (crc.getValue() % 2);
 	}
 
 	private static long notes(DataSource shard, String tenant) throws SQLException {

@@ -139,6 +139,18 @@ public interface TenantAdmin {
 	boolean removeOverride(String tenantId);
 
 	/**
+	 * Initialises fixed-slot mode (the {@code slots} placement policy and {@link #moveSlot}): records the slot count,
+	 * fixed from then on, and assigns the slots round-robin over the given shards. A tenant's slot is
+	 * {@code CRC32(tenant id as UTF-8) mod slotCount}. Idempotent for the same count.
+	 * @param slotCount the number of slots, at least 1 (4096 is a usual choice)
+	 * @param shardIds ACTIVE registered shards to spread the slots over, at least one; never {@code null}
+	 * @throws PlacementException if the directory already has another slot count, or a shard is not ACTIVE
+	 * @throws IllegalArgumentException if {@code slotCount < 1} or {@code shardIds} is empty
+	 * @throws DirectoryUnavailableException if the directory cannot be written
+	 */
+	void initializeSlots(int slotCount, List<String> shardIds);
+
+	/**
 	 * Moves a slot: assigns it to the target (tenants created from then on go there), then moves each of its tenants
 	 * that lives elsewhere online, except pinned tenants and tenants with an override. A failed tenant move stops the
 	 * slot move and propagates; calling it again moves the rest.

@@ -192,7 +192,7 @@ public final class Wiring implements AutoCloseable {
 		this.executor = plan.moveExecutor != null ? plan.moveExecutor : this.ownedExecutor.executor();
 		this.admin = new TenantAdministration(this.directory, this.topology, this.registry, this.slots,
 				this::lifecycle, this::mover,
-				plan.moveSettings.withCapture(false).withCleanDelay(plan.stopTheWorldCleanDelay));
+				plan.moveSettings.withCapture(false).withCleanDelay(plan.stopTheWorldCleanDelay), plan.actor);
 	}
 
 	/**

@@ -11,7 +11,7 @@ public final class SlotPlacement implements PlacementPolicy {
 	@Override
 	public String choose(PlacementContext context) {
 		if (context.slot() < 0 || context.slotShard() == null) {
-			throw context.fail("fixed-slot mode is not initialised (SlotMap.initialize)");
+			throw context.fail("fixed-slot mode is not initialised (TenantAdmin.initializeSlots)");
 		}
 		if (context.candidate(context.slotShard()).isEmpty()) {
 			throw context.fail("slot " + context.slot() + " belongs to shard '" + context.slotShard()

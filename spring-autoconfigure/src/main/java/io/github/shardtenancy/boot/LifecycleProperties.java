@@ -6,7 +6,7 @@ import java.time.Duration;
 public class LifecycleProperties {
 
 	/**
-	 * How {@code TenantLifecycle.create} places a tenant when neither an override nor the request names a shard:
+	 * How {@code TenantAdmin.create} places a tenant when neither an override nor the request names a shard:
 	 * {@code least-loaded}, {@code region} or {@code slots}. Default {@code least-loaded}.
 	 */
 	private Placement placement = Placement.LEAST_LOADED;

@@ -10,6 +10,7 @@ import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherStatus;
+import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantRouter;
 import org.springframework.beans.factory.ObjectProvider;
@@ -68,8 +69,9 @@ class ShardTenancyActuatorConfiguration {
 		@ConditionalOnMissingBean
 		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
 		ShardTenancyEndpoint shardTenancyEndpoint(ShardTenancy tenancy, ObjectProvider<WatcherState> listener,
-				ObjectProvider<TenantMover> mover) {
-			return new ShardTenancyEndpoint(tenancy, listener.getIfAvailable(() -> WatcherState.NONE), mover);
+				ObjectProvider<TenantMover> mover, ObjectProvider<MoveSettings> moveSettings) {
+			return new ShardTenancyEndpoint(tenancy, listener.getIfAvailable(() -> WatcherState.NONE), mover,
+					moveSettings.getIfAvailable(MoveSettings::defaults));
 		}
 
 	}

@@ -47,6 +47,8 @@ public final class TenantAdministration implements TenantAdmin {
 
 	private final MoveSettings stopTheWorld;
 
+	private final String actor;
+
 	/**
 	 * @param directory the directory
 	 * @param topology this instance's shards
@@ -55,9 +57,11 @@ public final class TenantAdministration implements TenantAdmin {
 	 * @param lifecycle the lifecycle, asked on each tenant operation (it may be created on first use)
 	 * @param mover the mover of {@link #move(String, String)}, asked on each move
 	 * @param stopTheWorld the settings of {@link #move(String, String)}
+	 * @param actor who acts, recorded in the history
 	 */
 	public TenantAdministration(Directory directory, Topology topology, ShardRegistry registry, SlotMap slots,
-			Supplier<TenantLifecycle> lifecycle, Supplier<TenantMover> mover, MoveSettings stopTheWorld) {
+			Supplier<TenantLifecycle> lifecycle, Supplier<TenantMover> mover, MoveSettings stopTheWorld,
+			String actor) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.registry = Objects.requireNonNull(registry, "registry");
@@ -66,6 +70,7 @@ public final class TenantAdministration implements TenantAdmin {
 		this.lifecycle = Objects.requireNonNull(lifecycle, "lifecycle");
 		this.mover = Objects.requireNonNull(mover, "mover");
 		this.stopTheWorld = Objects.requireNonNull(stopTheWorld, "stopTheWorld");
+		this.actor = Objects.requireNonNull(actor, "actor");
 	}
 
 	@Override
@@ -122,6 +127,11 @@ public final class TenantAdministration implements TenantAdmin {
 	@Override
 	public boolean removeOverride(String tenantId) {
 		return this.lifecycle.get().removeOverride(tenantId);
+	}
+
+	@Override
+	public void initializeSlots(int slotCount, List<String> shardIds) {
+		this.slots.initialize(slotCount, List.copyOf(shardIds), this.actor);
 	}
 
 	@Override

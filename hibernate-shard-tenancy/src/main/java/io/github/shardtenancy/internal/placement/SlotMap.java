@@ -345,7 +345,7 @@ public class SlotMap {
 	private State requireInitialized() {
 		State s = this.state;
 		if (s.slotCount() <= 0) {
-			throw new PlacementException("Fixed-slot mode is not initialised (SlotMap.initialize)", null, null, -1);
+			throw new PlacementException("Fixed-slot mode is not initialised (TenantAdmin.initializeSlots)", null, null, -1);
 		}
 		return s;
 	}

@@ -54,16 +54,32 @@ public class ShardTenancyEndpoint {
 
 	private final ObjectProvider<TenantMover> mover;
 
+	private final MoveSettings moveSettings;
+
 	/**
+	 * An endpoint whose moves run with {@link MoveSettings#defaults()}.
 	 * @param tenancy the tenancy (its router, shards and directory); never {@code null}
 	 * @param listener the push listener's state; never {@code null}
 	 * @param mover the mover, if the application has one; never {@code null}
 	 */
 	public ShardTenancyEndpoint(ShardTenancy tenancy, WatcherState listener, ObjectProvider<TenantMover> mover) {
+		this(tenancy, listener, mover, MoveSettings.defaults());
+	}
+
+	/**
+	 * @param tenancy the tenancy (its router, shards and directory); never {@code null}
+	 * @param listener the push listener's state; never {@code null}
+	 * @param mover the mover, if the application has one; never {@code null}
+	 * @param moveSettings the settings of the moves it starts (the {@code shard-tenancy.move.*} ones); never
+	 * {@code null}
+	 */
+	public ShardTenancyEndpoint(ShardTenancy tenancy, WatcherState listener, ObjectProvider<TenantMover> mover,
+			MoveSettings moveSettings) {
 		this.tenancy = Objects.requireNonNull(tenancy, "tenancy");
 		this.router = tenancy.router();
 		this.listener = Objects.requireNonNull(listener, "listener");
 		this.mover = Objects.requireNonNull(mover, "mover");
+		this.moveSettings = Objects.requireNonNull(moveSettings, "moveSettings");
 	}
 
 	/** @return the instance's view of the directory, its cache and its shards */
@@ -136,7 +152,7 @@ public class ShardTenancyEndpoint {
 	}
 
 	/**
-	 * Starts an online move ({@link MoveSettings#defaults()}) and answers once it is recorded; the mover's executor
+	 * Starts an online move (with this endpoint's move settings) and answers once it is recorded; the mover's executor
 	 * runs it.
 	 * @param tenant the tenant to move
 	 * @param targetShard the shard to move it to
@@ -156,7 +172,7 @@ public class ShardTenancyEndpoint {
 					"No mover is configured");
 		}
 		try {
-			return move(tenantMover.status(tenantMover.move(tenant, targetShard, MoveSettings.defaults())));
+			return move(tenantMover.status(tenantMover.move(tenant, targetShard, this.moveSettings)));
 		}
 		catch (ShardTenancyException ex) {
 			return error(tenant, targetShard, ex);
