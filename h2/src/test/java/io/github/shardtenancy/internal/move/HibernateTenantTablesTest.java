@@ -1,5 +1,6 @@
 package io.github.shardtenancy.internal.move;
 
+import io.github.shardtenancy.testing.TenantWriter;
 import io.github.shardtenancy.HibernateTenantTables;
 import java.util.List;
 
@@ -35,15 +36,14 @@ class HibernateTenantTablesTest {
 						new TenantTable("order_line", "tenant_id"));
 
 				fixture.admin().create("acme", "shard-1");
-				TenantWriter writer = new TenantWriter("acme", 1, fixture.provider(), fixture.router(),
-						new java.util.concurrent.atomic.AtomicBoolean());
+				TenantWriter writer = MoveFixture.writer(fixture, "acme", new java.util.concurrent.atomic.AtomicBoolean());
 				writer.write(50);
 				Mover mover = fixture.mover(tables);
 				String moveId = mover.moveAndWait("acme", "shard-2", MoveSettings.defaults()).moveId();
 
 				assertThat(mover.status(moveId).step()).isEqualTo(MoveStep.DONE);
-				assertThat(fixture.orders("shard-2", "acme")).isEqualTo(TenantWriter.orders(List.of(writer)));
-				assertThat(fixture.lines("shard-2", "acme")).isEqualTo(TenantWriter.lines(List.of(writer)));
+				assertThat(fixture.orders("shard-2", "acme")).isEqualTo(TenantWriter.committedOrders(List.of(writer)));
+				assertThat(fixture.lines("shard-2", "acme")).isEqualTo(TenantWriter.committedLines(List.of(writer)));
 				assertThat(fixture.rows("shard-1", "acme")).isZero();
 			}
 		}

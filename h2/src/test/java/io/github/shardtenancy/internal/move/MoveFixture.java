@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.testing.TenantWriter;
 import io.github.shardtenancy.internal.lifecycle.DirectoryAdmin;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
@@ -191,6 +192,36 @@ final class MoveFixture implements AutoCloseable {
 			// already down
 		}
 		this.directoryPool.close();
+	}
+
+	/**
+	 * A writer of the shared test fixtures on this fixture's tables, writing through the connection provider (one
+	 * transaction per step) and dropping the router's entry after a fence rejection.
+	 */
+	static TenantWriter writer(MoveFixture fixture, String tenantId, java.util.concurrent.atomic.AtomicBoolean stop) {
+		ShardMultiTenantConnectionProvider provider = fixture.provider();
+		return new TenantWriter(tenantId, new TenantWriter.Tables("customer_order", "order_line"),
+				(tenant, work) -> {
+					java.sql.Connection c = provider.getConnection(tenant);
+					try {
+						c.setAutoCommit(false);
+						work.run(c);
+						c.commit();
+					}
+					catch (java.sql.SQLException | RuntimeException ex) {
+						try {
+							c.rollback();
+						}
+						catch (java.sql.SQLException rollback) {
+							ex.addSuppressed(rollback);
+						}
+						throw ex;
+					}
+					finally {
+						c.setAutoCommit(true);
+						provider.releaseConnection(tenant, c);
+					}
+				}, fixture.router()::invalidate, stop);
 	}
 
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.shardtenancy.testing.TenantWriter;
 import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.DirectoryEntry;
@@ -68,7 +69,7 @@ class MoverTest {
 		this.fixture = new MoveFixture(2, 24);
 		this.pool = Executors.newCachedThreadPool();
 		this.fixture.admin().create(TENANT, "shard-1");
-		TenantWriter seed = new TenantWriter(TENANT, 99, this.fixture.provider(), this.fixture.router(), this.stop);
+		TenantWriter seed = MoveFixture.writer(this.fixture, TENANT, this.stop);
 		seed.write(200);
 		this.acmeWriters.add(seed);
 	}
@@ -81,11 +82,10 @@ class MoverTest {
 		this.fixture.close();
 	}
 
-	private List<TenantWriter> startWriters(String tenantId, int count, int firstId) {
+	private List<TenantWriter> startWriters(String tenantId, int count) {
 		List<TenantWriter> writers = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
-			TenantWriter writer = new TenantWriter(tenantId, firstId + i, this.fixture.provider(),
-					this.fixture.router(), this.stop);
+			TenantWriter writer = MoveFixture.writer(this.fixture, tenantId, this.stop);
 			writers.add(writer);
 			this.running.add(this.pool.submit(writer));
 		}
@@ -95,7 +95,7 @@ class MoverTest {
 	/** Waits until every writer committed a few writes, so that they overlap what follows. */
 	private static void awaitProgress(List<TenantWriter> writers) {
 		await("every writer commits 3 writes").atMost(Duration.ofSeconds(30))
-			.until(() -> writers.stream().allMatch(w -> w.ops.get() >= 3));
+			.until(() -> writers.stream().allMatch(w -> w.ops() >= 3));
 	}
 
 	/** Stops the writers and rethrows whatever one of them failed with: every caller must return normally. */
@@ -107,8 +107,8 @@ class MoverTest {
 	}
 
 	private void assertTenantLivesOnlyOn(String owner, String other, List<TenantWriter> writers) {
-		Map<Long, Integer> expectedOrders = TenantWriter.orders(writers);
-		Map<String, String> expectedLines = TenantWriter.lines(writers);
+		Map<Long, Integer> expectedOrders = TenantWriter.committedOrders(writers);
+		Map<String, String> expectedLines = TenantWriter.committedLines(writers);
 		assertThat(this.fixture.orders(owner, TENANT)).as("orders on the owner").isEqualTo(expectedOrders);
 		assertThat(this.fixture.lines(owner, TENANT)).as("order lines on the owner").isEqualTo(expectedLines);
 		assertThat(this.fixture.rows(other, TENANT)).as("rows left on " + other).isZero();
@@ -131,9 +131,9 @@ class MoverTest {
 		void movesUnderConcurrentWritersLoseNothing() throws Exception {
 			MoverTest.this.fixture.admin().create("left-neighbour", "shard-1");
 			MoverTest.this.fixture.admin().create("right-neighbour", "shard-2");
-			List<TenantWriter> acme = startWriters(TENANT, 8, 1);
-			List<TenantWriter> left = startWriters("left-neighbour", 4, 11);
-			List<TenantWriter> right = startWriters("right-neighbour", 4, 21);
+			List<TenantWriter> acme = startWriters(TENANT, 8);
+			List<TenantWriter> left = startWriters("left-neighbour", 4);
+			List<TenantWriter> right = startWriters("right-neighbour", 4);
 			awaitProgress(acme);
 			Mover mover = MoverTest.this.fixture.mover();
 			MoveSettings options = smallBatches().withBatchSize(200).withThrottle(Duration.ofMillis(1));
@@ -142,7 +142,7 @@ class MoverTest {
 			List<Long> retries = new ArrayList<>();
 			String[] targets = { "shard-2", "shard-1", "shard-2" };
 			for (String target : targets) {
-				long rejectedBefore = acme.stream().mapToLong(w -> w.rejections.get()).sum();
+				long rejectedBefore = acme.stream().mapToLong(w -> w.rejections()).sum();
 				long started = System.nanoTime();
 				String moveId = mover.moveAndWait(TENANT, target, options).moveId();
 				totalMillis.add((System.nanoTime() - started) / 1_000_000);
@@ -150,25 +150,25 @@ class MoverTest {
 				assertThat(status.step()).isEqualTo(MoveStep.DONE);
 				freezeMillis.add(status.freezeWindow().orElseThrow().toMillis());
 				awaitProgress(acme);
-				retries.add(acme.stream().mapToLong(w -> w.rejections.get()).sum() - rejectedBefore);
+				retries.add(acme.stream().mapToLong(w -> w.rejections()).sum() - rejectedBefore);
 			}
 			stopWriters();
 			List<TenantWriter> all = new ArrayList<>(MoverTest.this.acmeWriters);
 			all.addAll(acme);
 			assertTenantLivesOnlyOn("shard-2", "shard-1", all);
 			assertThat(MoverTest.this.fixture.orders("shard-1", "left-neighbour"))
-				.isEqualTo(TenantWriter.orders(left));
+				.isEqualTo(TenantWriter.committedOrders(left));
 			assertThat(MoverTest.this.fixture.orders("shard-2", "right-neighbour"))
-				.isEqualTo(TenantWriter.orders(right));
-			assertThat(left).allSatisfy(w -> assertThat(w.rejections.get()).as("neighbour rejections").isZero());
-			assertThat(right).allSatisfy(w -> assertThat(w.rejections.get()).as("neighbour rejections").isZero());
+				.isEqualTo(TenantWriter.committedOrders(right));
+			assertThat(left).allSatisfy(w -> assertThat(w.rejections()).as("neighbour rejections").isZero());
+			assertThat(right).allSatisfy(w -> assertThat(w.rejections()).as("neighbour rejections").isZero());
 			assertThat(MoverTest.this.fixture.changeLog("shard-1")).isZero();
 			assertThat(MoverTest.this.fixture.changeLog("shard-2")).isZero();
 			List<Long> sorted = freezeMillis.stream().sorted().toList();
 			System.out.printf("online move under load (H2): %d moves, %d rows of %s at the end, writer ops %d, "
 					+ "freeze window ms p50=%d p99=%d max=%d, total move ms %s, writer retries per move %s%n",
 					targets.length, MoverTest.this.fixture.rows("shard-2", TENANT),
-					TENANT, acme.stream().mapToLong(w -> w.ops.get()).sum(), percentile(sorted, 50),
+					TENANT, acme.stream().mapToLong(w -> w.ops()).sum(), percentile(sorted, 50),
 					percentile(sorted, 99), sorted.get(sorted.size() - 1), totalMillis, retries);
 		}
 
@@ -305,7 +305,7 @@ class MoverTest {
 		 */
 		private Mover killedMove(MoveStep killAfter, MoveSettings settings, List<TenantWriter> acme)
 				throws InterruptedException {
-			acme.addAll(startWriters(TENANT, 2, 1));
+			acme.addAll(startWriters(TENANT, 2));
 			awaitProgress(acme);
 			Mover doomed = MoverTest.this.fixture.mover().withHook((id, step) -> {
 				if (step == killAfter) {
@@ -474,7 +474,7 @@ class MoverTest {
 		@Test
 		@DisplayName("move returns once the move is recorded; the executor runs it to DONE under writers")
 		void moveRunsOnTheExecutor() throws Exception {
-			List<TenantWriter> acme = startWriters(TENANT, 2, 1);
+			List<TenantWriter> acme = startWriters(TENANT, 2);
 			awaitProgress(acme);
 			Mover mover = MoverTest.this.fixture.mover();
 
