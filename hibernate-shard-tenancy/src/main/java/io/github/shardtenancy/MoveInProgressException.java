@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-
 /**
  * A move was refused because the tenant already has an unfinished move (in this process or any other: the move log
  * in the directory database holds at most one unfinished move per tenant), or a move could not be resumed because

@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
-
 /**
  * What a move run to its flip by {@link io.github.shardtenancy.TenantMover#moveAndWait} did. Immutable and
  * thread-safe.

@@ -2,7 +2,6 @@ package io.github.shardtenancy;
 
 import java.time.Instant;
 
-
 /**
  * Who owned a tenant at some moment, from the directory history.
  *

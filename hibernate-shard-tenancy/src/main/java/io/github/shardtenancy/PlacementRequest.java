@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-
 /**
  * What the caller asks of the placement of a new tenant.
  *

@@ -4,7 +4,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-
 /**
  * What one reconciliation run found. Immutable.
  *

@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-
 /**
  * Told by a {@link TenantRouter} when the entry it routes a tenant by is about to change, or has been dropped, so that
  * a per-instance cache of the tenant's data (Hibernate's second-level and query caches, for example) can drop what it

@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-
 /**
  * Counters of one router since it was created. A snapshot; counts are exact.
  *

@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-
 /**
  * The check that a Hibernate session serves only the tenant it was opened for: a session opened for one tenant (or
  * with none bound) must not be used for work bound to another tenant, whether the work reaches the database or is

@@ -42,7 +42,6 @@ import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
  */
 public interface ShardTenancy extends AutoCloseable {
 
-
 	/** {@code hibernate.connection.handling_mode}. */
 	String CONNECTION_HANDLING = "hibernate.connection.handling_mode";
 

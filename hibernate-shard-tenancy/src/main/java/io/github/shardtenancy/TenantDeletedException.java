@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-
 /**
  * The tenant was deleted (its directory entry is {@link TenantState#DELETED}): routers refuse it before any shard
  * connection is borrowed. Its rows stay on its shard until purged.

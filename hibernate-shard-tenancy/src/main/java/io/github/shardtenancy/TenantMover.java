@@ -2,7 +2,6 @@ package io.github.shardtenancy;
 
 import java.util.Optional;
 
-
 /**
  * Moves one tenant to another shard, by one protocol whose every step is recorded in the move log in the directory
  * database, so that a move interrupted anywhere (a crash, a failure) can be resumed or aborted, by this or any other

@@ -3,7 +3,6 @@ package io.github.shardtenancy;
 import java.time.Instant;
 import java.util.Optional;
 
-
 /**
  * The router: resolves a tenant to its {@link DirectoryEntry} from an in-process cache of the directory, kept fresh in
  * the background, and drops one entry when a shard fence rejects work routed with it.

@@ -1,6 +1,5 @@
 package io.github.shardtenancy;
 
-
 /**
  * The tenant exists but cannot take this work: it is {@link TenantState#DELETED}, or the directory is unreachable and
  * the entry is MIGRATING or FROZEN, which fail closed.

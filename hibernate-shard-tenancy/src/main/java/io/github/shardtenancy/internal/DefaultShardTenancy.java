@@ -20,16 +20,12 @@ import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 /** The library's {@link ShardTenancy}: the API over a {@link Wiring}. Thread-safe. */
 final class DefaultShardTenancy implements ShardTenancy {
 
-
-
-
 	private final Wiring wiring;
 
 	DefaultShardTenancy(Wiring wiring) {
 		this.wiring = wiring;
 		Internals.register(this, wiring);
 	}
-
 
 	@Override
 	public void start() {
@@ -95,7 +91,6 @@ final class DefaultShardTenancy implements ShardTenancy {
 	public CurrentTenantIdentifierResolver<String> tenantResolver() {
 		return this.wiring.tenantResolver();
 	}
-
 
 	@Override
 	public DataSource dataSource() {

@@ -1,6 +1,5 @@
 package io.github.shardtenancy.spi;
 
-
 /**
  * The default placement: the ACTIVE shard owning fewest tenants (by count, DELETED tenants excluded), ties to the
  * smallest shard id; a region in the request restricts the candidates to that region. Creating 3n tenants on three

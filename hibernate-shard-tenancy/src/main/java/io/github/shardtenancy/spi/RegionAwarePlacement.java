@@ -3,7 +3,6 @@ package io.github.shardtenancy.spi;
 import java.util.List;
 import java.util.Objects;
 
-
 /**
  * Places a tenant in a region (data residency): the least-loaded ACTIVE shard registered with the request's region,
  * or, when the request names none, with this policy's default region. A tenant is never placed outside its region:

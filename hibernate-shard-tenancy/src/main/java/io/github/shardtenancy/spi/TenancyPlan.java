@@ -32,7 +32,6 @@ public final class TenancyPlan {
 			@Nullable String jdbcUrl, @Nullable String username) {
 	}
 
-
 	/** The directory database's pool. */
 	public @Nullable DataSource directoryDataSource;
 

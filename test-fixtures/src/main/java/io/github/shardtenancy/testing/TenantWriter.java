@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
-
 /**
  * One application writer of one tenant: inserts orders with lines, updates and deletes its own orders, each in one
  * transaction on the tenant's shard (routed, fenced). A fence rejection drops the tenant's route and retries the same

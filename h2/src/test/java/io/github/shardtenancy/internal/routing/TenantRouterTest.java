@@ -389,5 +389,4 @@ class TenantRouterTest {
 			.hasMessageContaining("DELETED");
 	}
 
-
 }

@@ -151,7 +151,6 @@ final class Checksums {
 		return h;
 	}
 
-
 	/**
 	 * @return whether the databases of both shards can compute a move's checksums themselves, the same way: their
 	 * dialects name the same in-database checksum ({@link FenceDialect#checksumAlgorithm()})

@@ -65,7 +65,6 @@ public class Topology implements ShardTopology, AutoCloseable {
 		this.missingShardSource = source;
 	}
 
-
 	/**
 	 * One shard of the topology.
 	 * @param id the logical shard id
