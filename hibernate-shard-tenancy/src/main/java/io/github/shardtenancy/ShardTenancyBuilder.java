@@ -21,8 +21,8 @@ import io.github.shardtenancy.spi.TenancyPlan;
 
 /**
  * Builds a {@link ShardTenancy}. Not thread-safe; build once. Pools given as {@link HikariConfig} are created when
- * the method is called (a shard's, to choose its fence dialect, connects once); when adding a shard or building
- * fails, the pools created so far are closed and the builder is spent.
+ * the method is called; shard ids and fence dialects are checked by {@link #build()} (each shard connects once then,
+ * to choose its dialect). When building fails, the pools the builder created are closed and the builder is spent.
  */
 public final class ShardTenancyBuilder {
 
@@ -69,8 +69,7 @@ public final class ShardTenancyBuilder {
 	 * @param shardId logical id: 1 to 64 letters, digits, {@code . _ -}, starting with a letter or digit
 	 * @param dataSource the pool; never {@code null}
 	 * @return this builder
-	 * @throws ShardTenancyConfigurationException if the id is invalid or taken, or no fence dialect supports the
-	 * shard's database
+	 * @throws NullPointerException if the pool is {@code null} (the id and the database are checked by {@link #build()})
 	 */
 	public ShardTenancyBuilder shard(String shardId, DataSource dataSource) {
 		return shard(shardId, null, dataSource);
@@ -82,11 +81,9 @@ public final class ShardTenancyBuilder {
 	 * @param region its region for placement, or {@code null}
 	 * @param dataSource the pool; never {@code null}
 	 * @return this builder
-	 * @throws ShardTenancyConfigurationException if the id is invalid or taken, or no fence dialect supports the
-	 * shard's database
+	 * @throws NullPointerException if the pool is {@code null} (the id and the database are checked by {@link #build()})
 	 */
 	public ShardTenancyBuilder shard(String shardId, String region, DataSource dataSource) {
-		Objects.requireNonNull(dataSource, "dataSource");
 		this.plan.shards.add(new TenancyPlan.Shard(shardId, region, Objects.requireNonNull(dataSource, "dataSource"),
 				false, null, null));
 		return this;
@@ -97,8 +94,7 @@ public final class ShardTenancyBuilder {
 	 * @param shardId logical id, see {@link #shard(String, DataSource)}
 	 * @param config the pool settings; the pool name defaults to {@code shard-<id>}; never {@code null}
 	 * @return this builder
-	 * @throws ShardTenancyConfigurationException if the id is invalid or taken, or the shard cannot be reached to
-	 * choose its fence dialect
+	 * @throws NullPointerException if the settings are {@code null} (the id and the database are checked by {@link #build()})
 	 */
 	public ShardTenancyBuilder shard(String shardId, HikariConfig config) {
 		return shard(shardId, null, config);
@@ -111,8 +107,7 @@ public final class ShardTenancyBuilder {
 	 * @param region its region for placement, or {@code null}
 	 * @param config the pool settings; the pool name defaults to {@code shard-<id>}; never {@code null}
 	 * @return this builder
-	 * @throws ShardTenancyConfigurationException if the id is invalid or taken, or the shard cannot be reached to
-	 * choose its fence dialect
+	 * @throws NullPointerException if the settings are {@code null} (the id and the database are checked by {@link #build()})
 	 */
 	public ShardTenancyBuilder shard(String shardId, String region, HikariConfig config) {
 		Objects.requireNonNull(config, "config");
@@ -195,12 +190,12 @@ public final class ShardTenancyBuilder {
 	}
 
 	/**
-	 * @param connector connects to shards other instances registered; default
+	 * @param factory creates the pools of shards other instances registered; default
 	 * {@link ShardPoolFactory#urlAndUser()}
 	 * @return this builder
 	 */
-	public ShardTenancyBuilder shardPoolFactory(ShardPoolFactory connector) {
-		this.plan.shardPoolFactory = Objects.requireNonNull(connector, "connector");
+	public ShardTenancyBuilder shardPoolFactory(ShardPoolFactory factory) {
+		this.plan.shardPoolFactory = Objects.requireNonNull(factory, "factory");
 		return this;
 	}
 

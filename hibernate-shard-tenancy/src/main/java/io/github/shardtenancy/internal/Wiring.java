@@ -250,7 +250,8 @@ public final class Wiring implements AutoCloseable {
 	public synchronized TenantLifecycle lifecycle() {
 		if (this.lifecycle == null) {
 			this.lifecycle = new TenantLifecycle(this.directory, this.router, this.topology, this.registry,
-					new ShardPlacement(this.plan.placementPolicy), this.slots, mover(), this.plan.moveSettings, tables(), this.plan.actor);
+					new ShardPlacement(this.plan.placementPolicy), this.slots, mover(), this.plan.moveSettings, tables(),
+					this.plan.actor);
 		}
 		return this.lifecycle;
 	}
