@@ -69,7 +69,8 @@ public final class ShardTenancyBuilder {
 	 * @param shardId logical id: 1 to 64 letters, digits, {@code . _ -}, starting with a letter or digit
 	 * @param dataSource the pool; never {@code null}
 	 * @return this builder
-	 * @throws NullPointerException if the pool is {@code null} (the id and the database are checked by {@link #build()})
+	 * @throws NullPointerException if the pool is {@code null} (the id and the database are checked by
+	 * {@link #build()})
 	 */
 	public ShardTenancyBuilder shard(String shardId, DataSource dataSource) {
 		return shard(shardId, null, dataSource);
@@ -81,7 +82,8 @@ public final class ShardTenancyBuilder {
 	 * @param region its region for placement, or {@code null}
 	 * @param dataSource the pool; never {@code null}
 	 * @return this builder
-	 * @throws NullPointerException if the pool is {@code null} (the id and the database are checked by {@link #build()})
+	 * @throws NullPointerException if the pool is {@code null} (the id and the database are checked by
+	 * {@link #build()})
 	 */
 	public ShardTenancyBuilder shard(String shardId, String region, DataSource dataSource) {
 		this.plan.shards.add(new TenancyPlan.Shard(shardId, region, Objects.requireNonNull(dataSource, "dataSource"),
@@ -94,7 +96,8 @@ public final class ShardTenancyBuilder {
 	 * @param shardId logical id, see {@link #shard(String, DataSource)}
 	 * @param config the pool settings; the pool name defaults to {@code shard-<id>}; never {@code null}
 	 * @return this builder
-	 * @throws NullPointerException if the settings are {@code null} (the id and the database are checked by {@link #build()})
+	 * @throws NullPointerException if the settings are {@code null} (the id and the database are checked by
+	 * {@link #build()})
 	 */
 	public ShardTenancyBuilder shard(String shardId, HikariConfig config) {
 		return shard(shardId, null, config);
@@ -107,7 +110,8 @@ public final class ShardTenancyBuilder {
 	 * @param region its region for placement, or {@code null}
 	 * @param config the pool settings; the pool name defaults to {@code shard-<id>}; never {@code null}
 	 * @return this builder
-	 * @throws NullPointerException if the settings are {@code null} (the id and the database are checked by {@link #build()})
+	 * @throws NullPointerException if the settings are {@code null} (the id and the database are checked by
+	 * {@link #build()})
 	 */
 	public ShardTenancyBuilder shard(String shardId, String region, HikariConfig config) {
 		Objects.requireNonNull(config, "config");
