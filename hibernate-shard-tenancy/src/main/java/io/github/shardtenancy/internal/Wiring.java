@@ -1,19 +1,14 @@
 package io.github.shardtenancy.internal;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.ReconciliationReport;
-import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
@@ -25,25 +20,22 @@ import io.github.shardtenancy.internal.lifecycle.TenantAdministration;
 import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
 import io.github.shardtenancy.internal.move.MoveExecutor;
 import io.github.shardtenancy.internal.move.Mover;
-import io.github.shardtenancy.spi.LeastLoadedPlacement;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.internal.topology.Topology;
-import io.github.shardtenancy.spi.MoveHook;
-import io.github.shardtenancy.spi.PlacementPolicy;
-import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
+import io.github.shardtenancy.spi.TenancyPlan;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The implementation behind {@code ShardTenancy}: the directory, topology, router, Hibernate integration, shard
- * registry, slot map, mover, lifecycle, reconciler and the preparation of shards, wired from a {@link Plan}. The
+ * registry, slot map, mover, lifecycle, reconciler and the preparation of shards, wired from a {@link TenancyPlan}. The
  * mover, the lifecycle and the reconciler are created on first use, since they need the tenant tables, which may be
  * known only once a Hibernate session factory exists. Thread-safe.
  */
@@ -51,87 +43,7 @@ public final class Wiring implements AutoCloseable {
 
 	private static final Logger log = LoggerFactory.getLogger(Wiring.class);
 
-	/** What the builder collected. Not thread-safe; read once by {@link Wiring#Wiring(Plan)}. */
-	public static final class Plan {
-
-		/** The directory database's pool. */
-		public @Nullable DataSource directoryDataSource;
-
-		/** Whether {@link Wiring#close()} closes the directory pool. */
-		public boolean ownsDirectoryPool;
-
-		/** The shards. */
-		public final Topology topology = new Topology();
-
-		/** The configured shards to record in the registry at start, with their region, URL and user name. */
-		public final List<Registration> registrations = new ArrayList<>();
-
-		/** The router's settings. */
-		public RouterSettings routerSettings = RouterSettings.defaults();
-
-		/** Observers added to the router. */
-		public final List<ShardTenancyObserver> observers = new ArrayList<>();
-
-		/** The tenant tables, asked once, on first use. */
-		public Supplier<List<TenantTable>> tables = List::of;
-
-		/** Who acts, recorded in the directory history. */
-		public String actor = "app@localhost";
-
-		/** How new tenants are placed. */
-		public PlacementPolicy placementPolicy = new LeastLoadedPlacement();
-
-		/** Migrates a shard registered at runtime before it is prepared and recorded. */
-		public ShardMigrator shardMigrator = (shardId, dataSource, dialect) -> {
-		};
-
-		/** Connects to shards registered by other instances. */
-		public ShardPoolFactory shardPoolFactory = ShardPoolFactory.urlAndUser();
-
-		/** The online move settings (slot moves, overrides, drains). */
-		public MoveSettings moveSettings = MoveSettings.defaults();
-
-		/** The clean delay of the admin's stop-the-world moves. */
-		public Duration stopTheWorldCleanDelay = Duration.ofSeconds(5);
-
-		/** The mover's executor, or {@code null} for one the wiring creates and owns. */
-		public @Nullable Executor moveExecutor;
-
-		/** The mover's lease. */
-		public Duration moveLease = Mover.DEFAULT_LEASE;
-
-		/** The mover's hook. */
-		public MoveHook moveHook = MoveHook.NONE;
-
-		/** Whether the write check switches row-level security on. */
-		public boolean rowLevelSecurity;
-
-		/** Whether a shard role that skips row-level security fails the preparation. */
-		public boolean requireRowLevelSecurity;
-
-		/** Whether the change capture is installed with the write check. */
-		public boolean installCapture = true;
-
-		/** Whether the configured shards are recorded in the registry at start. */
-		public boolean registerShards = true;
-
-		/** Whether {@link Wiring#start()} prepares the shards. */
-		public boolean prepareShardsOnStart = true;
-
-	}
-
-	/**
-	 * A configured shard's registry row.
-	 * @param shardId the shard
-	 * @param region its region, or {@code null}
-	 * @param jdbcUrl its JDBC URL for other instances, or {@code null}
-	 * @param username its user name, or {@code null}
-	 */
-	public record Registration(String shardId, @Nullable String region, @Nullable String jdbcUrl,
-			@Nullable String username) {
-	}
-
-	private final Plan plan;
+	private final TenancyPlan plan;
 
 	private final Directory directory;
 
@@ -170,11 +82,12 @@ public final class Wiring implements AutoCloseable {
 	/**
 	 * Wires everything; touches no database.
 	 * @param plan what the builder collected; the directory pool must be set
+	 * @param topology the plan's shards, added
 	 */
-	public Wiring(Plan plan) {
+	public Wiring(TenancyPlan plan, Topology topology) {
 		this.plan = plan;
 		this.directory = new Directory(Objects.requireNonNull(plan.directoryDataSource, "directoryDataSource"));
-		this.topology = plan.topology;
+		this.topology = topology;
 		this.router = new Router(this.directory, plan.routerSettings);
 		plan.observers.forEach(this.router::addObserver);
 		this.observer = new RouterObservers(this.router);
@@ -204,7 +117,7 @@ public final class Wiring implements AutoCloseable {
 		this.router.start();
 		this.slots.load();
 		if (this.plan.registerShards) {
-			for (Registration shard : this.plan.registrations) {
+			for (TenancyPlan.Shard shard : this.plan.shards) {
 				if (!this.topology.contains(shard.shardId())) {
 					continue;
 				}
