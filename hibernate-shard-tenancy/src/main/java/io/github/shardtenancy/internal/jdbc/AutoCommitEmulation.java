@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 import io.github.shardtenancy.retry.CommittedWork;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Auto-commit as JDBC defines it, on a connection of the tenant-routing {@code DataSource} (see
@@ -13,6 +14,9 @@ import io.github.shardtenancy.retry.CommittedWork;
  * (PostgreSQL), each statement is committed here, after it completes. Not thread-safe, like the connection.
  */
 final class AutoCommitEmulation {
+
+	/** What a batch is called in committed-work records. */
+	private static final String BATCH = "a statement batch";
 
 	private final Connection connection;
 
@@ -23,8 +27,14 @@ final class AutoCommitEmulation {
 	/** The auto-commit mode the code sees. */
 	private boolean on = true;
 
-	/** A statement that may write ran in the current transaction. */
-	private String wrote;
+	/**
+	 * The pooled connection's auto-commit mode, read once: it changes only here, unless the code unwrapped the driver's
+	 * connection ({@link #pooledModeUnknown}).
+	 */
+	private @Nullable Boolean pooledAutoCommit;
+
+	/** The SQL of a statement that may write and ran in the current transaction, or {@link #BATCH}. */
+	private @Nullable String wrote;
 
 	/** @param connection the pooled connection, in either mode */
 	AutoCommitEmulation(Connection connection, FenceBegin begin, Route route) {
@@ -45,7 +55,7 @@ final class AutoCommitEmulation {
 		}
 		if (on) {
 			// JDBC: switching auto-commit on commits the transaction in progress.
-			if (this.connection.getAutoCommit()) {
+			if (pooledAutoCommit()) {
 				this.connection.setAutoCommit(true);
 				recordWrite(true);
 			}
@@ -55,10 +65,25 @@ final class AutoCommitEmulation {
 			this.on = true;
 			return;
 		}
-		if (this.connection.getAutoCommit()) {
+		if (pooledAutoCommit()) {
 			this.connection.setAutoCommit(false);
+			this.pooledAutoCommit = false;
 		}
 		this.on = false;
+	}
+
+	private boolean pooledAutoCommit() throws SQLException {
+		Boolean mode = this.pooledAutoCommit;
+		if (mode == null) {
+			mode = this.connection.getAutoCommit();
+			this.pooledAutoCommit = mode;
+		}
+		return mode;
+	}
+
+	/** The code holds the driver's own connection and may change its mode behind this emulation. */
+	void pooledModeUnknown() {
+		this.pooledAutoCommit = null;
 	}
 
 	/** {@code commit()} the code asked for: nothing is pending in auto-commit mode. */
@@ -91,7 +116,8 @@ final class AutoCommitEmulation {
 	private void recordWrite(boolean pending) {
 		if (this.wrote != null) {
 			String description = "a write of tenant '" + this.route.tenantId() + "' on shard '"
-					+ this.route.shardId() + "' through the tenant-routing DataSource: " + this.wrote;
+					+ this.route.shardId() + "' through the tenant-routing DataSource: "
+					+ StatementClassifier.quoted(this.wrote);
 			if (pending) {
 				CommittedWork.recordPending(description);
 			}
@@ -107,21 +133,23 @@ final class AutoCommitEmulation {
 	 * when it succeeds and rolls it back when it fails, before returning.
 	 * @param statement the driver's statement
 	 * @param sql its SQL, or {@code null} for a batch
+	 * @param read whether the SQL only reads ({@link StatementClassifier#isRead}), {@code false} for a batch
 	 */
-	Object execute(Statement statement, String sql, Execution execution) throws Throwable {
+	<T> T execute(Statement statement, @Nullable String sql, boolean read, Execution<T> execution)
+			throws SQLException {
 		CommittedWork.workBegins();
-		if (sql == null || !StatementClassifier.isRead(sql)) {
-			this.wrote = sql != null ? StatementClassifier.quoted(sql) : "a statement batch";
+		if (!read) {
+			this.wrote = sql != null ? sql : BATCH;
 		}
 		if (!this.on) {
 			return execution.run();
 		}
-		boolean manual = !this.connection.getAutoCommit();
+		boolean manual = !pooledAutoCommit();
 		if (manual && statement.getFetchSize() > 0) {
 			// A cursor would not outlive the commit below: read the rows at once, as in auto-commit mode.
 			statement.setFetchSize(0);
 		}
-		Object result;
+		T result;
 		try {
 			result = execution.run();
 		}
@@ -162,9 +190,9 @@ final class AutoCommitEmulation {
 
 	/** One execution of a statement, as the driver runs it. */
 	@FunctionalInterface
-	interface Execution {
+	interface Execution<T> {
 
-		Object run() throws Throwable;
+		T run() throws SQLException;
 
 	}
 

@@ -1,17 +1,12 @@
 package io.github.shardtenancy.internal.jdbc;
 
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.spi.FenceDialect;
-
-import static io.github.shardtenancy.internal.jdbc.Invocations.invokeOn;
 
 /**
  * The fence begin of one tenant connection: whether it ran in the current transaction, running it on its own, or
@@ -102,33 +97,25 @@ final class FenceBegin {
 	}
 
 	/**
-	 * Prepares {@code beginStatement; sql} with the begin's parameters bound.
-	 * @param method the {@code prepareStatement} form called
-	 * @param args its arguments, the query first
-	 * @return the driver's statement of begin and query
+	 * @param sql a query that {@linkplain #canTravelWith can travel with} the begin
+	 * @return {@code beginStatement; sql}, to prepare and then {@linkplain #bind bind}
 	 */
-	PreparedStatement prepareWithQuery(Method method, Object[] args) throws Throwable {
-		Object[] combinedArgs = args.clone();
-		combinedArgs[0] = this.dialect.beginStatement() + ";\n" + args[0];
-		PreparedStatement statement = (PreparedStatement) invokeOn(this.connection, method, combinedArgs);
-		try {
-			bind(statement);
-		}
-		catch (SQLException | RuntimeException ex) {
-			statement.close();
-			throw ex;
-		}
-		return statement;
+	String withQuery(String sql) {
+		return this.dialect.beginStatement() + ";\n" + sql;
 	}
 
-	/** Binds the begin's parameters of a statement from {@link #prepareWithQuery}. */
+	/** Binds the begin's parameters of a statement of {@link #withQuery}. */
 	void bind(PreparedStatement statement) throws SQLException {
 		statement.setString(1, this.route.tenantId());
 		statement.setLong(2, this.route.directoryVersion());
 	}
 
-	/** Runs begin and query, answering as the query's own {@code executeXxx()} would. */
-	Object executeWithQuery(String name, PreparedStatement statement) throws SQLException {
+	/**
+	 * Runs begin and query, leaving the statement at the query's result.
+	 * @param statement a statement of {@link #withQuery}, bound
+	 * @return whether the query's result is a {@code ResultSet} (as {@code execute()} answers)
+	 */
+	boolean executeWithQuery(PreparedStatement statement) throws SQLException {
 		try {
 			statement.execute();
 		}
@@ -139,32 +126,7 @@ final class FenceBegin {
 			this.ranAny = true;
 		}
 		this.begun = true;
-		boolean second = statement.getMoreResults();
-		return switch (name) {
-			case "executeQuery" -> {
-				if (!second) {
-					throw new SQLException("No results were returned by the query", "02000");
-				}
-				yield statement.getResultSet();
-			}
-			case "execute" -> second;
-			case "executeUpdate" -> statement.getUpdateCount();
-			default -> statement.getLargeUpdateCount();
-		};
-	}
-
-	/** The statement's parameter metadata as the query's own: the begin's parameters hidden, indexes shifted. */
-	static ParameterMetaData shiftedMetaData(ParameterMetaData combined) {
-		return (ParameterMetaData) Proxy.newProxyInstance(TenantConnection.class.getClassLoader(),
-				new Class<?>[] { ParameterMetaData.class }, (proxy, m, a) -> {
-					if (m.getName().equals("getParameterCount")) {
-						return combined.getParameterCount() - BEGIN_PARAMETERS;
-					}
-					if (a != null && a.length == 1 && a[0] instanceof Integer index) {
-						return invokeOn(combined, m, new Object[] { index + BEGIN_PARAMETERS });
-					}
-					return invokeOn(combined, m, a);
-				});
+		return statement.getMoreResults();
 	}
 
 	private SQLException unavailableIfFirst(SQLException ex) {

@@ -1,7 +1,6 @@
 package io.github.shardtenancy.internal.jdbc;
 
 import io.github.shardtenancy.retry.CommittedWork;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -50,9 +49,11 @@ import io.github.shardtenancy.spi.FenceDialect;
  *
  * <p>Not thread-safe, like the {@link Connection} it wraps: one transaction's thread uses it.
  *
- * <p>The connection is a {@link Proxy} whose {@code ConnectionHandler} checks each statement
- * ({@code StatementClassifier}), runs the {@code FenceBegin} and, on the tenant-routing {@code DataSource}, the
- * {@code AutoCommitEmulation}; statements it must see executing are proxies of a {@code StatementHandler}.
+ * <p>The connection is a {@code FencedConnection}, a plain delegating wrapper (no reflection), which checks each
+ * statement ({@code StatementClassifier}), runs the {@code FenceBegin} and, on the tenant-routing {@code DataSource},
+ * the {@code AutoCommitEmulation}; every statement it hands out is a delegating {@code FencedStatement},
+ * {@code FencedPreparedStatement} or {@code FencedCallableStatement} whose {@code getConnection()} is the tenant
+ * connection.
  */
 public final class TenantConnection {
 
@@ -80,8 +81,7 @@ public final class TenantConnection {
 		}
 		Route route = new Route(tenantId, shardId, directoryVersion);
 		FenceBegin begin = new FenceBegin(connection, dialect, route, perTransaction);
-		return (Connection) Proxy.newProxyInstance(TenantConnection.class.getClassLoader(),
-				new Class<?>[] { Connection.class }, new ConnectionHandler(connection, route, begin));
+		return new FencedConnection(connection, route, begin);
 	}
 
 	/**
@@ -94,11 +94,10 @@ public final class TenantConnection {
 	 * @throws IllegalArgumentException if the connection does not come from {@link #wrap}
 	 */
 	public static void releaseOnClose(Connection connection, Release release) {
-		ConnectionHandler handler = handlerOf(connection);
-		if (handler == null) {
+		if (!(connection instanceof FencedConnection fenced)) {
 			throw new IllegalArgumentException("Not a tenant connection: " + connection);
 		}
-		handler.releaseOnClose(release);
+		fenced.releaseOnClose(release);
 	}
 
 	/**
@@ -106,16 +105,7 @@ public final class TenantConnection {
 	 * @return the pool's connection inside it, or the connection itself
 	 */
 	public static Connection unwrapPooled(Connection connection) {
-		ConnectionHandler handler = handlerOf(connection);
-		return handler != null ? handler.pooled() : connection;
-	}
-
-	private static ConnectionHandler handlerOf(Connection connection) {
-		if (Proxy.isProxyClass(connection.getClass())
-				&& Proxy.getInvocationHandler(connection) instanceof ConnectionHandler handler) {
-			return handler;
-		}
-		return null;
+		return connection instanceof FencedConnection fenced ? fenced.pooled() : connection;
 	}
 
 	/** Returns a DataSource connection to the provider. */
