@@ -1,11 +1,14 @@
 package io.github.shardtenancy.it.routing;
 
 import io.github.shardtenancy.retry.FenceRejection;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -26,6 +29,7 @@ import static io.github.shardtenancy.it.routing.PostgresSessionVariablesTest.set
 import static io.github.shardtenancy.it.support.PgNotes.countNotes;
 import static io.github.shardtenancy.it.support.PgNotes.insertNote;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
@@ -68,6 +72,35 @@ class PostgresFirstQueryBeginTest {
 				}
 			});
 			assertThat(row).containsExactly("a'b", 42, id, null, tenant, String.valueOf(entry.version()));
+		}
+	}
+
+	@Test
+	@DisplayName("a first query's statement is a plain wrapper of the tenant connection: parameters cleared and bound again, "
+			+ "execute() answering with the query's rows, metadata of its own parameters, no batch")
+	void firstQueryStatementAsJdbcSeesIt() throws Exception {
+		String tenant = PostgresCluster.tenant("fq-wrapper");
+		try (AppInstance app = AppInstance.plain(cluster, "fq-wrapper", RouterSettings.defaults(), 1)) {
+			app.admin.create(tenant, "shard-1");
+			String seen = app.inTransaction(tenant, c -> {
+				try (PreparedStatement ps = c
+					.prepareStatement("SELECT ?::text || current_setting('shard_tenancy.tenant')")) {
+					assertThat(Proxy.isProxyClass(ps.getClass())).isFalse();
+					assertThat(ps.getConnection()).isSameAs(c);
+					assertThat(ps.getParameterMetaData().getParameterCount()).isOne();
+					assertThat(ps.getParameterMetaData().getParameterType(1)).isEqualTo(Types.VARCHAR);
+					ps.setString(1, "cleared ");
+					ps.clearParameters();
+					ps.setString(1, "tenant ");
+					assertThatThrownBy(ps::addBatch).isInstanceOf(SQLFeatureNotSupportedException.class);
+					assertThat(ps.execute()).isTrue();
+					try (ResultSet rs = ps.getResultSet()) {
+						assertThat(rs.next()).isTrue();
+						return rs.getString(1);
+					}
+				}
+			});
+			assertThat(seen).isEqualTo("tenant " + tenant);
 		}
 	}
 
