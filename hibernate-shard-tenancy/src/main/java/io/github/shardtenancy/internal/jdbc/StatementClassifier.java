@@ -1,7 +1,5 @@
 package io.github.shardtenancy.internal.jdbc;
 
-import java.util.Locale;
-
 /**
  * Reads the leading words of a statement's SQL: whether it acts on whole tables ({@code TRUNCATE}, DDL other than a
  * temporary table), whether it only reads, and the text quoted in errors. Stateless.
@@ -43,8 +41,15 @@ final class StatementClassifier {
 		return s.length() <= QUOTED_LENGTH ? s : s.substring(0, QUOTED_LENGTH) + "...";
 	}
 
-	/** The leading words of a statement, upper case, past white space, comments and opening parentheses. */
+	/**
+	 * The leading words of a statement, past white space, comments and opening parentheses, told apart by the
+	 * {@link #KEYWORDS} they are (case-insensitive), without copying the statement.
+	 */
 	private static final class Words {
+
+		/** Every word the classifier asks about. */
+		private static final String[] KEYWORDS = { "SELECT", "SHOW", "TRUNCATE", "ALTER", "DROP", "GRANT", "REVOKE",
+				"COMMENT", "CREATE", "LOCAL", "GLOBAL", "TEMPORARY", "TEMP" };
 
 		private final String sql;
 
@@ -54,14 +59,23 @@ final class StatementClassifier {
 			this.sql = sql;
 		}
 
-		/** @return the next word, or "" at the end or before anything that is not a word */
+		/**
+		 * @return the next word as one of the {@link #KEYWORDS} (upper case), or "" for another word, at the end or
+		 * before anything that is not a word
+		 */
 		String next() {
 			skip();
 			int start = this.at;
 			while (this.at < this.sql.length() && Character.isLetter(this.sql.charAt(this.at))) {
 				this.at++;
 			}
-			return this.sql.substring(start, this.at).toUpperCase(Locale.ROOT);
+			int length = this.at - start;
+			for (String keyword : KEYWORDS) {
+				if (keyword.length() == length && this.sql.regionMatches(true, start, keyword, 0, length)) {
+					return keyword;
+				}
+			}
+			return "";
 		}
 
 		private void skip() {
