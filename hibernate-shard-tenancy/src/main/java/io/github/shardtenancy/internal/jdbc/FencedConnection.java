@@ -219,12 +219,7 @@ final class FencedConnection extends ConnectionDelegate {
 			this.dataSource.set(autoCommit);
 		}
 		else if (autoCommit) {
-			try {
-				this.connection.setAutoCommit(true);
-			}
-			finally {
-				this.begin.transactionEnded();
-			}
+			endTransaction(() -> this.connection.setAutoCommit(true));
 		}
 		else {
 			this.connection.setAutoCommit(false);
@@ -237,12 +232,7 @@ final class FencedConnection extends ConnectionDelegate {
 			this.dataSource.commitAsked();
 			return;
 		}
-		try {
-			this.connection.commit();
-		}
-		finally {
-			this.begin.transactionEnded();
-		}
+		endTransaction(this.connection::commit);
 	}
 
 	@Override
@@ -253,8 +243,13 @@ final class FencedConnection extends ConnectionDelegate {
 			}
 			this.dataSource.rolledBack();
 		}
+		endTransaction(this.connection::rollback);
+	}
+
+	/** Commits or rolls back on the pooled connection: the transaction ends, also when ending it fails. */
+	private void endTransaction(Ending ending) throws SQLException {
 		try {
-			this.connection.rollback();
+			ending.run();
 		}
 		finally {
 			this.begin.transactionEnded();
@@ -296,6 +291,14 @@ final class FencedConnection extends ConnectionDelegate {
 	public String toString() {
 		return String.format(Locale.ROOT, "TenantConnection[tenant '%s', shard '%s', directory version %d]",
 				this.route.tenantId(), this.route.shardId(), this.route.directoryVersion());
+	}
+
+	/** A commit, a rollback or auto-commit switched on, on the pooled connection. */
+	@FunctionalInterface
+	private interface Ending {
+
+		void run() throws SQLException;
+
 	}
 
 }
