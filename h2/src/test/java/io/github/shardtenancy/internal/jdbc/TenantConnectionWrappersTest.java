@@ -65,7 +65,8 @@ class TenantConnectionWrappersTest {
 	}
 
 	@Test
-	@DisplayName("no dynamic proxy: the connection and every kind of statement are plain classes, whose connection is the tenant connection")
+	@DisplayName("no dynamic proxy: the connection and every kind of statement are plain classes, "
+			+ "whose connection is the tenant connection")
 	void noDynamicProxy() throws Exception {
 		Connection hibernate = fixture.provider().getConnection("acme");
 		try {
@@ -87,7 +88,8 @@ class TenantConnectionWrappersTest {
 			statements.add(c.createStatement());
 			statements.add(c.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY));
 			statements.add(c.prepareStatement("SELECT 1"));
-			statements.add(c.prepareStatement("INSERT INTO plain_table (id) VALUES (?)", Statement.RETURN_GENERATED_KEYS));
+			statements
+				.add(c.prepareStatement("INSERT INTO plain_table (id) VALUES (?)", Statement.RETURN_GENERATED_KEYS));
 			statements.add(c.prepareStatement("INSERT INTO plain_table (id) VALUES (?)", new String[] { "ID" }));
 			statements.add(c.prepareCall("CALL 1"));
 			for (Statement s : statements) {
@@ -106,7 +108,7 @@ class TenantConnectionWrappersTest {
 	}
 
 	@Test
-	@DisplayName("unwrap answers with the wrapper for JDBC interfaces and with the driver's own object for the driver's classes")
+	@DisplayName("unwrap answers with the wrapper for JDBC interfaces, the driver's own object for its classes")
 	void unwrap() throws Exception {
 		try (TenantContext.Scope acme = TenantContext.bind("acme"); Connection c = dataSource.getConnection()) {
 			assertThat(c.unwrap(Connection.class)).isSameAs(c);
@@ -186,7 +188,7 @@ class TenantConnectionWrappersTest {
 	}
 
 	@Test
-	@DisplayName("batches run (auto-committed on the DataSource) and a TRUNCATE added to a batch is refused before it runs")
+	@DisplayName("batches run (auto-committed on the DataSource); a TRUNCATE added to a batch is refused at once")
 	void batches() throws Exception {
 		long before = fixture.rows("shard-1", "note", "globex");
 		try (TenantContext.Scope globex = TenantContext.bind("globex"); Connection c = dataSource.getConnection()) {
@@ -212,7 +214,7 @@ class TenantConnectionWrappersTest {
 	}
 
 	@Test
-	@DisplayName("a callable statement binds, runs and reads its result unshifted, and refuses TRUNCATE and another tenant")
+	@DisplayName("a callable statement binds, runs and reads unshifted; TRUNCATE and another tenant are refused")
 	void callableStatements() throws Exception {
 		try (TenantContext.Scope acme = TenantContext.bind("acme"); Connection c = dataSource.getConnection()) {
 			try (CallableStatement cs = c.prepareCall("CALL ? * 2")) {

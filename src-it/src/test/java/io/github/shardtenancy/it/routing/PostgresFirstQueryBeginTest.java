@@ -76,8 +76,8 @@ class PostgresFirstQueryBeginTest {
 	}
 
 	@Test
-	@DisplayName("a first query's statement is a plain wrapper of the tenant connection: parameters cleared and bound again, "
-			+ "execute() answering with the query's rows, metadata of its own parameters, no batch")
+	@DisplayName("a first query's statement is a plain wrapper of the tenant connection: parameters cleared and bound "
+			+ "again, execute() answering with the query's rows, metadata of its own parameters, no batch")
 	void firstQueryStatementAsJdbcSeesIt() throws Exception {
 		String tenant = PostgresCluster.tenant("fq-wrapper");
 		try (AppInstance app = AppInstance.plain(cluster, "fq-wrapper", RouterSettings.defaults(), 1)) {
