@@ -35,8 +35,8 @@ final class BenchPostgres implements AutoCloseable {
 				.setServerConfig("synchronous_commit", "off")
 				.setServerConfig("full_page_writes", "off")
 				.setServerConfig("shared_buffers", "256MB")
-				// Off while timed (the default): a counting pass switches it on to count PL/pgSQL calls.
-				.setServerConfig("track_functions", "none")
+				// track_functions stays at its default (none) while timed; a counting pass switches it on through
+				// ALTER SYSTEM, which a command-line setting here would override.
 				.start());
 		}
 		catch (IOException ex) {
@@ -229,13 +229,11 @@ final class BenchPostgres implements AutoCloseable {
 
 	/**
 	 * Switches {@code track_functions} between {@code all} and {@code none} for every session ({@code ALTER SYSTEM}
-	 * and a configuration reload; a running session applies it before its next command), and resets the statistics
-	 * of the given databases when switching on.
+	 * and a configuration reload; a running session applies it before its next command).
 	 * @param on whether to count PL/pgSQL calls
-	 * @param databases databases whose statistics to reset
 	 * @throws IllegalStateException if the server refuses
 	 */
-	void trackFunctions(boolean on, String... databases) {
+	void trackFunctions(boolean on) {
 		try (Connection c = DriverManager.getConnection(url("postgres"), user(), password());
 				Statement st = c.createStatement()) {
 			st.execute("ALTER SYSTEM SET track_functions = '" + (on ? "all" : "none") + "'");
@@ -252,17 +250,20 @@ final class BenchPostgres implements AutoCloseable {
 			}
 			pause();
 		}
-		if (on) {
-			for (String database : databases) {
-				try (Connection c = DriverManager.getConnection(url(database), user(), password());
-						Statement st = c.createStatement()) {
-					st.execute("SELECT pg_stat_reset()");
-				}
-				catch (SQLException ex) {
-					throw new IllegalStateException("Cannot reset statistics of " + database + ": " + ex.getMessage(),
-							ex);
-				}
-			}
+	}
+
+	/**
+	 * Resets the statistics of a database ({@code pg_stat_reset()}).
+	 * @param database the database
+	 * @throws IllegalStateException if the server refuses
+	 */
+	void resetStatistics(String database) {
+		try (Connection c = DriverManager.getConnection(url(database), user(), password());
+				Statement st = c.createStatement()) {
+			st.execute("SELECT pg_stat_reset()");
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Cannot reset statistics of " + database + ": " + ex.getMessage(), ex);
 		}
 	}
 
@@ -280,34 +281,6 @@ final class BenchPostgres implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Waits until the database's statistics show at least {@code commits} committed transactions (sessions report
-	 * their counts about once a second, and when they go idle), for at most 5 s.
-	 * @param database the database
-	 * @param commits the transactions expected
-	 * @return the committed transactions the statistics show
-	 */
-	long awaitCommits(String database, long commits) {
-		long deadline = System.nanoTime() + 5_000_000_000L;
-		while (true) {
-			long shown;
-			try (Connection c = DriverManager.getConnection(url(database), user(), password());
-					Statement st = c.createStatement();
-					java.sql.ResultSet rs = st.executeQuery("SELECT xact_commit FROM pg_stat_database "
-							+ "WHERE datname = current_database()")) {
-				rs.next();
-				shown = rs.getLong(1);
-			}
-			catch (SQLException ex) {
-				throw new IllegalStateException("Cannot read statistics of " + database + ": " + ex.getMessage(), ex);
-			}
-			if (shown >= commits || System.nanoTime() > deadline) {
-				return shown;
-			}
-			pause();
-		}
-	}
-
 	/** Waits 50 ms between two polls of the server. */
 	private static void pause() {
 		try {
@@ -321,8 +294,10 @@ final class BenchPostgres implements AutoCloseable {
 
 	/**
 	 * Counts, for the notes: the PL/pgSQL functions the server ran in one database (the fence's, with
-	 * {@code track_functions = all}) per committed transaction of that database since its statistics were reset,
-	 * and their self time.
+	 * {@code track_functions = all}) per committed transaction of that database since its statistics were reset, and
+	 * their self time. Sessions report their counts to the statistics at most once a second, calls and commits
+	 * together, so the ratio holds for a run whose sessions all ran with {@code track_functions} on for well over a
+	 * second before the reset and after it.
 	 * @param database the database
 	 * @return for example "shard_fence_begin 1.00 calls (14.6 us self each)", joined with commas; empty if none ran
 	 */

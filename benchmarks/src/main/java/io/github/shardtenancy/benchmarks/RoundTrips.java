@@ -45,6 +45,8 @@ final class RoundTrips {
 
 		private final Level previous;
 
+		private final boolean parentHandlers;
+
 		private final LongAdder syncs = new LongAdder();
 
 		private final Handler handler;
@@ -75,7 +77,9 @@ final class RoundTrips {
 			};
 			this.handler.setLevel(Level.FINEST);
 			this.previous = this.driver.getLevel();
+			this.parentHandlers = this.driver.getUseParentHandlers();
 			this.driver.addHandler(this.handler);
+			this.driver.setUseParentHandlers(false); // the root logger's handlers would print every message
 			this.driver.setLevel(Level.FINEST);
 		}
 
@@ -87,6 +91,7 @@ final class RoundTrips {
 		@Override
 		public void close() {
 			this.driver.setLevel(this.previous);
+			this.driver.setUseParentHandlers(this.parentHandlers);
 			this.driver.removeHandler(this.handler);
 		}
 
