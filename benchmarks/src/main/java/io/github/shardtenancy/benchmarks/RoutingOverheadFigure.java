@@ -69,10 +69,13 @@ final class RoutingOverheadFigure {
 			return this.result.transactionsPerSecond();
 		}
 
-		/** @return client (workers and other Java threads) and server backends' CPU per transaction, us */
+		/**
+		 * @return client (workers and other Java threads) and server backends' CPU per transaction, us; NaN if the
+		 * server's was not readable
+		 */
 		double cpuMicros() {
-			return (this.result.clientCpuPerTransaction() + Math.max(0, this.serverCpuNanos)
-					/ (double) Math.max(1, this.result.committed())) / 1e3;
+			return (this.serverCpuNanos < 0) ? Double.NaN : (this.result.clientCpuPerTransaction()
+					+ this.serverCpuNanos / (double) Math.max(1, this.result.committed())) / 1e3;
 		}
 
 	}
@@ -189,7 +192,7 @@ final class RoutingOverheadFigure {
 		}
 	}
 
-	private static List<Figure> figures(String database, Workload.Kind kind, double goal, Sizes sizes,
+	static List<Figure> figures(String database, Workload.Kind kind, double goal, Sizes sizes,
 			Sample[][] rounds, Counts plainCounts, Counts libraryCounts, long directoryReads, String roundTripNote) {
 		double best = Arrays.stream(rounds).mapToDouble((r) -> r[0].tps()).max().orElse(0);
 		List<Sample[]> kept = Arrays.stream(rounds).filter((r) -> r[0].tps() >= DISCARD_BELOW * best).toList();
@@ -214,24 +217,30 @@ final class RoutingOverheadFigure {
 		boolean server = plainCounts != null;
 		String cpuNote = roundsNote + fmt("per-round ratio median %.2f, min %.2f, max %.2f. ", cpuRatio, min(cpuRatios),
 				max(cpuRatios)) + "Medians per transaction, plain / library: "
-				+ breakdown("worker threads", kept, (s) -> s.result().workerCpuNanos() / 1e3 / committed(s))
-				+ breakdown("other Java threads", kept, (s) -> s.result().otherThreadsCpuNanos() / 1e3 / committed(s))
-				+ (server ? breakdown("the side's server backends", kept, (s) -> s.serverCpuNanos() / 1e3 / committed(s))
+				+ breakdown("worker threads", kept, (s) -> perTransaction(s, s.result().workerCpuNanos()))
+				+ breakdown("other Java threads", kept, (s) -> perTransaction(s, s.result().otherThreadsCpuNanos()))
+				+ (server ? breakdown("the side's server backends", kept, (s) -> perTransaction(s, s.serverCpuNanos()))
 						+ breakdown("every server process (background work included)", kept,
-								(s) -> s.serverWideCpuNanos() / 1e3 / committed(s))
+								(s) -> perTransaction(s, s.serverWideCpuNanos()))
 						: "(H2 runs inside the worker threads) ")
 				+ breakdown("whole JVM process (GC and JIT included)", kept,
-						(s) -> s.result().processCpuNanos() / 1e3 / committed(s))
+						(s) -> perTransaction(s, s.result().processCpuNanos()))
 				+ (server ? countsNote(plainCounts, libraryCounts) : "");
-		Figure cpu = new Figure("CPU per transaction, " + database + workload + " (client + server, us)",
+		String cpuName = "CPU per transaction, " + database + workload + " (client + server, us)";
+		if (Double.isNaN(cpuRatio)) {
+			return List.of(throughput, Figure.notMeasured(cpuName, fmt("<= %.2f", CPU_GOAL),
+					"the server processes' CPU time was not readable (/proc/<pid>/schedstat)"));
+		}
+		Figure cpu = new Figure(cpuName,
 				fmt("%.0f us", median(per(kept, (r) -> r[0].cpuMicros()))),
 				fmt("%.0f us", median(per(kept, (r) -> r[1].cpuMicros()))), cpuRatio, fmt("<= %.2f", CPU_GOAL),
 				Figure.verdict(cpuRatio <= CPU_GOAL), cpuNote.trim());
 		return List.of(throughput, cpu);
 	}
 
-	private static double committed(Sample s) {
-		return Math.max(1, s.result().committed());
+	/** @return the CPU time per committed transaction in us, NaN if it was not measured (negative) */
+	private static double perTransaction(Sample s, long nanos) {
+		return (nanos < 0) ? Double.NaN : nanos / 1e3 / Math.max(1, s.result().committed());
 	}
 
 	private static String breakdown(String what, List<Sample[]> kept, ToDoubleFunction<Sample> micros) {
