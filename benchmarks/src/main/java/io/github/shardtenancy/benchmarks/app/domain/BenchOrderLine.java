@@ -4,20 +4,16 @@ import java.util.UUID;
 
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
-import jakarta.persistence.PostLoad;
-import jakarta.persistence.PostPersist;
 import jakarta.persistence.Table;
-import jakarta.persistence.Transient;
 import org.hibernate.annotations.TenantId;
-import org.springframework.data.domain.Persistable;
 
 /**
- * A line of a tenant's order: inserted by every write transaction. {@link Persistable} for the reason given on
- * {@link BenchOrder}.
+ * A line of a tenant's order: inserted by every write transaction. A {@link PersistableEntity}, for the reason
+ * given there.
  */
 @Entity
 @Table(name = "bench_order_line")
-public class BenchOrderLine implements Persistable<UUID> {
+public class BenchOrderLine extends PersistableEntity {
 
 	@Id
 	private UUID id;
@@ -28,10 +24,6 @@ public class BenchOrderLine implements Persistable<UUID> {
 	private UUID orderId;
 
 	private long amount;
-
-	/** Whether the line is not in the database yet (neither loaded nor persisted by this instance). */
-	@Transient
-	private boolean isNew = true;
 
 	protected BenchOrderLine() {
 	}
@@ -64,18 +56,6 @@ public class BenchOrderLine implements Persistable<UUID> {
 	/** @return the amount */
 	public long getAmount() {
 		return this.amount;
-	}
-
-	/** @return whether the line was neither loaded from nor persisted to the database yet */
-	@Override
-	public boolean isNew() {
-		return this.isNew;
-	}
-
-	@PostLoad
-	@PostPersist
-	void markNotNew() {
-		this.isNew = false;
 	}
 
 }
