@@ -56,7 +56,13 @@ public final class BenchmarkHarness {
 				case "--full" -> sizes = Sizes.full();
 				case "--smoke" -> sizes = Sizes.smoke();
 				case "--out" -> out = Path.of(args[++i]);
-				case "--only" -> only = Set.of(args[++i].split(","));
+				case "--only" -> {
+					only = Set.of(args[++i].split(","));
+					if (!FIGURES.containsAll(only)) {
+						throw new IllegalArgumentException("Unknown figure in --only " + args[i] + "; figures: "
+								+ String.join(",", FIGURES));
+					}
+				}
 				case "--no-row-level-security" -> BenchApps.rowLevelSecurity = false;
 				case "--profile" -> profile = Path.of("target", "bench-profile.jfr");
 				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
@@ -215,14 +221,7 @@ public final class BenchmarkHarness {
 	}
 
 	private static Figure guard(String name, String goal, FigureRun run) {
-		progress(name);
-		try {
-			return run.run();
-		}
-		catch (Exception ex) {
-			ex.printStackTrace();
-			return Figure.notMeasured(name, goal, "failed: " + ex);
-		}
+		return guardAll(name, goal, () -> List.of(run.run())).get(0);
 	}
 
 	static String report(Sizes sizes, List<Figure> figures) {

@@ -78,11 +78,15 @@ class BenchmarkHarnessSmokeTest {
 	}
 
 	@Test
-	@DisplayName("an unknown argument is refused with the usage, which names every figure and option")
+	@DisplayName("an unknown argument or figure is refused with the usage, which names every figure and option")
 	void unknownArgumentIsRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> BenchmarkHarness.main(new String[] { "--bogus" }))
 			.withMessageContaining("h2-web,h2-hot,pg,pg-web,pg-hot")
 			.withMessageContaining("--profile");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> BenchmarkHarness.main(new String[] { "--smoke", "--only", "pg,pg-cold" }))
+			.withMessageContaining("pg-cold")
+			.withMessageContaining("h2-web,h2-hot,pg,pg-web,pg-hot");
 	}
 
 }
