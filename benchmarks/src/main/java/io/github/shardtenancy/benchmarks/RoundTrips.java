@@ -1,8 +1,14 @@
 package io.github.shardtenancy.benchmarks;
 
+import java.util.concurrent.atomic.LongAdder;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
 /**
- * Where the time of a routed transaction goes, counted from the code path (round trips to the shard per
- * transaction), for the notes of a missed throughput goal.
+ * Round trips per transaction: counted by the PostgreSQL driver in a counting pass ({@link Counter}), and, for the
+ * notes of a missed throughput goal, where the time of a routed transaction goes, from the code path.
  */
 final class RoundTrips {
 
@@ -12,21 +18,83 @@ final class RoundTrips {
 			+ "that reads the fence row and binds the three variables, at end one SELECT SET(...) that clears them, "
 			+ "and, at the transaction's first write only, one statement inside the fence trigger that locks the fence "
 			+ "row and one inside the capture trigger that asks whether the tenant is being moved; later writes of the "
-			+ "transaction are checked in Java while H2 shows the lock still held (before: these two ran for every "
-			+ "written row, and the UPDATE's statement trigger ran one more: 7 statements). The rest is the library's "
-			+ "Java path (tenant binding, router lookup, retry advice, connection guard) and H2's 5 trigger calls.";
+			+ "transaction are checked in Java while H2 shows the lock still held. The rest is the library's "
+			+ "Java path (tenant binding, router lookup, retry advice, connection guard) and H2's trigger calls.";
 
-	/** PostgreSQL: no extra round trip; the begin, the first write's check and the trigger WHEN clauses on the server. */
-	static final String POSTGRES = "Counted per transaction: plain = 4 round trips (pgjdbc sends BEGIN with the first "
-			+ "SELECT; INSERT; UPDATE; COMMIT); library = 4 as well: SELECT shard_fence_begin(?, ?) travels in the same "
-			+ "flight as Hibernate's first SELECT (FenceDialect.beginStatement; it was a round trip of its own before). "
-			+ "What remains is work, not waiting: on the server the begin (one PL/pgSQL call: fence row read and 5 "
-			+ "set_config), the first written row's check (one PL/pgSQL call: fence row read FOR SHARE, a row lock "
-			+ "that dirties the fence row's page, and a shard_capture lookup) and the triggers' WHEN clauses on every "
-			+ "written row (the second row and the UPDATE statement call no PL/pgSQL); in the client the retry "
-			+ "advice, the route and the connection provider's JDBC proxy.";
+	/** PostgreSQL: where the time goes beyond the round trips, which the counting pass measures. */
+	static final String POSTGRES = "Round trips are the same on both sides (see the counting pass): the library's "
+			+ "SELECT shard_fence_begin(?, ?) travels in the same flight as Hibernate's first SELECT "
+			+ "(FenceDialect.beginStatement). What remains is work, not waiting: on the server the fence's begin, the "
+			+ "first written row's fence check and the triggers on every written row; in the client the retry advice, "
+			+ "the route and the connection provider's JDBC wrapper.";
 
 	private RoundTrips() {
+	}
+
+	/**
+	 * Counts the round trips of pgjdbc connections in threads whose name starts with a prefix, from the driver's
+	 * own log: the driver ends every flight of messages it sends with one Sync message and then waits for the
+	 * server's answer ({@code FE=> Sync} at {@link Level#FINEST}, logger {@code org.postgresql}; see
+	 * https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY). Switches that logging on
+	 * while open, which slows the driver: use it only in a counting pass, never in timed rounds. Thread-safe.
+	 */
+	static final class Counter implements AutoCloseable {
+
+		/** Held, so that the configured logger is not collected while counting. */
+		private final Logger driver = Logger.getLogger("org.postgresql");
+
+		private final Level previous;
+
+		private final boolean parentHandlers;
+
+		private final LongAdder syncs = new LongAdder();
+
+		private final Handler handler;
+
+		/**
+		 * @param threadPrefix only messages sent by threads whose name starts with this count
+		 */
+		Counter(String threadPrefix) {
+			this.handler = new Handler() {
+
+				@Override
+				public void publish(LogRecord record) {
+					// The driver logs in the thread that sends, so the current thread is the sender.
+					if (" FE=> Sync".equals(record.getMessage())
+							&& Thread.currentThread().getName().startsWith(threadPrefix)) {
+						Counter.this.syncs.increment();
+					}
+				}
+
+				@Override
+				public void flush() {
+				}
+
+				@Override
+				public void close() {
+				}
+
+			};
+			this.handler.setLevel(Level.FINEST);
+			this.previous = this.driver.getLevel();
+			this.parentHandlers = this.driver.getUseParentHandlers();
+			this.driver.addHandler(this.handler);
+			this.driver.setUseParentHandlers(false); // the root logger's handlers would print every message
+			this.driver.setLevel(Level.FINEST);
+		}
+
+		/** @return round trips counted so far */
+		long roundTrips() {
+			return this.syncs.sum();
+		}
+
+		@Override
+		public void close() {
+			this.driver.setLevel(this.previous);
+			this.driver.setUseParentHandlers(this.parentHandlers);
+			this.driver.removeHandler(this.handler);
+		}
+
 	}
 
 }

@@ -7,9 +7,10 @@ import java.time.Duration;
  * harness compiling and running (seconds, tiny sizes, numbers meaningless).
  *
  * @param quick whether this is the smoke run (tiny sizes)
- * @param warmup warm-up time per side before the measured rounds of a throughput figure
- * @param round measured time per side and round
- * @param rounds measured rounds per side (baseline and library alternate)
+ * @param warmup warm-up time per side before the measured rounds of the first workload of a throughput figure (later
+ * workloads of the same applications warm up half as long)
+ * @param round measured time per side and round (and of each run of a counting pass, at least 1.2 s)
+ * @param rounds measured rounds per side and workload (baseline and library alternate)
  * @param threads worker threads of the throughput figures
  * @param tenantsPerThread tenants each worker cycles through (one order each)
  * @param invalidationEvents directory changes timed for the invalidation figure
@@ -23,9 +24,9 @@ public record Sizes(boolean quick, Duration warmup, Duration round, int rounds, 
 		int invalidationEvents, int directoryEntries, boolean forkMemoryProbe, int jmhForks, int jmhIterations,
 		Duration jmhIterationTime) {
 
-	/** @return the full run: a few minutes in all */
+	/** @return the full run: about 6 minutes in all (three workloads on H2 and on PostgreSQL, 8 rounds of 1.5 s) */
 	public static Sizes full() {
-		return new Sizes(false, Duration.ofSeconds(8), Duration.ofSeconds(2), 10, 4, 8, 300, 1_000_000, true, 1, 5,
+		return new Sizes(false, Duration.ofSeconds(5), Duration.ofMillis(1500), 8, 4, 8, 300, 1_000_000, true, 1, 5,
 				Duration.ofSeconds(1));
 	}
 

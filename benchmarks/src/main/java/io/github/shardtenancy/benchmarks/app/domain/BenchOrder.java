@@ -7,10 +7,13 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import org.hibernate.annotations.TenantId;
 
-/** A tenant's order: read and modified by every benchmark transaction. */
+/**
+ * A tenant's order: read and modified by every benchmark transaction. A {@link PersistableEntity}, so that Spring
+ * Data's {@code save} of a new order persists it without selecting it first.
+ */
 @Entity
 @Table(name = "bench_order")
-public class BenchOrder {
+public class BenchOrder extends PersistableEntity {
 
 	@Id
 	private UUID id;
@@ -31,8 +34,14 @@ public class BenchOrder {
 	}
 
 	/** @return the id */
+	@Override
 	public UUID getId() {
 		return this.id;
+	}
+
+	/** @return the sum of the lines' amounts */
+	public long getTotal() {
+		return this.total;
 	}
 
 	/** @return the owning tenant, set by Hibernate from the current tenant */

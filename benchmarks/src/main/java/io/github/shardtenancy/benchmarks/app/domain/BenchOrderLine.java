@@ -7,10 +7,13 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import org.hibernate.annotations.TenantId;
 
-/** A line of a tenant's order: inserted by every benchmark transaction. */
+/**
+ * A line of a tenant's order: inserted by every write transaction. A {@link PersistableEntity}, for the reason
+ * given there.
+ */
 @Entity
 @Table(name = "bench_order_line")
-public class BenchOrderLine {
+public class BenchOrderLine extends PersistableEntity {
 
 	@Id
 	private UUID id;
@@ -30,14 +33,29 @@ public class BenchOrderLine {
 	 * @param amount the amount
 	 */
 	public BenchOrderLine(UUID orderId, long amount) {
-		this.id = UUID.randomUUID();
+		this(UUID.randomUUID(), orderId, amount);
+	}
+
+	/**
+	 * @param id the id, assigned by the caller
+	 * @param orderId the order
+	 * @param amount the amount
+	 */
+	public BenchOrderLine(UUID id, UUID orderId, long amount) {
+		this.id = id;
 		this.orderId = orderId;
 		this.amount = amount;
 	}
 
 	/** @return the id */
+	@Override
 	public UUID getId() {
 		return this.id;
+	}
+
+	/** @return the amount */
+	public long getAmount() {
+		return this.amount;
 	}
 
 }
