@@ -135,7 +135,7 @@ public final class BenchmarkHarness {
 										"bench_shard_1", "bench_directory"))));
 			}
 			if (only.contains("lookup")) {
-				figures.add(guard("lookup cost (JMH)", "<= 2.00", () -> LookupFigure.run(sizes)));
+				figures.add(guard("lookup cost (JMH)", "<= 1.20", () -> LookupFigure.run(sizes)));
 			}
 			if (only.contains("invalidation") && server != null) {
 				figures.add(guard("invalidation latency", "<= 1.50 at p99",

@@ -80,4 +80,10 @@ public class LookupBenchmark {
 		return this.raw.getIfPresent(this.keys[cursor.next++ & this.mask]);
 	}
 
+	/** The baseline plus reading the entry's state, as {@code route()} does and any caller of either does. */
+	@Benchmark
+	public TenantState rawCaffeineGetIfPresentReadingState(Cursor cursor) {
+		return this.raw.getIfPresent(this.keys[cursor.next++ & this.mask]).state();
+	}
+
 }

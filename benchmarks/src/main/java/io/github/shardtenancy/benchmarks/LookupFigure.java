@@ -2,8 +2,6 @@ package io.github.shardtenancy.benchmarks;
 
 import static io.github.shardtenancy.benchmarks.ResultsTable.fmt;
 
-import java.util.Collection;
-
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -12,15 +10,56 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
-/** Runs {@link LookupBenchmark} with JMH and turns its two scores into figure 2. */
+/**
+ * Runs {@link LookupBenchmark} with JMH and turns its scores into figure 2: in each round the baseline (Caffeine
+ * {@code getIfPresent}) and ours ({@code Router.route}) run one after the other, which one goes first alternating
+ * from round to round, and the figure is the median and range of the per-round ratios.
+ */
 final class LookupFigure {
+
+	static final double GOAL = 1.2;
 
 	private LookupFigure() {
 	}
 
 	static Figure run(Sizes sizes) throws RunnerException {
+		int rounds = sizes.quick() ? 1 : 5;
+		double[] ratios = new double[rounds];
+		double[] raw = new double[rounds];
+		double[] route = new double[rounds];
+		double[] rawReadingState = new double[rounds];
+		for (int r = 0; r < rounds; r++) {
+			boolean baselineFirst = r % 2 == 0;
+			raw[r] = score(sizes, baselineFirst ? "rawCaffeineGetIfPresent" : "routerRoute");
+			route[r] = score(sizes, baselineFirst ? "routerRoute" : "rawCaffeineGetIfPresent");
+			if (!baselineFirst) {
+				double swap = raw[r];
+				raw[r] = route[r];
+				route[r] = swap;
+			}
+			rawReadingState[r] = score(sizes, "rawCaffeineGetIfPresentReadingState");
+			ratios[r] = route[r] / raw[r];
+		}
+		Spread ratio = Spread.of(ratios);
+		Spread rawNs = Spread.of(raw);
+		Spread routeNs = Spread.of(route);
+		Spread stateNs = Spread.of(rawReadingState);
+		boolean met = ratio.median() <= GOAL;
+		return new Figure("lookup cost, cached tenant (JMH, ns/op, 1 thread)",
+				fmt("%.1f ns (Caffeine getIfPresent; min-max %.1f-%.1f)", rawNs.median(), rawNs.min(), rawNs.max()),
+				fmt("%.1f ns (TenantRouter.route; min-max %.1f-%.1f)", routeNs.median(), routeNs.min(),
+						routeNs.max()),
+				ratio.median(), fmt("<= %.2f", GOAL), Figure.verdict(met),
+				fmt("ratio per round %s; baseline and ours alternate which goes first. Of ours, the part a caller pays "
+						+ "anyway: getIfPresent plus reading the entry's state (a second cache line, the entry "
+						+ "itself, which route() reads to reject a deleted tenant and every caller reads for the "
+						+ "shard id) takes %.1f ns (min-max %.1f-%.1f).", ratio.describe("%.2f"), stateNs.median(),
+						stateNs.min(), stateNs.max()));
+	}
+
+	private static double score(Sizes sizes, String benchmark) throws RunnerException {
 		TimeValue time = TimeValue.milliseconds(sizes.jmhIterationTime().toMillis());
-		Options options = new OptionsBuilder().include(LookupBenchmark.class.getName() + "\\..*")
+		Options options = new OptionsBuilder().include(LookupBenchmark.class.getName() + "\\." + benchmark + "$")
 			.forks(sizes.jmhForks())
 			.warmupIterations(sizes.jmhIterations())
 			.warmupTime(time)
@@ -30,23 +69,12 @@ final class LookupFigure {
 			.verbosity(sizes.quick() ? VerboseMode.SILENT : VerboseMode.NORMAL)
 			.shouldFailOnError(true)
 			.build();
-		Collection<RunResult> results = new Runner(options).run();
-		double route = Double.NaN;
-		double raw = Double.NaN;
-		for (RunResult result : results) {
-			String label = result.getPrimaryResult().getLabel();
-			double score = result.getPrimaryResult().getScore();
-			if (label.equals("routerRoute")) {
-				route = score;
-			}
-			else if (label.equals("rawCaffeineGetIfPresent")) {
-				raw = score;
+		for (RunResult result : new Runner(options).run()) {
+			if (result.getPrimaryResult().getLabel().equals(benchmark)) {
+				return result.getPrimaryResult().getScore();
 			}
 		}
-		double ratio = route / raw;
-		return new Figure("lookup cost, cached tenant (JMH, ns/op)", fmt("%.1f ns (Caffeine getIfPresent)", raw),
-				fmt("%.1f ns (TenantRouter.route)", route), ratio, "<= 2.00", Figure.verdict(ratio <= 2.0),
-				ratio <= 2.0 ? "" : "route() also validates the tenant id and counts a hit (LongAdder) on every call");
+		throw new IllegalStateException("JMH returned no score for " + benchmark);
 	}
 
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.shardtenancy.InvalidTenantIdException;
 import io.github.shardtenancy.TenantUnavailableException;
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.DirectoryEntry;
@@ -387,6 +388,34 @@ class TenantRouterTest {
 		assertThatThrownBy(() -> router.route(t)).isInstanceOf(TenantUnavailableException.class)
 			.hasMessageContaining(t)
 			.hasMessageContaining("DELETED");
+	}
+
+	@Test
+	@DisplayName("an id breaking the tenant id rule is refused on every path, even when a directory row carries it")
+	void invalidTenantIdIsNeverCached() throws Exception {
+		String invalid = "bad tenant " + tenants.incrementAndGet(); // spaces break the rule
+		try (java.sql.Connection c = fixture.directoryDataSource().getConnection();
+				java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO shard_directory_entry (tenant_id, "
+						+ "shard_id, state, target_shard_id, epoch, version, updated_at, updated_by) "
+						+ "VALUES (?, 'shard-1', 'ACTIVE', NULL, 1, 1, CURRENT_TIMESTAMP, 'test')")) {
+			ps.setString(1, invalid);
+			ps.executeUpdate();
+		}
+		String valid = newTenant();
+		directory.create(valid, "shard-1", "test");
+		Router router = router(directory, RouterSettings.defaults());
+
+		router.loadSnapshot();
+		router.refresh();
+
+		assertThat(router.cached(invalid)).isEmpty();
+		assertThat(router.cached(valid)).isPresent();
+		assertThatThrownBy(() -> router.route(invalid)).isInstanceOf(InvalidTenantIdException.class);
+		assertThatThrownBy(() -> router.route(null)).isInstanceOf(InvalidTenantIdException.class);
+		assertThatThrownBy(() -> router.apply(new DirectoryEntry(invalid, "shard-1", TenantState.ACTIVE, null, 1, 1)))
+			.isInstanceOf(InvalidTenantIdException.class);
+		assertThat(router.cached(invalid)).isEmpty();
+		assertThat(router.stats().directoryReads()).isZero();
 	}
 
 }

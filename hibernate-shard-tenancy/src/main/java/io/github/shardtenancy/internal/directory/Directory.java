@@ -462,6 +462,9 @@ public class Directory {
 		long epoch = rs.getLong(5);
 		long version = rs.getLong(6);
 		try {
+			if (!TenantIds.isValid(tenant)) {
+				throw new IllegalArgumentException("the tenant id breaks the tenant id rule");
+			}
 			return new DirectoryEntry(tenant, shard, TenantState.valueOf(state), canonicalShardId(rs.getString(4)),
 					epoch, version);
 		}

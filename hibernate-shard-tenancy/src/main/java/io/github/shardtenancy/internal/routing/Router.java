@@ -99,12 +99,14 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
 	@Override
 	public DirectoryEntry route(String tenantId) {
-		TenantIds.requireValid(tenantId);
-		DirectoryEntry entry = this.entries.getIfPresent(tenantId);
+		// Only valid tenant ids are ever cached (see apply, cacheSynced and Directory's row mapping), so a cached
+		// lookup needs no check of the id: the rule is checked on a miss only.
+		DirectoryEntry entry = (tenantId != null) ? this.entries.getIfPresent(tenantId) : null;
 		if (entry != null) {
 			this.counters.hits.increment();
 		}
 		else {
+			TenantIds.requireValid(tenantId);
 			entry = load(tenantId);
 		}
 		if (this.health.downSince() != null) {
@@ -220,8 +222,14 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 		return applied[0];
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * @throws io.github.shardtenancy.InvalidTenantIdException if the entry's tenant id breaks {@link TenantIds}'
+	 * rule; such an entry is never cached, so that a cached lookup needs no check of the id
+	 */
 	@Override
 	public DirectoryEntry apply(DirectoryEntry entry) {
+		TenantIds.requireValid(entry.tenantId());
 		if (this.unknown.estimatedSize() > 0) { // usually empty: skip the removal on a cold-start load of every entry
 			this.unknown.invalidate(entry.tenantId());
 		}
@@ -376,6 +384,10 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	}
 
 	private DirectoryEntry cacheSynced(DirectoryEntry entry, SyncPass sync) {
+		// The directory skips rows whose tenant id breaks the rule; checked again here since route() relies on it.
+		if (!TenantIds.isValid(entry.tenantId())) {
+			return null;
+		}
 		DirectoryEntry kept = this.entries.asMap().compute(entry.tenantId(), (tenantId, cached) -> {
 			if (cached != null) {
 				return NewerEntry.of(cached, entry);
