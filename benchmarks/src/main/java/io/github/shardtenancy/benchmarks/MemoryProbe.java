@@ -26,7 +26,7 @@ import org.openjdk.jol.info.GraphLayout;
 /**
  * Figure 5's measurement, meant to run in a JVM of its own (a clean heap): the cold-start load of a PostgreSQL
  * directory into a {@link Router} ({@link Router#loadSnapshot()}), timed against streaming the same rows
- * with plain JDBC, and the retained heap of the router's cache per entry, against a plain
+ * with plain JDBC (the same fetch size; {@link #COLD_START_ROUNDS} rounds of both, alternating which goes first), and the retained heap of the router's cache per entry, against a plain
  * {@code ConcurrentHashMap<String, DirectoryEntry>} of the same rows.
  *
  * <p>Retained heap = heap used after full GCs with the structure alive, minus heap used after full GCs before it was
@@ -38,6 +38,9 @@ import org.openjdk.jol.info.GraphLayout;
  * <p>Usage: {@code MemoryProbe <jdbc-url> <user> <password>}; prints {@code key=value} lines.
  */
 public final class MemoryProbe {
+
+	/** Timed rounds of the cold start, each one plain JDBC stream and one router load. */
+	static final int COLD_START_ROUNDS = 5;
 
 	private MemoryProbe() {
 	}
@@ -60,16 +63,28 @@ public final class MemoryProbe {
 			rawRead(pool, null);
 			new Router(directory, RouterSettings.defaults()).loadSnapshot();
 
-			long start = System.nanoTime();
-			long rows = rawRead(pool, null);
-			out.put("rawLoadNanos", System.nanoTime() - start);
+			// Cold start: rounds of the plain stream and the router's load, which one goes first alternating.
+			long rows = 0;
+			for (int round = 0; round < COLD_START_ROUNDS; round++) {
+				for (int side = 0; side < 2; side++) {
+					boolean raw = (side == 0) == (round % 2 == 0);
+					usedAfterGc(); // each side starts on a collected heap, with no garbage of the other
+					long start = System.nanoTime();
+					if (raw) {
+						rows = rawRead(pool, null);
+						out.put("rawLoadNanos." + round, System.nanoTime() - start);
+					}
+					else {
+						new Router(directory, RouterSettings.defaults()).loadSnapshot();
+						out.put("routerLoadNanos." + round, System.nanoTime() - start);
+					}
+				}
+			}
 			out.put("rows", rows);
 
 			long before = usedAfterGc();
 			Router router = new Router(directory, RouterSettings.defaults());
-			start = System.nanoTime();
 			router.loadSnapshot();
-			out.put("routerLoadNanos", System.nanoTime() - start);
 			long after = usedAfterGc();
 			out.put("routerEntries", router.stats().cachedEntries());
 			out.put("routerRetainedBytes", after - before);
@@ -106,7 +121,7 @@ public final class MemoryProbe {
 			c.setAutoCommit(false);
 			try (PreparedStatement ps = c.prepareStatement(
 					"SELECT tenant_id, shard_id, state, target_shard_id, epoch, version FROM shard_directory_entry")) {
-				ps.setFetchSize(1000);
+				ps.setFetchSize(Directory.SNAPSHOT_FETCH_SIZE); // the same as the router's snapshot
 				try (ResultSet rs = ps.executeQuery()) {
 					while (rs.next()) {
 						DirectoryEntry entry = new DirectoryEntry(rs.getString(1), rs.getString(2),

@@ -418,4 +418,29 @@ class TenantRouterTest {
 		assertThat(router.stats().directoryReads()).isZero();
 	}
 
+	@Test
+	@DisplayName("a snapshot larger than the applier's batches caches every entry, and the version after all of them")
+	void largeSnapshotCachesEveryEntry() throws Exception {
+		String prefix = "bulk-" + tenants.incrementAndGet() + "-";
+		int count = SnapshotApplier.BATCH * 2 + 11;
+		try (java.sql.Connection c = fixture.directoryDataSource().getConnection();
+				java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO shard_directory_entry (tenant_id, "
+						+ "shard_id, state, target_shard_id, epoch, version, updated_at, updated_by) "
+						+ "SELECT ? || X, 'shard-1', 'ACTIVE', NULL, 1, 1, CURRENT_TIMESTAMP, 'test' "
+						+ "FROM SYSTEM_RANGE(1, ?)")) {
+			ps.setString(1, prefix);
+			ps.setInt(2, count);
+			ps.executeUpdate();
+		}
+		Router router = router(directory, RouterSettings.defaults());
+
+		long version = router.loadSnapshot();
+
+		assertThat(version).isEqualTo(router.version()).isPositive();
+		for (int i = 1; i <= count; i++) {
+			assertThat(router.cached(prefix + i)).as("tenant %s%d", prefix, i).isPresent();
+		}
+		assertThat(router.stats().directoryReads()).isZero();
+	}
+
 }

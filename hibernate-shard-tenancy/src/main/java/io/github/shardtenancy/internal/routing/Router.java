@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * for the tenant is not cached, since it may predate the change behind the invalidation. {@link RouteChangeListener}s
  * are told of every entry cached, replaced or dropped, before lookups see it.
  *
- * <p>Thread-safe. {@link #start()} loads a snapshot of the whole directory in one streamed query and starts the sync
- * thread; {@link #close()} stops it.
+ * <p>Thread-safe. {@link #start()} loads a snapshot of the whole directory in one streamed query (cached on a
+ * second thread while the first reads) and starts the sync thread; {@link #close()} stops it.
  */
 public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
@@ -92,6 +92,10 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.entries = Caffeine.newBuilder()
 			.maximumSize(settings.maximumEntries())
+			// Caffeine's upkeep (replaying reads and writes into the eviction policy) runs on the thread that
+			// triggers it, amortised, instead of being handed to the common pool: at a cold start of a million
+			// entries handing it over costs more than doing it (see benchmarks/RESULTS.md, figure 5).
+			.executor(Runnable::run)
 			.<String, DirectoryEntry>evictionListener(this.listeners::evicted)
 			.build();
 		this.unknown = Caffeine.newBuilder().expireAfterWrite(settings.negativeTtl()).maximumSize(100_000).build();
@@ -338,8 +342,10 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 			this.syncInFlight = sync;
 			try {
 				long snapshotVersion;
-				try {
-					snapshotVersion = this.directory.snapshot((entry) -> applySynced(entry, sync));
+				// Entries are cached on a thread of their own while this one reads the next rows.
+				try (SnapshotApplier applier = new SnapshotApplier((entry) -> applySynced(entry, sync))) {
+					snapshotVersion = this.directory.snapshot(applier);
+					applier.finish();
 				}
 				catch (DirectoryUnavailableException ex) {
 					this.health.down(ex, this.settings.directoryDownPolicy());
