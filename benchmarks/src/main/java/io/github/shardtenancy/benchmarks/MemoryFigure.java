@@ -28,7 +28,7 @@ final class MemoryFigure {
 	static List<Figure> run(BenchPostgres pg, Sizes sizes) throws Exception {
 		String url = pg.createDatabase("bench_memory");
 		ShardTenancyMigrations.migrateDirectory(new DriverManagerDataSource(url, pg.user(), pg.password()));
-		int n = sizes.directoryEntries();
+		int n = Integer.getInteger("bench.memory.entries", sizes.directoryEntries()); // for a trial run
 		try (Connection c = DriverManager.getConnection(url, pg.user(), pg.password())) {
 			try (PreparedStatement ps = c.prepareStatement("INSERT INTO shard_directory_entry (tenant_id, shard_id, "
 					+ "state, target_shard_id, epoch, version, updated_at, updated_by) SELECT 'tenant-' || g, "
