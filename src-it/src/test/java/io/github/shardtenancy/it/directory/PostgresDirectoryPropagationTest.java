@@ -178,7 +178,7 @@ class PostgresDirectoryPropagationTest {
 	@Test
 	@DisplayName("coldStartSnapshotIsStreamed: the snapshot query is read in fetch-size chunks, not loaded whole")
 	void coldStartSnapshotIsStreamed() throws Exception {
-		int rows = 5_000;
+		int rows = Directory.SNAPSHOT_FETCH_SIZE * 3;
 		String prefix = PostgresCluster.tenant("snap");
 		try (HikariDataSource admin = cluster.pool(cluster.directory(), 1, "snap-admin");
 				Connection c = admin.getConnection();
@@ -204,7 +204,7 @@ class PostgresDirectoryPropagationTest {
 						}
 					}));
 			assertThat(failure).isNotNull();
-			assertThat(received.get()).isPositive().isLessThanOrEqualTo(1000);
+			assertThat(received.get()).isPositive().isLessThanOrEqualTo(Directory.SNAPSHOT_FETCH_SIZE);
 			System.out.println("[cold start] snapshot delivered " + received.get() + " entries before its backend "
 					+ "was terminated; the directory holds more than " + rows);
 		}
