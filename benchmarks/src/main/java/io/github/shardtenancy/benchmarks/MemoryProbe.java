@@ -40,7 +40,7 @@ import org.openjdk.jol.info.GraphLayout;
 public final class MemoryProbe {
 
 	/** Timed rounds of the cold start, each one plain JDBC stream and one router load. */
-	static final int COLD_START_ROUNDS = 5;
+	static final int COLD_START_ROUNDS = 6;
 
 	private MemoryProbe() {
 	}

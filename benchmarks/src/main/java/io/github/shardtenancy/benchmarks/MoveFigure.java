@@ -299,7 +299,8 @@ final class MoveFigure {
 									+ "the triggers' share of the mover's copy time is about %.0f%%. COPY baseline: "
 									+ "COPY (SELECT ... WHERE tenant_id = ...) TO STDOUT from the owner shard "
 									+ "into memory, then COPY ... FROM STDIN into a copy of each table (LIKE ... "
-									+ "INCLUDING ALL: same primary key and index, no triggers) on the other shard, "
+									+ "INCLUDING ALL: same primary key and index, no triggers; emptied with DELETE "
+									+ "as the mover's clean step empties a shard) on the other shard, "
 									+ "both tables, while the 8 writers still ran; the mover streams the source's "
 									+ "snapshot with COPY TO STDOUT into COPY FROM STDIN on the target tables "
 									+ "(PostgresBulkCopier).", fenced.ratio().describe("%.2f"),
@@ -392,7 +393,10 @@ final class MoveFigure {
 					try (Statement st = to.createStatement()) {
 						st.execute("CREATE TABLE IF NOT EXISTS bench_copy_" + table.table() + " (LIKE " + table.table()
 								+ " INCLUDING ALL)");
-						st.execute("TRUNCATE bench_copy_" + table.table());
+						// DELETE, not TRUNCATE: the table is left as the mover leaves a shard the tenant moved away
+						// from (its clean step deletes the rows), so both copy into a table holding the dead rows
+						// of the previous copy, until autovacuum removes them.
+						st.execute("DELETE FROM bench_copy_" + table.table());
 					}
 				}
 				CopyManager out = from.unwrap(PGConnection.class).getCopyAPI();
