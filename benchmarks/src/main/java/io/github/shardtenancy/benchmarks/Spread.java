@@ -24,11 +24,8 @@ record Spread(double median, double min, double max, int count) {
 		if (values.length == 0) {
 			throw new IllegalArgumentException("no values");
 		}
-		double[] sorted = values.clone();
-		Arrays.sort(sorted);
-		int n = sorted.length;
-		double median = (n % 2 == 1) ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-		return new Spread(median, sorted[0], sorted[n - 1], n);
+		return new Spread(RoutingOverheadFigure.median(values), Arrays.stream(values).min().getAsDouble(),
+				Arrays.stream(values).max().getAsDouble(), values.length);
 	}
 
 	/** @return for example {@code "median 1.12 (min-max 1.05-1.30, 5 rounds)"} */
