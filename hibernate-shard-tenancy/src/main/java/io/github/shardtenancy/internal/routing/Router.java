@@ -94,7 +94,7 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 			.maximumSize(settings.maximumEntries())
 			// Caffeine's upkeep (replaying reads and writes into the eviction policy) runs on the thread that
 			// triggers it, amortised, instead of being handed to the common pool: at a cold start of a million
-			// entries handing it over costs more than doing it (see benchmarks/RESULTS.md, figure 5).
+			// entries handing it over costs more than doing it.
 			.executor(Runnable::run)
 			.<String, DirectoryEntry>evictionListener(this.listeners::evicted)
 			.build();
