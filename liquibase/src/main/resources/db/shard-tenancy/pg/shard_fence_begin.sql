@@ -17,8 +17,10 @@ BEGIN
   -- committed before the lock was granted. In REPEATABLE READ and SERIALIZABLE the snapshot may be older than the
   -- lock: FOR SHARE then raises a serialization failure (40001) if the fence row changed since the snapshot
   -- (https://www.postgresql.org/docs/current/transaction-iso.html#XACT-REPEATABLE-READ); ChangeCapture touches the
-  -- fence row when it switches capture on or off, so a capture change is not missed either.
-  IF current_setting('transaction_isolation') = 'read committed' THEN
+  -- fence row when it switches capture on or off, so a capture change is not missed either. A read-only transaction
+  -- cannot lock rows, and needs not: it writes nothing (and FROZEN lets it read).
+  IF current_setting('transaction_isolation') IN ('read committed', 'read uncommitted')
+      OR current_setting('transaction_read_only') = 'on' THEN
     SELECT f.state, f.min_version, c.tenant_id IS NOT NULL INTO v_state, v_min, v_capture
       FROM shard_fence f LEFT JOIN shard_capture c ON c.tenant_id = f.tenant_id WHERE f.tenant_id = p_tenant;
   ELSE
