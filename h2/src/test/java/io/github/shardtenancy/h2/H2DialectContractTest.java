@@ -23,7 +23,7 @@ class H2DialectContractTest extends DialectContractTests {
 	protected DataSource shardDataSource() {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl("jdbc:h2:mem:dialect-contract-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
-		config.setMaximumPoolSize(6);
+		config.setMaximumPoolSize(10);
 		config.setPoolName("h2-dialect-contract");
 		this.pool = new HikariDataSource(config);
 		return this.pool;

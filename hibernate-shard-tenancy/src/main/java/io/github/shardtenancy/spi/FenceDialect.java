@@ -1,6 +1,7 @@
 package io.github.shardtenancy.spi;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.List;
@@ -25,9 +26,17 @@ import java.util.List;
  * pooled connection can see the values, also when the transaction rolled back.</li>
  * <li>Values are bound as parameters, never concatenated into SQL.</li>
  * <li>Writes to a tenant table are checked per row by a trigger that {@link #installWriteCheck} installs: a row of
- * another tenant, a tenant the shard does not own, a stale version, or a FROZEN tenant is rejected with 40001.
- * The check takes a lock on the tenant's fence row that a freeze must wait for, so a write racing a freeze either
- * commits before the freeze takes effect or is rejected.</li>
+ * another tenant, a tenant the shard does not own, a stale version, or a FROZEN tenant is rejected with 40001.</li>
+ * <li>Every change of a tenant's fence row or change capture (freeze, flip, capture on and off, abort, clean) runs in
+ * a transaction that first calls {@link #lockTenant}. That lock waits for every transaction of the tenant in flight
+ * on the shard, from its {@link #begin} on (a transaction that only read included), and is never starved by
+ * transactions of the tenant that begin after it was requested: they are rejected with 40001 (FROZEN) while it waits
+ * or holds, and never wait for it, so a transaction of the tenant nested in another one of the same thread (Spring's
+ * {@code REQUIRES_NEW}) cannot deadlock with a freeze. A transaction of the tenant therefore runs entirely before or
+ * entirely after each change of its fence: a write racing a freeze either commits before the freeze takes effect or
+ * is rejected. At {@code REPEATABLE READ} and {@code SERIALIZABLE}, a fence change committed after the transaction's
+ * snapshot but before its {@link #begin} is not missed: the begin or the write is rejected with 40001 (the fence's
+ * rejection or the database's serialization failure).</li>
  * <li>Where the database can (the PostgreSQL dialect): a tenant-bound transaction's {@code TRUNCATE} of a tenant
  * table and its DDL are refused with SQLSTATE {@code 42501} and the fence's message format (not retried), and
  * row-level security limits its reads to its tenant's rows; the library's own reads across tenants run under
@@ -84,6 +93,28 @@ public interface FenceDialect {
 	}
 
 	/**
+	 * Takes the tenant's exclusive fence lock on the shard, held until the connection's transaction ends (commit or
+	 * rollback); the library calls it first in every transaction that changes the tenant's fence row or its change
+	 * capture. It returns once every transaction of the tenant in flight on the shard (begun with {@link #begin}) has
+	 * ended; transactions of the tenant that begin while it waits or holds are rejected by {@link #begin} (or their
+	 * first write) with SQLState {@code 40001} and the reason FROZEN, so a stream of new transactions cannot starve
+	 * it. It may wait as long as the longest transaction in flight (bounded by the database's lock timeout, if any).
+	 * <p>The default selects the tenant's fence row {@code FOR UPDATE}: enough for a dialect whose {@link #begin} and
+	 * write check lock that row in a mode that conflicts with it. It locks nothing if the row does not exist yet.
+	 * @param connection a connection to the shard with auto-commit off; the caller changes the fence and commits or
+	 * rolls back
+	 * @param tenantId the tenant
+	 * @throws SQLException on a database error (a lock timeout included)
+	 */
+	default void lockTenant(Connection connection, String tenantId) throws SQLException {
+		try (PreparedStatement ps = connection
+			.prepareStatement("SELECT tenant_id FROM shard_fence WHERE tenant_id = ? FOR UPDATE")) {
+			ps.setString(1, tenantId);
+			ps.executeQuery().close();
+		}
+	}
+
+	/**
 	 * Clears whatever {@link #begin} or {@link #beginMover} left on the connection, before it returns to the pool.
 	 * @param connection the connection
 	 * @throws SQLException on a database error; the caller then evicts the connection
@@ -100,9 +131,10 @@ public interface FenceDialect {
 	void beginMover(Connection connection, String tenantId) throws SQLException;
 
 	/**
-	 * Installs, idempotently, the per-row write check on one tenant table, and a per-statement check of UPDATE and
-	 * DELETE that rejects them also when they match no row (for example, a transaction begun on this shard before a
-	 * move whose rows were cleaned after the flip), taking the same fence-row lock as the row check.
+	 * Installs, idempotently, the per-row write check on one tenant table. An UPDATE or DELETE that matches no row
+	 * must not straddle a change of the fence (for example, a transaction begun on this shard before a move whose
+	 * rows were cleaned after the flip): with the fence lock held from {@link #begin} on, the flip waits for the
+	 * transaction; a dialect whose lock is taken later needs a per-statement check of UPDATE and DELETE as well.
 	 * @param connection a connection to the shard
 	 * @param table the table name, a plain SQL identifier (letters, digits, underscore, optionally schema-qualified)
 	 * @param tenantColumn the column holding the tenant id

@@ -44,7 +44,7 @@ class PostgresDialectContractTest extends DialectContractTests {
 		config.setJdbcUrl(this.server.jdbcUrl());
 		config.setUsername(this.server.user());
 		config.setPassword(this.server.password());
-		config.setMaximumPoolSize(6);
+		config.setMaximumPoolSize(10);
 		config.setPoolName("pg-dialect-contract");
 		this.pool = new HikariDataSource(config);
 		return this.pool;

@@ -377,7 +377,7 @@ class H2FenceTest {
 			await("the freeze is blocked by the writer's lock").atMost(Duration.ofSeconds(30))
 				.until(() -> ShardTenancyFixture.queryLong(shard("shard-1"),
 							"SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID = " + writer
-									+ " AND EXECUTING_STATEMENT LIKE 'UPDATE shard_fence%'") == 1);
+									+ " AND EXECUTING_STATEMENT LIKE '%FROM shard_fence WHERE tenant_id = ? FOR UPDATE%'") == 1);
 			assertThat(freeze).isNotDone();
 			assertThat(ShardFence.get(shard("shard-1"), "shard-1", t)).get()
 				.extracting(ShardFence.Row::state)

@@ -110,7 +110,7 @@ public class DirectoryAdmin {
 			entry = this.directory.create(tenantId, shardId, this.actor);
 		}
 		Topology.Shard shard = this.topology.shard(entry.shardId());
-		ShardFence.set(shard.dataSource(), shard.id(), tenantId, FenceState.OWNED, entry.version());
+		ShardFence.set(shard, tenantId, FenceState.OWNED, entry.version());
 		return this.router.apply(entry);
 	}
 

@@ -135,7 +135,7 @@ public class TenantLifecycle {
 		TenantIds.requireValid(tenantId);
 		DirectoryEntry entry = this.directory.create(tenantId, this.actor, this.placement.choice(request));
 		Topology.Shard shard = this.topology.shard(entry.shardId());
-		ShardFence.set(shard.dataSource(), shard.id(), tenantId, FenceState.OWNED, entry.version());
+		ShardFence.set(shard, tenantId, FenceState.OWNED, entry.version());
 		log.info("Created tenant '{}' on shard '{}' (directory version {})", tenantId, entry.shardId(),
 				entry.version());
 		return this.router.apply(entry);
@@ -161,7 +161,7 @@ public class TenantLifecycle {
 		DirectoryEntry deleted = this.directory.update(tenantId, entry.epoch(), entry.shardId(), TenantState.DELETED,
 				null, this.actor);
 		Topology.Shard shard = this.topology.shard(entry.shardId());
-		ShardFence.set(shard.dataSource(), shard.id(), tenantId, FenceState.MOVED, deleted.version());
+		ShardFence.set(shard, tenantId, FenceState.MOVED, deleted.version());
 		log.info("Deleted tenant '{}' on shard '{}' (directory version {})", tenantId, shard.id(), deleted.version());
 		return this.router.apply(deleted);
 	}

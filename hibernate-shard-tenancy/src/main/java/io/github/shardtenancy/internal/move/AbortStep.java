@@ -44,19 +44,19 @@ final class AbortStep {
 			run.sql(run.to, () -> RowDeletion.delete(run.to, run.tenantId(), run.plans));
 			restored = run.directory.update(run.tenantId(), entry.epoch(), run.move.sourceShardId(),
 					TenantState.ACTIVE, null, run.actor);
-			ShardFence.set(run.to.dataSource(), run.to.id(), run.tenantId(), FenceState.MOVED, restored.version());
-			ShardFence.set(run.from.dataSource(), run.from.id(), run.tenantId(), FenceState.OWNED, restored.version());
+			ShardFence.set(run.to, run.tenantId(), FenceState.MOVED, restored.version());
+			ShardFence.set(run.from, run.tenantId(), FenceState.OWNED, restored.version());
 		}
 		else if ((step != MoveStep.PLANNED || !capture) && run.isActiveOnSource(entry)) {
 			// An earlier abort restored the directory and stopped: finish its fence work.
 			Optional<ShardFence.Row> target = ShardFence.get(run.to.dataSource(), run.to.id(), run.tenantId());
 			if (target.isPresent() && target.get().state() == FenceState.INCOMING) {
 				run.sql(run.to, () -> RowDeletion.delete(run.to, run.tenantId(), run.plans));
-				ShardFence.set(run.to.dataSource(), run.to.id(), run.tenantId(), FenceState.MOVED, entry.version());
+				ShardFence.set(run.to, run.tenantId(), FenceState.MOVED, entry.version());
 			}
 			Optional<ShardFence.Row> source = ShardFence.get(run.from.dataSource(), run.from.id(), run.tenantId());
 			if (source.isPresent() && source.get().state() == FenceState.FROZEN) {
-				ShardFence.set(run.from.dataSource(), run.from.id(), run.tenantId(), FenceState.OWNED,
+				ShardFence.set(run.from, run.tenantId(), FenceState.OWNED,
 						entry.version());
 			}
 		}

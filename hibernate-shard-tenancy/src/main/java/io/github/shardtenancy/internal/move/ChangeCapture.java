@@ -21,9 +21,10 @@ public final class ChangeCapture {
 	}
 
 	/**
-	 * Installs the capture triggers and lists the tenant in {@code shard_capture}, in a transaction that also updates
-	 * the tenant's fence row: it waits for the tenant's writes in flight (which hold that row's lock), so every write
-	 * that commits afterwards is logged.
+	 * Installs the capture triggers and lists the tenant in {@code shard_capture}, in a transaction that first takes
+	 * the tenant's fence lock ({@link io.github.shardtenancy.spi.FenceDialect#lockTenant}): it waits for the tenant's
+	 * transactions in flight, so every transaction of the tenant that commits afterwards began after the capture was
+	 * on, and its writes are logged.
 	 * @param shard the source shard
 	 * @param tenantId the tenant
 	 * @param moveId the move, recorded with the capture
@@ -38,6 +39,7 @@ public final class ChangeCapture {
 				shard.dialect().installChangeCapture(c, table.sqlName(), table.tenantColumn());
 			}
 			inTransaction(c, () -> {
+				shard.dialect().lockTenant(c, tenantId);
 				boolean present;
 				try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM shard_capture WHERE tenant_id = ?")) {
 					ps.setString(1, tenantId);
@@ -54,6 +56,8 @@ public final class ChangeCapture {
 						ps.executeUpdate();
 					}
 				}
+				// Touched, so that a REPEATABLE READ transaction whose snapshot predates this change and which begins
+				// after it fails to lock the row at begin (a serialization failure) instead of missing the change.
 				try (PreparedStatement ps = c
 					.prepareStatement("UPDATE shard_fence SET updated_at = CURRENT_TIMESTAMP WHERE tenant_id = ?")) {
 					ps.setString(1, tenantId);
@@ -65,10 +69,11 @@ public final class ChangeCapture {
 	}
 
 	/**
-	 * Stops capturing the tenant's writes on a shard and drops its change log. It first locks the tenant's fence row,
-	 * which every fenced write holds until it commits: so writes in flight finish (and their change-log entries are
-	 * dropped with the rest) and later writes wait, then see capture off. Without the lock, an entry written by a
-	 * transaction that commits after the delete would outlive the move.
+	 * Stops capturing the tenant's writes on a shard and drops its change log. It first takes the tenant's fence lock
+	 * ({@link io.github.shardtenancy.spi.FenceDialect#lockTenant}): so the tenant's transactions in flight finish (and
+	 * their change-log entries are dropped with the rest) and later ones see capture off. Without the lock, an entry
+	 * written by a transaction that commits after the delete would outlive the move. It touches the fence row too, as
+	 * {@link #captureOn} does.
 	 * @param shard the source shard
 	 * @param tenantId the tenant
 	 * @throws SQLException on a database error
@@ -76,7 +81,8 @@ public final class ChangeCapture {
 	public static void captureOff(Topology.Shard shard, String tenantId) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
 			inTransaction(c, () -> {
-				for (String sql : List.of("SELECT state FROM shard_fence WHERE tenant_id = ? FOR UPDATE",
+				shard.dialect().lockTenant(c, tenantId);
+				for (String sql : List.of("UPDATE shard_fence SET updated_at = CURRENT_TIMESTAMP WHERE tenant_id = ?",
 						"DELETE FROM shard_capture WHERE tenant_id = ?", "DELETE FROM shard_change WHERE tenant_id = ?")) {
 					try (PreparedStatement ps = c.prepareStatement(sql)) {
 						ps.setString(1, tenantId);

@@ -31,8 +31,8 @@ final class FlipStep implements Step {
 		}
 		Instant now = Instant.now();
 		run.moveLog.flippedAt(run.move, run.owner, now, now.plus(run.settings.cleanDelay()));
-		ShardFence.set(run.to.dataSource(), run.to.id(), run.tenantId(), FenceState.OWNED, flipped.version());
-		ShardFence.set(run.from.dataSource(), run.from.id(), run.tenantId(), FenceState.MOVED, flipped.version());
+		ShardFence.set(run.to, run.tenantId(), FenceState.OWNED, flipped.version());
+		ShardFence.set(run.from, run.tenantId(), FenceState.MOVED, flipped.version());
 		run.router.apply(flipped);
 		if (run.settings.capture()) {
 			run.sql(run.from, () -> {

@@ -32,9 +32,9 @@ final class FreezeStep implements Step {
 		}
 		run.moveLog.frozenAt(run.move, run.owner, Instant.now());
 		run.router.apply(frozen);
-		ShardFence.set(run.from.dataSource(), run.from.id(), run.tenantId(), FenceState.FROZEN, frozen.version());
+		ShardFence.set(run.from, run.tenantId(), FenceState.FROZEN, frozen.version());
 		if (!capture) {
-			ShardFence.set(run.to.dataSource(), run.to.id(), run.tenantId(), FenceState.INCOMING, frozen.version());
+			ShardFence.set(run.to, run.tenantId(), FenceState.INCOMING, frozen.version());
 		}
 		run.frozenHere = true;
 		run.freezeVersion = frozen.version();

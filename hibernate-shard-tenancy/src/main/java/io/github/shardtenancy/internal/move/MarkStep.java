@@ -31,7 +31,7 @@ final class MarkStep implements Step {
 			ChangeCapture.captureOn(run.from, run.tenantId(), run.move.moveId(), run.plans);
 			return null;
 		});
-		ShardFence.set(run.to.dataSource(), run.to.id(), run.tenantId(), FenceState.INCOMING, marked.version());
+		ShardFence.set(run.to, run.tenantId(), FenceState.INCOMING, marked.version());
 		run.step(MoveStep.MARKED, "directory version " + marked.version());
 	}
 

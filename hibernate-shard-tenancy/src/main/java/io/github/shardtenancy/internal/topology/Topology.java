@@ -245,7 +245,15 @@ public class Topology implements ShardTopology, AutoCloseable {
 		return lower.contains("h2") ? "h2" : "<database> (see docs/adding-a-database.md)";
 	}
 
-	private static FenceDialect dialectOf(String shardId, DataSource dataSource) {
+	/**
+	 * Finds the fence dialect of a shard's database among those registered with {@link ServiceLoader}, as the topology
+	 * does for each shard it adds.
+	 * @param shardId the shard's id, for error messages
+	 * @param dataSource a pool on the shard
+	 * @return the dialect; never {@code null}
+	 * @throws ShardTenancyConfigurationException if the shard cannot be reached or no dialect supports its database
+	 */
+	public static FenceDialect dialectOf(String shardId, DataSource dataSource) {
 		String product;
 		try (Connection c = dataSource.getConnection()) {
 			product = c.getMetaData().getDatabaseProductName();

@@ -10,17 +10,28 @@ import java.util.List;
 import java.util.ServiceLoader;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.spi.FenceDialect;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -36,9 +47,13 @@ import static org.awaitility.Awaitility.await;
  *
  * <p>What it checks: every rejection reason (a stale directory version, a tenant the shard does not own, a write for a
  * FROZEN tenant, an INSERT, UPDATE or DELETE of another tenant's row, a write on a connection bound to no tenant),
- * each with SQLSTATE {@code 40001} and the reason in the fence's message; a freeze waits for the tenant's writers in
- * flight; nothing bound to a connection survives {@link FenceDialect#end} for its next borrower; the online mover's
- * change capture logs the rows written while a tenant is captured, and nothing otherwise.
+ * each with SQLSTATE {@code 40001} and the reason in the fence's message, also for a transaction that only reads; a
+ * freeze (taken with {@link FenceDialect#lockTenant}, as the library's) waits for the tenant's transactions in flight,
+ * writers and transactions that only began, and is not starved by writers that keep starting transactions; a
+ * transaction nested in a writer's while a freeze waits is rejected or completes, never blocks; REPEATABLE READ and
+ * SERIALIZABLE transactions work and do not miss a freeze committed after their snapshot; nothing bound to a connection
+ * survives {@link FenceDialect#end} for its next borrower, nor does a fence lock; the online mover's change capture
+ * logs the rows written while a tenant is captured, and nothing otherwise.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class DialectContractTests {
@@ -53,13 +68,20 @@ public abstract class DialectContractTests {
 
 	private final AtomicLong ids = new AtomicLong();
 
+	/** Threads for the freezes and writers that run beside a test's own connection (one each, never queued). */
+	private final ExecutorService executor = Executors.newCachedThreadPool(task -> {
+		Thread thread = new Thread(task, "dialect-contract");
+		thread.setDaemon(true);
+		return thread;
+	});
+
 	private DataSource shard;
 
 	private FenceDialect dialect;
 
 	/**
 	 * The shard database, empty, for this test class; called once, before the first test.
-	 * @return a data source handing out connections in auto-commit mode, at least four at once, whose lock waits last
+	 * @return a data source handing out connections in auto-commit mode, at least eight at once, whose lock waits last
 	 * at least ten seconds
 	 */
 	protected abstract DataSource shardDataSource();
@@ -94,6 +116,11 @@ public abstract class DialectContractTests {
 		}
 	}
 
+	@AfterAll
+	final void stopThreads() {
+		this.executor.shutdownNow();
+	}
+
 	/** @return the dialect under test, found for the shard's database */
 	protected final FenceDialect dialect() {
 		return this.dialect;
@@ -104,8 +131,11 @@ public abstract class DialectContractTests {
 	void staleVersionIsRejected() throws SQLException {
 		String tenant = tenant("stale");
 		setFence(tenant, "OWNED", 5);
-		SQLException rejected = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 4, c -> 0));
+		SQLException rejected = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 4, c -> count(c, tenant)));
 		assertRejected(rejected, tenant, "STALE", 4, 5L);
+		SQLException readOnly = catchThrowableOfType(SQLException.class,
+				() -> inReadOnlyTenant(tenant, 4, c -> count(c, tenant)));
+		assertRejected(readOnly, tenant, "STALE", 4, 5L);
 		assertThat(inTenant(tenant, 5, c -> count(c, tenant))).as("the current version is accepted").isZero();
 	}
 
@@ -113,8 +143,11 @@ public abstract class DialectContractTests {
 	@DisplayName("a tenant the shard has no fence row for is rejected at begin: NOT_OWNED, 40001")
 	void tenantNotOwnedIsRejected() {
 		String tenant = tenant("stranger");
-		SQLException rejected = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 1, c -> 0));
+		SQLException rejected = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 1, c -> count(c, tenant)));
 		assertRejected(rejected, tenant, "NOT_OWNED", 1, null);
+		SQLException readOnly = catchThrowableOfType(SQLException.class,
+				() -> inReadOnlyTenant(tenant, 1, c -> count(c, tenant)));
+		assertRejected(readOnly, tenant, "NOT_OWNED", 1, null);
 	}
 
 	@Test
@@ -159,6 +192,9 @@ public abstract class DialectContractTests {
 		SQLException update = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 1,
 				c -> update(c, "UPDATE contract_note SET tenant_id = '" + other + "' WHERE id = ?", mine)));
 		assertRejected(update, "FOREIGN_ROW");
+		SQLException updateTheirs = catchThrowableOfType(SQLException.class, () -> inTenant(tenant, 1,
+				c -> update(c, "UPDATE contract_note SET body = 'overwritten' WHERE id = ?", theirs)));
+		assertRejected(updateTheirs, "FOREIGN_ROW");
 		SQLException delete = catchThrowableOfType(SQLException.class,
 				() -> inTenant(tenant, 1, c -> update(c, "DELETE FROM contract_note WHERE id = ?", theirs)));
 		assertRejected(delete, "FOREIGN_ROW");
@@ -188,14 +224,7 @@ public abstract class DialectContractTests {
 			this.dialect.begin(writer, tenant, 1);
 			try {
 				insert(writer, tenant, "in flight");
-				freeze = CompletableFuture.runAsync(() -> {
-					try {
-						setFence(tenant, "FROZEN", 1);
-					}
-					catch (SQLException ex) {
-						throw new IllegalStateException(ex);
-					}
-				});
+				freeze = setFenceAsync(tenant, "FROZEN", 1);
 				await("the freeze waits for the writer's lock").atMost(Duration.ofSeconds(30))
 					.until(() -> sessionsWaitingForLock(observer) >= 1);
 				assertThat(freeze).isNotDone();
@@ -214,8 +243,234 @@ public abstract class DialectContractTests {
 	}
 
 	@Test
-	@DisplayName("after end, the next borrower of the connection sees no tenant: committed, rolled back or a mover's")
-	void nothingLeaksToTheNextBorrower() throws SQLException {
+	@DisplayName("a freeze waits for a transaction of the tenant that has only begun; its later write commits")
+	void freezeWaitsForATransactionThatOnlyBegan() throws Exception {
+		String tenant = tenant("begun");
+		setFence(tenant, "OWNED", 1);
+		CompletableFuture<Void> freeze;
+		try (Connection reader = this.shard.getConnection(); Connection observer = this.shard.getConnection()) {
+			reader.setAutoCommit(false);
+			this.dialect.begin(reader, tenant, 1);
+			try {
+				assertThat(count(reader, tenant)).isZero();
+				freeze = setFenceAsync(tenant, "FROZEN", 1);
+				await("the freeze waits for the transaction begun before it").atMost(Duration.ofSeconds(30))
+					.until(() -> sessionsWaitingForLock(observer) >= 1);
+				assertThat(freeze).isNotDone();
+				insert(reader, tenant, "begun before the freeze");
+				reader.commit();
+			}
+			finally {
+				this.dialect.end(reader);
+				reader.setAutoCommit(true);
+			}
+			freeze.get(30, TimeUnit.SECONDS);
+		}
+		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).as("the write begun before the freeze committed")
+			.isEqualTo(1);
+		assertRejected(catchThrowableOfType(SQLException.class,
+				() -> inTenant(tenant, 1, c -> insert(c, tenant, "after the freeze"))), tenant, "FROZEN", 1, 1L);
+	}
+
+	@Test
+	@DisplayName("a freeze completes while writers of the tenant keep starting transactions; their later writes are rejected: FROZEN")
+	void freezeIsNotStarvedByNewWriters() throws Exception {
+		String tenant = tenant("busy");
+		setFence(tenant, "OWNED", 1);
+		int writers = 4;
+		AtomicBoolean stop = new AtomicBoolean();
+		AtomicBoolean frozen = new AtomicBoolean();
+		AtomicLong commits = new AtomicLong();
+		AtomicLong rejections = new AtomicLong();
+		AtomicLong committedAfterFreeze = new AtomicLong();
+		AtomicLongArray rejectedAfterFreeze = new AtomicLongArray(writers);
+		List<Throwable> unexpected = new CopyOnWriteArrayList<>();
+		List<Future<?>> running = new ArrayList<>();
+		for (int i = 0; i < writers; i++) {
+			int writer = i;
+			running.add(this.executor.submit(() -> {
+				while (!stop.get()) {
+					boolean afterFreeze = frozen.get();
+					try {
+						inTenant(tenant, 1, c -> insert(c, tenant, "busy writer " + writer));
+						commits.incrementAndGet();
+						if (afterFreeze) {
+							committedAfterFreeze.incrementAndGet();
+						}
+					}
+					catch (SQLException ex) {
+						if ("40001".equals(ex.getSQLState()) && ex.getMessage().contains(": FROZEN (")) {
+							rejections.incrementAndGet();
+							if (afterFreeze) {
+								rejectedAfterFreeze.incrementAndGet(writer);
+							}
+						}
+						else {
+							unexpected.add(ex);
+							return;
+						}
+					}
+					catch (RuntimeException ex) {
+						unexpected.add(ex);
+						return;
+					}
+				}
+			}));
+		}
+		try {
+			await("the writers commit").atMost(Duration.ofSeconds(30)).until(() -> commits.get() >= 20);
+			long commitsAtRequest = commits.get();
+			CompletableFuture<Void> freeze = setFenceAsync(tenant, "FROZEN", 1);
+			await("the freeze completes while the writers keep starting transactions").atMost(Duration.ofSeconds(10))
+				.until(freeze::isDone);
+			freeze.get();
+			long commitsAtFreeze = commits.get();
+			long rejectionsAtFreeze = rejections.get();
+			frozen.set(true);
+			long rowsAtFreeze = inTenant(tenant, 1, c -> count(c, tenant));
+			await("every writer's later writes are rejected").atMost(Duration.ofSeconds(30)).until(() -> {
+				for (int i = 0; i < writers; i++) {
+					if (rejectedAfterFreeze.get(i) < 2) {
+						return !unexpected.isEmpty();
+					}
+				}
+				return true;
+			});
+			stop.set(true);
+			for (Future<?> writer : running) {
+				writer.get(30, TimeUnit.SECONDS);
+			}
+			assertThat(unexpected).as("errors other than the fence's FROZEN").isEmpty();
+			assertThat(commitsAtRequest).as("commits before the freeze was requested").isGreaterThanOrEqualTo(20);
+			assertThat(committedAfterFreeze.get()).as("commits of transactions begun after the freeze returned")
+				.isZero();
+			assertThat(inTenant(tenant, 1, c -> count(c, tenant)))
+				.as("rows now, as right after the freeze (commits: %d before the request, %d at the freeze; rejections "
+						+ "%d at the freeze, %d in all)", commitsAtRequest, commitsAtFreeze, rejectionsAtFreeze,
+						rejections.get())
+				.isEqualTo(rowsAtFreeze)
+				.isEqualTo(commits.get());
+		}
+		finally {
+			stop.set(true);
+			for (Future<?> writer : running) {
+				try {
+					writer.get(30, TimeUnit.SECONDS);
+				}
+				catch (ExecutionException | TimeoutException ex) {
+					// reported by the assertions above, or the test fails on its own
+				}
+			}
+		}
+	}
+
+	@Test
+	@DisplayName("while a freeze waits for a writer, a nested transaction of the same tenant (REQUIRES_NEW) is rejected or completes, never blocks")
+	void nestedTransactionDuringAFreezeDoesNotDeadlock() throws Exception {
+		String tenant = tenant("nested");
+		setFence(tenant, "OWNED", 1);
+		CompletableFuture<Void> freeze;
+		boolean nestedCommitted;
+		try (Connection outer = this.shard.getConnection(); Connection observer = this.shard.getConnection()) {
+			outer.setAutoCommit(false);
+			this.dialect.begin(outer, tenant, 1);
+			try {
+				insert(outer, tenant, "outer");
+				freeze = setFenceAsync(tenant, "FROZEN", 1);
+				await("the freeze waits for the outer transaction").atMost(Duration.ofSeconds(30))
+					.until(() -> sessionsWaitingForLock(observer) >= 1);
+				// The outer transaction's thread waits for the nested one, as with REQUIRES_NEW.
+				Future<Long> nested = this.executor
+					.submit(() -> inTenant(tenant, 1, c -> insert(c, tenant, "nested")));
+				try {
+					nested.get(10, TimeUnit.SECONDS);
+					nestedCommitted = true;
+				}
+				catch (ExecutionException ex) {
+					assertThat(ex.getCause()).isInstanceOf(SQLException.class);
+					assertRejected((SQLException) ex.getCause(), "FROZEN");
+					nestedCommitted = false;
+				}
+				catch (TimeoutException ex) {
+					throw new AssertionError("the nested transaction blocks behind the freeze, which waits for the "
+							+ "outer transaction, which waits for the nested one: a deadlock", ex);
+				}
+				assertThat(freeze).isNotDone();
+				outer.commit();
+			}
+			finally {
+				this.dialect.end(outer);
+				outer.setAutoCommit(true);
+			}
+			freeze.get(30, TimeUnit.SECONDS);
+		}
+		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isEqualTo(nestedCommitted ? 2 : 1);
+		assertRejected(catchThrowableOfType(SQLException.class,
+				() -> inTenant(tenant, 1, c -> insert(c, tenant, "after the freeze"))), tenant, "FROZEN", 1, 1L);
+	}
+
+	@ParameterizedTest(name = "isolation level {0}")
+	@ValueSource(ints = { Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE })
+	@DisplayName("at REPEATABLE READ and SERIALIZABLE a transaction begins, reads, writes its tenant and commits")
+	void isolationLevelsWork(int level) throws SQLException {
+		String tenant = tenant("isolated");
+		setFence(tenant, "OWNED", 1);
+		atIsolation(level, c -> {
+			this.dialect.begin(c, tenant, 1);
+			assertThat(count(c, tenant)).isZero();
+			insert(c, tenant, "isolated");
+			assertThat(count(c, tenant)).isEqualTo(1);
+			c.commit();
+			return 0;
+		});
+		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isEqualTo(1);
+	}
+
+	@ParameterizedTest(name = "isolation level {0}")
+	@ValueSource(ints = { Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE })
+	@DisplayName("a freeze committed after a transaction's snapshot but before its begin does not let its write through")
+	void freezeAfterTheSnapshotIsNotMissed(int level) throws SQLException {
+		String tenant = tenant("snapshot");
+		setFence(tenant, "OWNED", 1);
+		atIsolation(level, c -> {
+			assertThat(count(c, tenant)).as("the snapshot, taken before the freeze").isZero();
+			assertThat(setFenceAsync(tenant, "FROZEN", 1)).succeedsWithin(Duration.ofSeconds(30));
+			SQLException rejected = catchThrowableOfType(SQLException.class, () -> {
+				this.dialect.begin(c, tenant, 1);
+				insert(c, tenant, "after the freeze, in an older snapshot");
+				c.commit();
+			});
+			assertThat((Throwable) rejected).as("the begin or the write is rejected").isNotNull();
+			assertThat(rejected.getSQLState()).isEqualTo("40001");
+			return 0;
+		});
+		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isZero();
+	}
+
+	/**
+	 * Runs work on a connection with auto-commit off at an isolation level; the work begins (or not) and commits (or
+	 * not); then rolls back, ends and restores the connection.
+	 */
+	private void atIsolation(int level, SqlWork work) throws SQLException {
+		try (Connection c = this.shard.getConnection()) {
+			int previous = c.getTransactionIsolation();
+			c.setAutoCommit(false);
+			c.setTransactionIsolation(level);
+			try {
+				work.run(c);
+			}
+			finally {
+				c.rollback();
+				this.dialect.end(c);
+				c.setAutoCommit(true);
+				c.setTransactionIsolation(previous);
+			}
+		}
+	}
+
+	@Test
+	@DisplayName("after end, the next borrower of the connection sees no tenant and holds no fence lock: committed, rolled back, rejected at begin or a mover's")
+	void nothingLeaksToTheNextBorrower() throws Exception {
 		String tenant = tenant("pooled");
 		setFence(tenant, "OWNED", 1);
 		try (Connection c = this.shard.getConnection()) {
@@ -236,12 +491,23 @@ public abstract class DialectContractTests {
 			assertNoTenant(c, tenant);
 
 			c.setAutoCommit(false);
+			assertRejected(catchThrowableOfType(SQLException.class, () -> this.dialect.begin(c, tenant, 0)), tenant,
+					"STALE", 0, 1L);
+			c.rollback();
+			this.dialect.end(c);
+			c.setAutoCommit(true);
+			assertNoTenant(c, tenant);
+
+			c.setAutoCommit(false);
 			this.dialect.beginMover(c, tenant);
 			insert(c, tenant, "the mover's");
 			c.commit();
 			this.dialect.end(c);
 			c.setAutoCommit(true);
 			assertNoTenant(c, tenant);
+
+			// Nor does any lock of the fence outlive those transactions: the tenant's fence lock is granted.
+			setFenceAsync(tenant, "OWNED", 1).get(30, TimeUnit.SECONDS);
 		}
 		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isEqualTo(2);
 	}
@@ -254,8 +520,8 @@ public abstract class DialectContractTests {
 		setFence(captured, "OWNED", 1);
 		setFence(plain, "OWNED", 1);
 		long before = inTenant(captured, 1, c -> insert(c, captured, "before the capture"));
-		execute("INSERT INTO shard_capture (tenant_id, move_id, since) VALUES (?, ?, CURRENT_TIMESTAMP)", captured,
-				"move-" + captured);
+		underFenceLock(captured, "INSERT INTO shard_capture (tenant_id, move_id, since) VALUES (?, ?, CURRENT_TIMESTAMP)",
+				captured, "move-" + captured);
 
 		long inserted = inTenant(captured, 1, c -> insert(c, captured, "during the move"));
 		inTenant(captured, 1, c -> update(c, "UPDATE contract_note SET body = 'changed' WHERE id = ?", before));
@@ -272,8 +538,8 @@ public abstract class DialectContractTests {
 		assertThat(changes(captured)).containsOnly(TABLE + ":" + inserted, TABLE + ":" + before);
 		assertThat(changes(plain)).isEmpty();
 
-		execute("DELETE FROM shard_capture WHERE tenant_id = ?", captured);
-		execute("DELETE FROM shard_change WHERE tenant_id = ?", captured);
+		underFenceLock(captured, "DELETE FROM shard_capture WHERE tenant_id = ?", captured);
+		underFenceLock(captured, "DELETE FROM shard_change WHERE tenant_id = ?", captured);
 		inTenant(captured, 1, c -> insert(c, captured, "after the capture"));
 		assertThat(changes(captured)).as("capture off writes nothing").isEmpty();
 	}
@@ -297,21 +563,49 @@ public abstract class DialectContractTests {
 	 */
 	private long inTenant(String tenant, long version, SqlWork work) throws SQLException {
 		try (Connection c = this.shard.getConnection()) {
-			c.setAutoCommit(false);
+			return inTenant(c, tenant, version, work);
+		}
+	}
+
+	/** As {@link #inTenant}, in a read-only transaction ({@link FenceDialect#beginReadOnly}). */
+	private long inReadOnlyTenant(String tenant, long version, SqlWork work) throws SQLException {
+		try (Connection c = this.shard.getConnection()) {
+			this.dialect.beginReadOnly(c);
 			try {
-				this.dialect.begin(c, tenant, version);
-				long result = work.run(c);
-				c.commit();
-				return result;
-			}
-			catch (SQLException | RuntimeException ex) {
-				c.rollback();
-				throw ex;
+				return inTenant(c, tenant, version, work);
 			}
 			finally {
-				this.dialect.end(c);
-				c.setAutoCommit(true);
+				c.setReadOnly(false);
 			}
+		}
+	}
+
+	private long inTenant(Connection c, String tenant, long version, SqlWork work) throws SQLException {
+		try {
+			return inTransaction(c, t -> {
+				this.dialect.begin(t, tenant, version);
+				return work.run(t);
+			});
+		}
+		finally {
+			this.dialect.end(c);
+		}
+	}
+
+	/** Runs work in a transaction: auto-commit off, the work, commit (or rollback), auto-commit on. */
+	private static long inTransaction(Connection c, SqlWork work) throws SQLException {
+		c.setAutoCommit(false);
+		try {
+			long result = work.run(c);
+			c.commit();
+			return result;
+		}
+		catch (SQLException | RuntimeException ex) {
+			c.rollback();
+			throw ex;
+		}
+		finally {
+			c.setAutoCommit(true);
 		}
 	}
 
@@ -398,17 +692,19 @@ public abstract class DialectContractTests {
 		return changes;
 	}
 
-	/** Writes a tenant's fence row as the library's freeze and flip do: an UPDATE, else an INSERT. */
+	/**
+	 * Writes a tenant's fence row as the library's freeze and flip do: in a transaction of its own that first takes
+	 * {@link FenceDialect#lockTenant}, an UPDATE, else an INSERT.
+	 */
 	private void setFence(String tenant, String state, long minVersion) throws SQLException {
-		try (Connection c = this.shard.getConnection()) {
-			c.setAutoCommit(true);
+		underFenceLock(tenant, c -> {
 			try (PreparedStatement ps = c.prepareStatement(
 					"UPDATE shard_fence SET state = ?, min_version = ?, updated_at = CURRENT_TIMESTAMP WHERE tenant_id = ?")) {
 				ps.setString(1, state);
 				ps.setLong(2, minVersion);
 				ps.setString(3, tenant);
 				if (ps.executeUpdate() == 1) {
-					return;
+					return 1;
 				}
 			}
 			try (PreparedStatement ps = c.prepareStatement("INSERT INTO shard_fence (tenant_id, state, min_version, "
@@ -416,18 +712,43 @@ public abstract class DialectContractTests {
 				ps.setString(1, tenant);
 				ps.setString(2, state);
 				ps.setLong(3, minVersion);
-				ps.executeUpdate();
+				return ps.executeUpdate();
 			}
-		}
+		});
 	}
 
-	private void execute(String sql, String... parameters) throws SQLException {
-		try (Connection c = this.shard.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-			c.setAutoCommit(true);
-			for (int i = 0; i < parameters.length; i++) {
-				ps.setString(i + 1, parameters[i]);
+	/** {@link #setFence} on a thread of its own. */
+	private CompletableFuture<Void> setFenceAsync(String tenant, String state, long minVersion) {
+		return CompletableFuture.runAsync(() -> {
+			try {
+				setFence(tenant, state, minVersion);
 			}
-			ps.execute();
+			catch (SQLException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}, this.executor);
+	}
+
+	/** Runs one statement under the tenant's fence lock, as the library changes a tenant's change capture. */
+	private void underFenceLock(String tenant, String sql, String... parameters) throws SQLException {
+		underFenceLock(tenant, c -> {
+			try (PreparedStatement ps = c.prepareStatement(sql)) {
+				for (int i = 0; i < parameters.length; i++) {
+					ps.setString(i + 1, parameters[i]);
+				}
+				ps.execute();
+				return 0;
+			}
+		});
+	}
+
+	/** Runs work in a transaction of its own that first takes {@link FenceDialect#lockTenant}, and commits it. */
+	private long underFenceLock(String tenant, SqlWork work) throws SQLException {
+		try (Connection c = this.shard.getConnection()) {
+			return inTransaction(c, t -> {
+				this.dialect.lockTenant(t, tenant);
+				return work.run(t);
+			});
 		}
 	}
 
