@@ -37,12 +37,9 @@ public final class H2Fence {
 	 */
 	public static void begin(Connection conn, String tenant, long version) throws SQLException {
 		Fence fence = read(conn, tenant, false);
-		if (fence.state == null || !(fence.state.equals("OWNED") || fence.state.equals("FROZEN"))) {
-			throw reject(conn, tenant, fence.state == null ? "NOT_OWNED" : fence.state, version,
-					fence.minVersion);
-		}
-		if (version < fence.minVersion) {
-			throw reject(conn, tenant, "STALE", version, fence.minVersion);
+		String refusal = refusal(fence.state, fence.minVersion, version);
+		if (refusal != null) {
+			throw reject(conn, tenant, refusal, version, fence.minVersion);
 		}
 		// One statement binds all three; a routed session is never a mover's, whatever an earlier borrower left.
 		setVariables(conn, tenant, version, null);
@@ -85,16 +82,36 @@ public final class H2Fence {
 		}
 	}
 
+	/**
+	 * The begin's rule: a route is accepted for an OWNED or FROZEN tenant at or above the minimum version.
+	 * @param state the fence row's state, {@code null} if the shard has no row for the tenant
+	 * @param minVersion the fence row's minimum directory version
+	 * @param version the route's directory version
+	 * @return the rejection's reason, or {@code null} if the route is accepted
+	 */
+	static String refusal(String state, long minVersion, long version) {
+		if (state == null) {
+			return "NOT_OWNED";
+		}
+		if (!(state.equals("OWNED") || state.equals("FROZEN"))) {
+			return state;
+		}
+		return version < minVersion ? "STALE" : null;
+	}
+
 	/** A tenant's fence row as seen by one check; {@code state} is {@code null} when the shard has no row. */
 	record Fence(String state, long minVersion) {
 	}
+
+	/** The fence of a tenant the shard has no row for. */
+	static final Fence NONE = new Fence(null, -1);
 
 	static Fence read(Connection conn, String tenant, boolean lock) throws SQLException {
 		try (PreparedStatement ps = conn.prepareStatement(
 				"SELECT state, min_version FROM shard_fence WHERE tenant_id = ?" + (lock ? " FOR UPDATE" : ""))) {
 			ps.setString(1, tenant);
 			try (ResultSet rs = ps.executeQuery()) {
-				return rs.next() ? new Fence(rs.getString(1), rs.getLong(2)) : new Fence(null, -1);
+				return rs.next() ? new Fence(rs.getString(1), rs.getLong(2)) : NONE;
 			}
 		}
 	}
