@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 
+import org.h2.engine.SessionLocal;
+
 /**
  * The shard fence for H2, run inside H2 as Java functions ({@code CREATE ALIAS}, installed by the shard changelog) and
  * a row trigger ({@link H2FenceTrigger}).
@@ -65,6 +67,20 @@ public final class H2Fence {
 	 */
 	public static void mover(Connection conn, String tenant) throws SQLException {
 		setVariables(conn, tenant, null, "mover");
+	}
+
+	/**
+	 * How many sessions of the connection's database wait right now to take a tenant's fence lock exclusive
+	 * ({@link H2FenceDialect#lockTenant}: a freeze, flip or change of capture waiting for the tenant's transactions
+	 * in flight). The fence keeps these locks in the JVM that runs the database, so H2's
+	 * {@code INFORMATION_SCHEMA.SESSIONS} does not show these waits.
+	 * @param connection a connection to an H2 database running in this JVM
+	 * @return the number of waiting sessions; 0 for a database in another JVM, whose waits are not known here
+	 * @throws SQLException if the connection cannot be unwrapped
+	 */
+	public static int sessionsWaitingForFenceLock(Connection connection) throws SQLException {
+		SessionLocal session = H2FenceSession.sessionOf(connection);
+		return session != null ? H2TenantLocks.waiting(session) : 0;
 	}
 
 	private static void setVariables(Connection conn, String tenant, Long version, String role) throws SQLException {

@@ -39,7 +39,7 @@ class H2DialectContractTest extends DialectContractTests {
 			.prepareStatement("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL");
 				ResultSet rs = ps.executeQuery()) {
 			rs.next();
-			return rs.getInt(1) + H2TenantLocks.waiting(H2FenceSession.sessionOf(observer));
+			return rs.getInt(1) + H2Fence.sessionsWaitingForFenceLock(observer);
 		}
 	}
 
