@@ -49,6 +49,9 @@ public final class H2FenceDialect implements FenceDialect {
 	/** Marks the session's transaction read-only for the fence trigger (see {@link #beginReadOnly}). */
 	private static final String READ_ONLY = DialectSql.load(H2FenceDialect.class, "read-only");
 
+	/** Finds the {@code _ROWID_} of a tenant's fence row. */
+	private static final String FENCE_ROW = DialectSql.load(H2FenceDialect.class, "fence-row");
+
 	private static final String BEGIN_CHECKED = DialectSql.load(H2FenceDialect.class, "begin-checked");
 
 	private static final String MOVER = DialectSql.load(H2FenceDialect.class, "mover");
@@ -80,14 +83,11 @@ public final class H2FenceDialect implements FenceDialect {
 	@Override
 	public void begin(Connection connection, String tenantId, long directoryVersion) throws SQLException {
 		SessionLocal session = H2FenceSession.sessionOf(connection);
-		if (session != null) {
-			// A begin without an end before it (the same connection bound again): its hold ends now.
-			H2FenceSession.Variables previous = H2FenceSession.variables(session);
-			H2TenantLocks.releaseSession(session, previous != null ? previous.tenant() : null);
+		if (session != null && beginInProcess(connection, session, tenantId, directoryVersion)) {
+			return;
 		}
 		String state;
 		long minVersion;
-		long rowKey;
 		try (PreparedStatement ps = connection.prepareStatement(BIND)) {
 			ps.setString(1, tenantId);
 			ps.setLong(2, directoryVersion);
@@ -96,28 +96,7 @@ public final class H2FenceDialect implements FenceDialect {
 				rs.next();
 				state = rs.getString(1);
 				minVersion = rs.getLong(2);
-				rowKey = (rs.getObject(3) != null) ? rs.getLong(3) : -1;
 			}
-		}
-		if (session != null) {
-			H2TenantLocks.Holder holder = H2TenantLocks.enterShared(session, tenantId, directoryVersion,
-					!session.getAutoCommit());
-			if (holder == null) {
-				unbind(connection);
-				throw H2Fence.reject(connection, tenantId, "FROZEN", directoryVersion, minVersion);
-			}
-			H2Fence.Fence fence = H2TenantLocks.committedFence(session, holder.lock, rowKey);
-			if (fence != null) {
-				String refusal = H2Fence.refusal(fence.state(), fence.minVersion(), directoryVersion);
-				if (refusal == null) {
-					return;
-				}
-				H2TenantLocks.release(holder);
-				unbind(connection);
-				throw H2Fence.reject(connection, tenantId, refusal, directoryVersion, fence.minVersion());
-			}
-			// H2's engine classes cannot be read: no lock, the write check takes its SQL path.
-			H2TenantLocks.release(holder);
 		}
 		if (H2Fence.refusal(state, minVersion, directoryVersion) == null) {
 			return;
@@ -128,6 +107,53 @@ public final class H2FenceDialect implements FenceDialect {
 			ps.setString(1, tenantId);
 			ps.setLong(2, directoryVersion);
 			ps.execute();
+		}
+	}
+
+	/**
+	 * The begin on an embedded H2: takes the tenant's fence lock shared, judges the route on the latest committed
+	 * fence row and binds the variables, without a statement once the fence row's place is known.
+	 * @return {@code false} if H2's engine classes cannot be read (nothing held, nothing bound): take the SQL path
+	 */
+	private static boolean beginInProcess(Connection connection, SessionLocal session, String tenantId,
+			long directoryVersion) throws SQLException {
+		// A begin without an end before it (the same connection bound again): its hold ends now.
+		H2FenceSession.Variables previous = H2FenceSession.variables(session);
+		if (previous == null) {
+			return false;
+		}
+		H2TenantLocks.releaseSession(session, previous.tenant());
+		H2TenantLocks.Holder holder = H2TenantLocks.enterShared(session, tenantId, directoryVersion,
+				!session.getAutoCommit());
+		H2TenantLocks.TenantLock lock = (holder != null) ? holder.lock : H2TenantLocks.lock(session, tenantId);
+		H2Fence.Fence fence = H2TenantLocks.committedFence(session, lock,
+				(lock.fenceRowKey >= 0) ? lock.fenceRowKey : fenceRowKey(connection, tenantId));
+		if (fence == null) {
+			if (holder != null) {
+				H2TenantLocks.release(holder);
+			}
+			return false;
+		}
+		String refusal = (holder != null) ? H2Fence.refusal(fence.state(), fence.minVersion(), directoryVersion)
+				: "FROZEN";
+		if (refusal != null) {
+			if (holder != null) {
+				H2TenantLocks.release(holder);
+			}
+			H2FenceSession.unbind(session);
+			throw H2Fence.reject(connection, tenantId, refusal, directoryVersion, fence.minVersion());
+		}
+		H2FenceSession.bind(session, tenantId, directoryVersion);
+		return true;
+	}
+
+	/** @return the {@code _ROWID_} of the tenant's fence row in the transaction's view, or -1 */
+	private static long fenceRowKey(Connection connection, String tenantId) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(FENCE_ROW)) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? rs.getLong(1) : -1;
+			}
 		}
 	}
 
@@ -158,11 +184,15 @@ public final class H2FenceDialect implements FenceDialect {
 	 * writes. The flag is set anyway (the pool resets it), and the session variable {@code @SHARD_READ_ONLY} is set
 	 * for the fence's write check, which then refuses every write to a tenant table with SQLSTATE {@code 25006}.
 	 * Writes to tables that are not tenant tables (which have no fence trigger) are not refused. {@link #end} clears
-	 * the variable. One statement, in process.
+	 * the variable. In process on an embedded H2, else one statement.
 	 */
 	@Override
 	public void beginReadOnly(Connection connection) throws SQLException {
 		connection.setReadOnly(true);
+		SessionLocal session = H2FenceSession.sessionOf(connection);
+		if (session != null && H2FenceSession.markReadOnly(session)) {
+			return;
+		}
 		try (PreparedStatement ps = connection.prepareStatement(READ_ONLY); ResultSet rs = ps.executeQuery()) {
 			// executed for its side effect
 		}

@@ -7,7 +7,10 @@ import org.h2.engine.Session;
 import org.h2.engine.SessionLocal;
 import org.h2.jdbc.JdbcConnection;
 import org.h2.value.Value;
+import org.h2.value.ValueBigint;
+import org.h2.value.ValueBoolean;
 import org.h2.value.ValueNull;
+import org.h2.value.ValueVarchar;
 
 /**
  * What the fence can learn from, and set in, the H2 session it runs in without running a statement: the session
@@ -72,15 +75,52 @@ final class H2FenceSession {
 	}
 
 	/**
+	 * Binds a routed session in process, without a statement: tenant, version and no role (the read-only mark, set
+	 * before the begin, is kept), as {@code bind.sql} does.
+	 * @param session the session, used by the calling thread only
+	 * @param tenant the tenant
+	 * @param version the route's directory version
+	 */
+	static void bind(SessionLocal session, String tenant, long version) {
+		session.setVariable(TENANT, ValueVarchar.get(tenant));
+		session.setVariable(VERSION, ValueBigint.get(version));
+		session.setVariable(ROLE, ValueNull.INSTANCE);
+	}
+
+	/**
+	 * Marks the session's transaction read-only in process, as {@code read-only.sql} does.
+	 * @param session the session, used by the calling thread only
+	 * @return whether it was marked ({@code false}: use SQL)
+	 */
+	static boolean markReadOnly(SessionLocal session) {
+		try {
+			session.setVariable(READ_ONLY, ValueBoolean.TRUE);
+			return true;
+		}
+		catch (LinkageError | RuntimeException ex) {
+			unusable(ex);
+			return false;
+		}
+	}
+
+	/**
+	 * Unbinds the route of a session in process, keeping a read-only mark, as {@code unbind.sql} does.
+	 * @param session the session, used by the calling thread only
+	 */
+	static void unbind(SessionLocal session) {
+		session.setVariable(TENANT, ValueNull.INSTANCE);
+		session.setVariable(VERSION, ValueNull.INSTANCE);
+		session.setVariable(ROLE, ValueNull.INSTANCE);
+	}
+
+	/**
 	 * Clears the fence's variables of a session in process, without a statement.
 	 * @param session the session, used by the calling thread only
 	 * @return whether they were cleared ({@code false}: use SQL)
 	 */
 	static boolean clear(SessionLocal session) {
 		try {
-			session.setVariable(TENANT, ValueNull.INSTANCE);
-			session.setVariable(VERSION, ValueNull.INSTANCE);
-			session.setVariable(ROLE, ValueNull.INSTANCE);
+			unbind(session);
 			session.setVariable(READ_ONLY, ValueNull.INSTANCE);
 			return true;
 		}

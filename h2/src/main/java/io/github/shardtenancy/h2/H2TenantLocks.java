@@ -295,6 +295,15 @@ final class H2TenantLocks {
 	}
 
 	/**
+	 * @param session a session of the database
+	 * @param tenant the tenant
+	 * @return the tenant's lock in the session's database
+	 */
+	static TenantLock lock(SessionLocal session, String tenant) {
+		return locks(session.getDatabase()).tenant(tenant);
+	}
+
+	/**
 	 * Takes a tenant's lock exclusive for the session's current transaction, waiting for every other session's hold
 	 * to end, up to the session's lock timeout.
 	 * @param session the session, in a transaction
