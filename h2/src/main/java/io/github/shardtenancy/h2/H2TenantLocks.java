@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -517,11 +516,6 @@ final class H2TenantLocks {
 
 	private static String string(Value value) {
 		return value == null || value == ValueNull.INSTANCE ? null : value.getString();
-	}
-
-	/** @return whether two tenants are the same, {@code null} never equal to anything */
-	static boolean sameTenant(String a, Object b) {
-		return a != null && Objects.equals(a, b);
 	}
 
 }
