@@ -5,7 +5,6 @@ DECLARE
   v_columns text[] := parse_ident(p_column);
   v_column text;
   v_table text;
-  v_function text;
   v_rls boolean;
   v_policy boolean;
 BEGIN
@@ -15,63 +14,9 @@ BEGIN
   v_column := v_columns[1];
   SELECT string_agg(format('%I', part), '.' ORDER BY n) INTO v_table
     FROM unnest(v_parts) WITH ORDINALITY AS t(part, n);
-  v_function := 'shard_fence_row_' || array_to_string(v_parts, '_');
-  IF length(v_function) > 63 THEN
-    v_function := left(v_function, 46) || '_' || left(md5(v_function), 16);
-  END IF;
   INSERT INTO shard_fence_table (table_name, tenant_column) VALUES (array_to_string(v_parts, '.'), v_column)
     ON CONFLICT (table_name) DO UPDATE SET tenant_column = EXCLUDED.tenant_column;
-  EXECUTE format($ddl$
-CREATE OR REPLACE FUNCTION %1$I() RETURNS trigger LANGUAGE plpgsql AS $body$
-DECLARE
-  v_fenced text := current_setting('shard_tenancy.fenced', true);
-BEGIN
-  IF TG_OP = 'DELETE' THEN
-    IF OLD.%2$I::text = v_fenced THEN
-      RETURN OLD;
-    END IF;
-    PERFORM shard_fence_check_row(OLD.%2$I::text, NULL);
-    RETURN OLD;
-  ELSIF TG_OP = 'UPDATE' THEN
-    IF NEW.%2$I::text = v_fenced AND OLD.%2$I::text = v_fenced THEN
-      RETURN NEW;
-    END IF;
-    PERFORM shard_fence_check_row(NEW.%2$I::text, OLD.%2$I::text);
-    RETURN NEW;
-  END IF;
-  IF NEW.%2$I::text = v_fenced THEN
-    RETURN NEW;
-  END IF;
-  PERFORM shard_fence_check_row(NEW.%2$I::text, NULL);
-  RETURN NEW;
-END
-$body$
-$ddl$, v_function, v_column);
-  -- The WHEN clauses decide without a PL/pgSQL call (a WHEN costs a fraction of one): the mover's own writes (its
-  -- bulk copy and catch-up), which the check would let through anyway, skip it; so does every row of the tenant
-  -- whose fence row this transaction already checked and holds (shard_tenancy.fenced). A NULL tenant column is
-  -- distinct from every fenced tenant, so it always reaches the check (and is rejected). One trigger per operation,
-  -- since a WHEN may name NEW only on INSERT and UPDATE and OLD only on UPDATE and DELETE.
-  EXECUTE format('DROP TRIGGER IF EXISTS shard_fence_write_check ON %s', v_table);
-  EXECUTE format('CREATE OR REPLACE TRIGGER shard_fence_insert_check BEFORE INSERT ON %1$s FOR EACH ROW '
-    || 'WHEN (current_setting(''shard_tenancy.role'', true) IS DISTINCT FROM ''mover'' '
-    || 'AND NEW.%3$I::text IS DISTINCT FROM coalesce(current_setting(''shard_tenancy.fenced'', true), '''')) '
-    || 'EXECUTE FUNCTION %2$I()', v_table, v_function, v_column);
-  EXECUTE format('CREATE OR REPLACE TRIGGER shard_fence_update_check BEFORE UPDATE ON %1$s FOR EACH ROW '
-    || 'WHEN (current_setting(''shard_tenancy.role'', true) IS DISTINCT FROM ''mover'' '
-    || 'AND (NEW.%3$I::text IS DISTINCT FROM coalesce(current_setting(''shard_tenancy.fenced'', true), '''') '
-    || 'OR OLD.%3$I::text IS DISTINCT FROM coalesce(current_setting(''shard_tenancy.fenced'', true), ''''))) '
-    || 'EXECUTE FUNCTION %2$I()', v_table, v_function, v_column);
-  EXECUTE format('CREATE OR REPLACE TRIGGER shard_fence_delete_check BEFORE DELETE ON %1$s FOR EACH ROW '
-    || 'WHEN (current_setting(''shard_tenancy.role'', true) IS DISTINCT FROM ''mover'' '
-    || 'AND OLD.%3$I::text IS DISTINCT FROM coalesce(current_setting(''shard_tenancy.fenced'', true), '''')) '
-    || 'EXECUTE FUNCTION %2$I()', v_table, v_function, v_column);
-  EXECUTE format('CREATE OR REPLACE TRIGGER shard_fence_statement_check BEFORE UPDATE OR DELETE ON %s '
-    || 'FOR EACH STATEMENT WHEN (current_setting(''shard_tenancy.role'', true) IS DISTINCT FROM ''mover'' '
-    || 'AND nullif(current_setting(''shard_tenancy.tenant'', true), '''') IS NOT NULL '
-    || 'AND current_setting(''shard_tenancy.tenant'', true) '
-    || 'IS DISTINCT FROM coalesce(current_setting(''shard_tenancy.fenced'', true), '''')) '
-    || 'EXECUTE FUNCTION shard_fence_check_statement()', v_table);
+  PERFORM shard_fence_install_trigger(p_table);
   -- TRUNCATE fires no row trigger and ignores row-level security: refused outright on a tenant-bound connection.
   EXECUTE format('CREATE OR REPLACE TRIGGER shard_fence_truncate_check BEFORE TRUNCATE ON %s '
     || 'FOR EACH STATEMENT WHEN (current_setting(''shard_tenancy.role'', true) IS DISTINCT FROM ''mover'' '

@@ -1,7 +1,9 @@
 CREATE OR REPLACE FUNCTION shard_fence_mover(p_tenant text) RETURNS void LANGUAGE plpgsql AS $fn$
 BEGIN
+  -- fenced = the tenant: the mover's rows of its tenant take the row trigger's first line (its copy and catch-up
+  -- write many), and are not captured; any other tenant's row reaches the slow path and is rejected (FOREIGN_ROW).
   PERFORM set_config('shard_tenancy.tenant', p_tenant, true), set_config('shard_tenancy.version', '', true),
-    set_config('shard_tenancy.role', 'mover', true), set_config('shard_tenancy.fenced', '', true),
+    set_config('shard_tenancy.role', 'mover', true), set_config('shard_tenancy.fenced', p_tenant, true),
     set_config('shard_tenancy.capture', '', true);
 END
 $fn$

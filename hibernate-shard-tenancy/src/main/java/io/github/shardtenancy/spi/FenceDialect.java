@@ -131,9 +131,10 @@ public interface FenceDialect {
 	void beginMover(Connection connection, String tenantId) throws SQLException;
 
 	/**
-	 * Installs, idempotently, the per-row write check on one tenant table, and a per-statement check of UPDATE and
-	 * DELETE that rejects them also when they match no row (for example, a transaction begun on this shard before a
-	 * move whose rows were cleaned after the flip), taking the same fence-row lock as the row check.
+	 * Installs, idempotently, the per-row write check on one tenant table. An UPDATE or DELETE that matches no row
+	 * must not straddle a change of the fence (for example, a transaction begun on this shard before a move whose
+	 * rows were cleaned after the flip): with the fence lock held from {@link #begin} on, the flip waits for the
+	 * transaction; a dialect whose lock is taken later needs a per-statement check of UPDATE and DELETE as well.
 	 * @param connection a connection to the shard
 	 * @param table the table name, a plain SQL identifier (letters, digits, underscore, optionally schema-qualified)
 	 * @param tenantColumn the column holding the tenant id

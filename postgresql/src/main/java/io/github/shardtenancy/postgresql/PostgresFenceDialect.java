@@ -18,6 +18,10 @@ import io.github.shardtenancy.spi.FenceDialect;
  * here are in the {@code .sql} files next to this class. Also the online mover's upsert
  * ({@code INSERT ... ON CONFLICT}) and in-database checksum; its bulk copy is {@link PostgresBulkCopier}.
  *
+ * <p>The fence lock is an advisory lock per tenant, transaction-scoped: {@link #begin} holds it shared (or rejects
+ * with FROZEN if a freeze holds or waits for it), {@link #lockTenant} takes it exclusively. The row trigger has no
+ * {@code WHEN} clause; its first line accepts the rows of the tenant the begin found writable.
+ *
  * <p>The variables ({@code shard_tenancy.tenant}, {@code shard_tenancy.version}, {@code shard_tenancy.role}) are set
  * with {@code set_config(name, value, true)}, which lasts until the end of the current transaction. {@link #begin}
  * and {@link #beginMover} therefore switch auto-commit off and open the transaction themselves (the fence check and
@@ -42,6 +46,8 @@ public final class PostgresFenceDialect implements FenceDialect {
 	private static final String BEGIN = DialectSql.load(PostgresFenceDialect.class, "begin");
 
 	private static final String MOVER = DialectSql.load(PostgresFenceDialect.class, "mover");
+
+	private static final String LOCK_TENANT = DialectSql.load(PostgresFenceDialect.class, "lock-tenant");
 
 	private static final String INSTALL_WRITE_CHECK = DialectSql.load(PostgresFenceDialect.class,
 			"install-write-check");
@@ -88,6 +94,19 @@ public final class PostgresFenceDialect implements FenceDialect {
 	@Override
 	public String beginStatement() {
 		return BEGIN;
+	}
+
+	/**
+	 * {@code SELECT shard_fence_lock(?)} (shard.xml): the tenant's advisory lock, exclusive, until the transaction
+	 * ends. {@code shard_fence_begin} holds it shared from the begin on and only tries it, rejecting with FROZEN when
+	 * it is held or waited for, so this lock waits for the tenant's transactions in flight and is never starved.
+	 */
+	@Override
+	public void lockTenant(Connection connection, String tenantId) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(LOCK_TENANT)) {
+			ps.setString(1, tenantId);
+			ps.execute();
+		}
 	}
 
 	@Override
@@ -172,7 +191,8 @@ public final class PostgresFenceDialect implements FenceDialect {
 
 	/**
 	 * Calls {@code shard_change_install(table, column)} from {@code db/shard-tenancy/shard-changes.xml}: registers the
-	 * table and (re)creates its {@code AFTER} row trigger with the tenant column and primary key as arguments.
+	 * table and regenerates its fence row function with the primary key's columns, whose capture branch logs the keys
+	 * (left alone if already so).
 	 */
 	@Override
 	public void installChangeCapture(Connection connection, String table, String tenantColumn) throws SQLException {

@@ -56,6 +56,13 @@ public final class ChangeCapture {
 						ps.executeUpdate();
 					}
 				}
+				// Touched, so that a REPEATABLE READ transaction whose snapshot predates this change and which begins
+				// after it fails to lock the row at begin (a serialization failure) instead of missing the change.
+				try (PreparedStatement ps = c
+					.prepareStatement("UPDATE shard_fence SET updated_at = CURRENT_TIMESTAMP WHERE tenant_id = ?")) {
+					ps.setString(1, tenantId);
+					ps.executeUpdate();
+				}
 				return null;
 			});
 		}
@@ -65,7 +72,8 @@ public final class ChangeCapture {
 	 * Stops capturing the tenant's writes on a shard and drops its change log. It first takes the tenant's fence lock
 	 * ({@link io.github.shardtenancy.spi.FenceDialect#lockTenant}): so the tenant's transactions in flight finish (and
 	 * their change-log entries are dropped with the rest) and later ones see capture off. Without the lock, an entry
-	 * written by a transaction that commits after the delete would outlive the move.
+	 * written by a transaction that commits after the delete would outlive the move. It touches the fence row too, as
+	 * {@link #captureOn} does.
 	 * @param shard the source shard
 	 * @param tenantId the tenant
 	 * @throws SQLException on a database error
@@ -74,7 +82,8 @@ public final class ChangeCapture {
 		try (Connection c = shard.dataSource().getConnection()) {
 			inTransaction(c, () -> {
 				shard.dialect().lockTenant(c, tenantId);
-				for (String sql : List.of("DELETE FROM shard_capture WHERE tenant_id = ?", "DELETE FROM shard_change WHERE tenant_id = ?")) {
+				for (String sql : List.of("UPDATE shard_fence SET updated_at = CURRENT_TIMESTAMP WHERE tenant_id = ?",
+						"DELETE FROM shard_capture WHERE tenant_id = ?", "DELETE FROM shard_change WHERE tenant_id = ?")) {
 					try (PreparedStatement ps = c.prepareStatement(sql)) {
 						ps.setString(1, tenantId);
 						ps.execute();

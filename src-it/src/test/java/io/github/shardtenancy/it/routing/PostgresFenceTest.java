@@ -181,30 +181,31 @@ class PostgresFenceTest {
 	}
 
 	@Test
-	@DisplayName("a savepoint rolled back past the first write releases the fence row, and the next write checks it again")
-	void rolledBackSavepointForgetsTheCheckedFence() throws Exception {
+	@DisplayName("a savepoint rolled back past the first write keeps the fence lock taken at begin: the freeze waits, "
+			+ "the later write commits")
+	void rolledBackSavepointKeepsTheFenceLock() throws Exception {
 		String tenant = PostgresCluster.tenant("savepoint");
 		DirectoryEntry entry = app.admin.create(tenant, "shard-1");
-		try (HikariDataSource freezer = cluster.pool(cluster.shard("shard-1"), 1, "fence-sp-freezer")) {
-			SQLException rejected = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
-				java.sql.Savepoint before = c.setSavepoint();
-				PgNotes.insertNote(c, tenant, "undone with its savepoint");
-				c.rollback(before);
-				// The fence row is no longer held: the freeze does not wait for this open transaction.
-				try {
-					CompletableFuture.runAsync(
-							() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()))
-						.get(30, TimeUnit.SECONDS);
-				}
-				catch (Exception ex) {
-					throw new AssertionError("the freeze waited for a lock the rolled-back savepoint released", ex);
-				}
-				PgNotes.insertNote(c, tenant, "written after the freeze");
-				return null;
-			}));
-			assertThat(FenceRejection.find(rejected)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FROZEN"));
+		try (HikariDataSource freezer = cluster.pool(cluster.shard("shard-1"), 1, "fence-sp-freezer");
+				HikariDataSource watcher = cluster.pool(cluster.shard("shard-1"), 1, "fence-sp-observer")) {
+			CompletableFuture<Void> freeze;
+			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
+					Connection writer = app.dataSource.getConnection()) {
+				writer.setAutoCommit(false); // one transaction, committed below
+				assertThat(countVisible(writer, tenant)).isZero();
+				java.sql.Savepoint before = writer.setSavepoint();
+				PgNotes.insertNote(writer, tenant, "undone with its savepoint");
+				writer.rollback(before);
+				freeze = CompletableFuture.runAsync(
+						() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));
+				awaitLockWait(watcher, "fence-sp-freezer");
+				PgNotes.insertNote(writer, tenant, "written while the freeze waits");
+				assertThat(freeze).isNotDone();
+				writer.commit();
+			}
+			freeze.get(30, TimeUnit.SECONDS);
 		}
-		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isZero();
+		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isEqualTo(1);
 	}
 
 	@Test
@@ -261,25 +262,26 @@ class PostgresFenceTest {
 	}
 
 	@Test
-	@DisplayName("an UPDATE in a transaction begun before a move, run after its flip and clean, matches no row and is "
-			+ "still rejected (MOVED); retried on the new owner it lands exactly once")
-	void updateAfterFlipAndCleanIsRejectedNotLost() throws Exception {
-		assertStatementAfterFlipAndCleanIsRejected("update", "UPDATE pg_note SET text = 'updated' WHERE id = ?", 1);
+	@DisplayName("an UPDATE in a transaction begun before a move runs before its freeze, copy, flip and clean: the "
+			+ "move waits for it, and the update reaches the new owner")
+	void updateInATransactionBegunBeforeAMoveIsNotLost() throws Exception {
+		assertMoveWaitsForTheTransaction("update", "UPDATE pg_note SET text = 'updated' WHERE id = ?", 1);
 	}
 
 	@Test
-	@DisplayName("a DELETE in a transaction begun before a move, run after its flip and clean, matches no row and is "
-			+ "still rejected (MOVED); retried on the new owner it lands exactly once")
-	void deleteAfterFlipAndCleanIsRejectedNotLost() throws Exception {
-		assertStatementAfterFlipAndCleanIsRejected("delete", "DELETE FROM pg_note WHERE id = ?", 0);
+	@DisplayName("a DELETE in a transaction begun before a move runs before its freeze, copy, flip and clean: the move "
+			+ "waits for it, and the row is gone on the new owner")
+	void deleteInATransactionBegunBeforeAMoveIsNotLost() throws Exception {
+		assertMoveWaitsForTheTransaction("delete", "DELETE FROM pg_note WHERE id = ?", 0);
 	}
 
 	/**
 	 * Begins a transaction of a new tenant on shard-1 and reads its note; another thread moves the tenant to shard-2
-	 * (the basic mover: freeze, copy, flip, and clean before it returns); then the statement runs in the first
-	 * transaction, and is retried as a whole until it commits.
+	 * (the basic mover: freeze, copy, flip, and clean before it returns), whose freeze waits for the transaction's
+	 * fence lock; then the statement runs in the first transaction and commits, and the move completes with it.
+	 * (Before the fence lock was held from begin on, the move could complete first and the statement match no row.)
 	 */
-	private static void assertStatementAfterFlipAndCleanIsRejected(String name, String statement, int notesAfter)
+	private static void assertMoveWaitsForTheTransaction(String name, String statement, int notesAfter)
 			throws Exception {
 		String tenant = PostgresCluster.tenant("cleaned-" + name);
 		app.admin.create(tenant, "shard-1");
@@ -293,38 +295,25 @@ class PostgresFenceTest {
 			}
 		});
 
-		SQLException rejected = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
-			try (PreparedStatement read = c.prepareStatement("SELECT text FROM pg_note WHERE id = ?")) {
-				read.setObject(1, id);
-				try (ResultSet rs = read.executeQuery()) {
-					assertThat(rs.next()).as("the note, read before the move").isTrue();
+		CompletableFuture<?>[] move = new CompletableFuture<?>[1];
+		try (HikariDataSource watcher = cluster.pool(cluster.shard("shard-1"), 1, "cleaned-observer")) {
+			int changed = app.inTransaction(tenant, c -> {
+				try (PreparedStatement read = c.prepareStatement("SELECT text FROM pg_note WHERE id = ?")) {
+					read.setObject(1, id);
+					try (ResultSet rs = read.executeQuery()) {
+						assertThat(rs.next()).as("the note, read before the move").isTrue();
+					}
 				}
-			}
-			CompletableFuture.runAsync(() -> app.admin.move(tenant, "shard-2")).orTimeout(60, TimeUnit.SECONDS).join();
-			assertThat(PgNotes.countNotes(app, "shard-1", tenant)).as("source cleaned").isZero();
-			return execute(c, statement, id);
-		}));
-		assertThat((Throwable) rejected).as("the statement after the clean").isNotNull();
-		assertThat(rejected.getSQLState()).isEqualTo("40001");
-		FenceRejection rejection = FenceRejection.find(rejected).orElseThrow();
-		assertThat(rejection.reason()).isEqualTo("MOVED");
-		assertThat(rejection.tenantId()).isEqualTo(tenant);
-		assertThat(rejection.shardId()).isEqualTo("shard-1");
-
-		// The retry: the whole transaction again, routed by the directory, which names shard-2 now.
-		int changed = -1;
-		for (int attempt = 1; changed < 0; attempt++) {
-			assertThat(attempt).as("attempts").isLessThanOrEqualTo(5);
-			try {
-				changed = app.inTransaction(tenant, c -> execute(c, statement, id));
-			}
-			catch (SQLException ex) {
-				FenceRejection.find(ex).orElseThrow(() -> new AssertionError("not a fence rejection", ex));
-				app.router.invalidate(tenant);
-			}
+				move[0] = CompletableFuture.runAsync(() -> app.admin.move(tenant, "shard-2"));
+				await("the move's freeze waits for the transaction").atMost(Duration.ofSeconds(30))
+					.until(() -> advisoryLockWaits(watcher) > 0);
+				assertThat(move[0]).isNotDone();
+				return execute(c, statement, id);
+			});
+			assertThat(changed).isEqualTo(1);
 		}
-		assertThat(changed).isEqualTo(1);
-		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isZero();
+		move[0].get(60, TimeUnit.SECONDS);
+		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).as("source cleaned").isZero();
 		assertThat(PgNotes.countNotes(app, "shard-2", tenant)).isEqualTo(notesAfter);
 		if (notesAfter == 1) {
 			String text = app.inTransaction(tenant, c -> {
@@ -340,9 +329,19 @@ class PostgresFenceTest {
 		}
 	}
 
+	/** Sessions of the shard waiting for an advisory lock (the fence lock). */
+	private static long advisoryLockWaits(HikariDataSource observer) throws SQLException {
+		try (Connection c = observer.getConnection(); PreparedStatement ps = c.prepareStatement(
+				"SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'");
+				ResultSet rs = ps.executeQuery()) {
+			rs.next();
+			return rs.getLong(1);
+		}
+	}
+
 	@Test
-	@DisplayName("an UPDATE that matches no row still holds the fence row FOR SHARE: a freeze waits for its "
-			+ "transaction, and the tenant's next UPDATE after the freeze is rejected with FROZEN")
+	@DisplayName("a transaction whose UPDATEs match no row holds the fence lock: a freeze waits for it, and the "
+			+ "tenant's next UPDATE of a row after the freeze is rejected with FROZEN")
 	void updateMatchingNoRowMakesTheFreezeWait() throws Exception {
 		String tenant = PostgresCluster.tenant("norow");
 		DirectoryEntry entry = app.admin.create(tenant, "shard-1");
@@ -353,6 +352,7 @@ class PostgresFenceTest {
 			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
 					Connection writer = app.dataSource.getConnection()) {
 				writer.setAutoCommit(false); // one transaction, committed below
+				PgNotes.insertNote(writer, tenant, "updated after the freeze");
 				assertThat(execute(writer, update, UUID.randomUUID())).isZero();
 				assertThat(execute(writer, update, UUID.randomUUID())).as("the fast path").isZero();
 				freeze = CompletableFuture.runAsync(
@@ -363,8 +363,12 @@ class PostgresFenceTest {
 			}
 			freeze.get(30, TimeUnit.SECONDS);
 		}
-		SQLException after = catchThrowableOfType(SQLException.class,
-				() -> app.inTransaction(tenant, c -> execute(c, update, UUID.randomUUID())));
+		SQLException after = catchThrowableOfType(SQLException.class, () -> app.inTransaction(tenant, c -> {
+			try (PreparedStatement ps = c.prepareStatement("UPDATE pg_note SET text = 'x' WHERE tenant_id = ?")) {
+				ps.setString(1, tenant);
+				return ps.executeUpdate();
+			}
+		}));
 		assertThat(FenceRejection.find(after)).get().satisfies(r -> assertThat(r.reason()).isEqualTo("FROZEN"));
 	}
 
