@@ -14,10 +14,11 @@ import org.h2.engine.SessionLocal;
  *
  * <p>Session variables: {@code @SHARD_TENANT} (the routed tenant), {@code @SHARD_VERSION} (the directory version of
  * the route) and {@code @SHARD_ROLE} ({@code 'mover'} on a mover's connection). H2 variables belong to the session
- * and survive a rollback; they are cleared before a connection returns to its pool. The core's H2 dialect binds and
- * clears them with one statement of its own each (the same rule as {@link #begin}, without the extra statement a
- * {@code CALL} costs) and calls {@code SHARD_FENCE_BEGIN} only to raise a rejection; the functions stay the
- * reference implementation of the rule and the way to call the fence from SQL.
+ * and survive a rollback; they are cleared before a connection returns to its pool. The H2 dialect binds and clears
+ * them in process on an embedded H2, else with one statement of its own each (the same rule as {@link #begin},
+ * without the extra statement a {@code CALL} costs), and calls {@code SHARD_FENCE_BEGIN} only to raise a rejection;
+ * the functions stay the reference implementation of the rule and the way to call the fence from SQL. A session bound
+ * by {@code SHARD_FENCE_BEGIN} takes the tenant's fence lock ({@link H2TenantLocks}) at its first write.
  *
  * <p>Rejections are SQLSTATE 40001 with the message format of
  * {@code io.github.shardtenancy.retry.FenceRejection}, identical to the PostgreSQL fence.

@@ -18,18 +18,20 @@ import org.h2.engine.SessionLocal;
  * H2's {@code @variables} are per session and survive a rollback, so {@link #end} clears them before the connection
  * returns to its pool.
  *
- * <p>The hot path sends one statement per transaction, the {@link #begin}, straight from here rather than through a
- * {@code CALL} of the Java functions (which would add a statement of its own inside the database): it reads the
- * tenant's fence row and binds the three variables in one {@code SELECT}. On an embedded H2 (the database runs in this
- * JVM, as its triggers do) the begin then takes the tenant's fence lock shared and judges the route on the latest
- * committed fence row, the write checks run no statement (they compare the written rows with the variables and read
- * the fence and capture state from H2's engine, see {@link H2TenantLocks}), and {@link #end} ends the hold and clears
- * the variables in process. Elsewhere (an H2 server in another JVM) the begin accepts by the rule of
- * {@code SHARD_FENCE_BEGIN} (state OWNED or FROZEN, version at or above the minimum), the write check locks the fence
- * row {@code FOR UPDATE} with a statement, and {@link #end} sends one. A route refused on that path takes the slow
- * path: the variables are cleared and {@code SHARD_FENCE_BEGIN} itself is called, which raises the rejection with the
- * fence's message (or accepts and binds, if the fence changed in between). Keeping the number of distinct statements
- * small also keeps them in H2's per-session query cache (8 statements by default).
+ * <p>On an embedded H2 (the database runs in this JVM, as its triggers do) the hot path sends no statement:
+ * {@link #begin} takes the tenant's fence lock shared, judges the route on the latest committed fence row read from
+ * H2's engine and binds the variables in process; the write checks compare the written rows with the variables and
+ * read the fence and capture state from H2's engine; {@link #end} ends the hold and clears the variables in process
+ * ({@link H2TenantLocks}). Only the first begin of a tenant in this JVM sends one statement, to find the fence row.
+ * Elsewhere (an H2 server in another JVM, or H2's engine classes not readable) {@link #begin} sends one statement,
+ * straight from here rather than through a {@code CALL} of the Java functions (which would add a statement of its
+ * own inside the database): it reads the tenant's fence row and binds the three variables in one {@code SELECT}, and
+ * accepts the route by the rule of {@code SHARD_FENCE_BEGIN} (state OWNED or FROZEN, version at or above the
+ * minimum); the write check locks the fence row {@code FOR UPDATE} with a statement, and {@link #end} sends one. A
+ * route refused on that path takes the slow path: the variables are cleared and {@code SHARD_FENCE_BEGIN} itself is
+ * called, which raises the rejection with the fence's message (or accepts and binds, if the fence changed in
+ * between). Keeping the number of distinct statements small also keeps them in H2's per-session query cache (8
+ * statements by default).
  *
  * <p>{@link #installWriteCheck} installs the fence trigger class twice on a tenant table: per row on INSERT, UPDATE
  * and DELETE, and per statement on UPDATE and DELETE, so that an UPDATE or DELETE matching no row (the rows cleaned
