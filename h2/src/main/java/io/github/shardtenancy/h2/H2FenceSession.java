@@ -93,14 +93,7 @@ final class H2FenceSession {
 	 * @return whether it was marked ({@code false}: use SQL)
 	 */
 	static boolean markReadOnly(SessionLocal session) {
-		try {
-			session.setVariable(READ_ONLY, ValueBoolean.TRUE);
-			return true;
-		}
-		catch (LinkageError | RuntimeException ex) {
-			unusable(ex);
-			return false;
-		}
+		return inProcess(() -> session.setVariable(READ_ONLY, ValueBoolean.TRUE));
 	}
 
 	/**
@@ -119,9 +112,16 @@ final class H2FenceSession {
 	 * @return whether they were cleared ({@code false}: use SQL)
 	 */
 	static boolean clear(SessionLocal session) {
-		try {
+		return inProcess(() -> {
 			unbind(session);
 			session.setVariable(READ_ONLY, ValueNull.INSTANCE);
+		});
+	}
+
+	/** Runs a change of a session's variables; {@code false} if H2's engine classes turned out unusable. */
+	private static boolean inProcess(Runnable change) {
+		try {
+			change.run();
 			return true;
 		}
 		catch (LinkageError | RuntimeException ex) {

@@ -68,9 +68,7 @@ class H2FenceLockTest {
 	void holdEndsWithRollback() throws Exception {
 		String tenant = owned("rollback");
 		try (Connection writer = this.shard.getConnection()) {
-			writer.setAutoCommit(false);
-			this.dialect.begin(writer, tenant, 1);
-			insert(writer, tenant);
+			beginWriting(writer, tenant);
 			writer.rollback();
 			freezeAsync(tenant).get(5, TimeUnit.SECONDS);
 			this.dialect.end(writer);
@@ -84,12 +82,9 @@ class H2FenceLockTest {
 		String tenant = owned("closed");
 		CompletableFuture<Void> freeze;
 		try (Connection writer = this.shard.getConnection(); Connection observer = this.shard.getConnection()) {
-			writer.setAutoCommit(false);
-			this.dialect.begin(writer, tenant, 1);
-			insert(writer, tenant);
+			beginWriting(writer, tenant);
 			freeze = freezeAsync(tenant);
-			await("the freeze waits for the writer").atMost(Duration.ofSeconds(5))
-				.until(() -> H2Fence.sessionsWaitingForFenceLock(observer) == 1);
+			awaitWaitingFreeze(observer);
 			assertThat(freeze).isNotDone();
 		}
 		freeze.get(5, TimeUnit.SECONDS);
@@ -101,17 +96,14 @@ class H2FenceLockTest {
 	void holdEndsWhenTheSessionIsKilled() throws Exception {
 		String tenant = owned("killed");
 		try (Connection writer = this.shard.getConnection(); Connection observer = this.shard.getConnection()) {
-			writer.setAutoCommit(false);
-			this.dialect.begin(writer, tenant, 1);
-			insert(writer, tenant);
+			beginWriting(writer, tenant);
 			long session;
 			try (ResultSet rs = writer.createStatement().executeQuery("SELECT SESSION_ID()")) {
 				rs.next();
 				session = rs.getLong(1);
 			}
 			CompletableFuture<Void> freeze = freezeAsync(tenant);
-			await("the freeze waits for the writer").atMost(Duration.ofSeconds(5))
-				.until(() -> H2Fence.sessionsWaitingForFenceLock(observer) == 1);
+			awaitWaitingFreeze(observer);
 			try (PreparedStatement kill = observer.prepareStatement("CALL ABORT_SESSION(?)")) {
 				kill.setLong(1, session);
 				kill.execute();
@@ -131,8 +123,7 @@ class H2FenceLockTest {
 			insert(bound, tenant);
 			bound.commit();
 			CompletableFuture<Void> freeze = freezeAsync(tenant);
-			await("the freeze waits for the bound connection").atMost(Duration.ofSeconds(5))
-				.until(() -> H2Fence.sessionsWaitingForFenceLock(observer) == 1);
+			awaitWaitingFreeze(observer);
 			assertThat(freeze).isNotDone();
 			this.dialect.end(bound);
 			freeze.get(5, TimeUnit.SECONDS);
@@ -191,9 +182,7 @@ class H2FenceLockTest {
 		String tenant = owned("timeout");
 		try (Connection writer = this.shard.getConnection(); Connection freeze = this.shard.getConnection();
 				Connection observer = this.shard.getConnection()) {
-			writer.setAutoCommit(false);
-			this.dialect.begin(writer, tenant, 1);
-			insert(writer, tenant);
+			beginWriting(writer, tenant);
 			freeze.createStatement().execute("SET LOCK_TIMEOUT 100");
 			freeze.setAutoCommit(false);
 			SQLException timeout = catchThrowableOfType(SQLException.class,
@@ -210,6 +199,18 @@ class H2FenceLockTest {
 			this.dialect.end(writer);
 		}
 		assertThat(count(tenant)).isEqualTo(2);
+	}
+
+	/** Begins a transaction of the tenant on the connection and writes a row in it, leaving it open. */
+	private void beginWriting(Connection writer, String tenant) throws SQLException {
+		writer.setAutoCommit(false);
+		this.dialect.begin(writer, tenant, 1);
+		insert(writer, tenant);
+	}
+
+	private static void awaitWaitingFreeze(Connection observer) {
+		await("the freeze waits for the tenant's fence lock").atMost(Duration.ofSeconds(5))
+			.until(() -> H2Fence.sessionsWaitingForFenceLock(observer) == 1);
 	}
 
 	/** Creates a tenant OWNED at version 1 and returns it. */
