@@ -124,11 +124,11 @@ final class H2TenantLocks {
 	}
 
 	/** A table's primary index map and the positions of the columns read from it. */
-	private record TableHandle(Table table, MVMap<Long, VersionedValue<SearchRow>> map, int tenantColumn,
-			int stateColumn, int minVersionColumn) {
+	private record TableHandle(MVMap<Long, VersionedValue<SearchRow>> map, int tenantColumn, int stateColumn,
+			int minVersionColumn) {
 	}
 
-	/** One tenant's shared/exclusive lock in one database. Its monitor guards every field but {@link #captured}. */
+	/** One tenant's shared/exclusive lock in one database. Its monitor guards its fields but the volatile ones. */
 	static final class TenantLock {
 
 		private final DatabaseLocks owner;
@@ -484,7 +484,7 @@ final class H2TenantLocks {
 		}
 		@SuppressWarnings({ "unchecked", "rawtypes" })
 		MVMap<Long, VersionedValue<SearchRow>> map = (MVMap) primary.getMVMap();
-		handle = new TableHandle(table, map, table.getColumn("TENANT_ID").getColumnId(),
+		handle = new TableHandle(map, table.getColumn("TENANT_ID").getColumnId(),
 				fence ? table.getColumn("STATE").getColumnId() : -1,
 				fence ? table.getColumn("MIN_VERSION").getColumnId() : -1);
 		if (fence) {

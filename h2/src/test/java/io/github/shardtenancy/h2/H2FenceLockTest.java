@@ -77,7 +77,8 @@ class H2FenceLockTest {
 	}
 
 	@Test
-	@DisplayName("the hold of a transaction whose connection is closed without end ends with the close; its write is rolled back")
+	@DisplayName("the hold of a transaction whose connection is closed without end ends with the close; its write is "
+			+ "rolled back")
 	void holdEndsWhenTheConnectionCloses() throws Exception {
 		String tenant = owned("closed");
 		CompletableFuture<Void> freeze;
@@ -92,7 +93,8 @@ class H2FenceLockTest {
 	}
 
 	@Test
-	@DisplayName("the hold of a transaction whose session is killed (ABORT_SESSION) ends with the kill; its write is rolled back")
+	@DisplayName("the hold of a transaction whose session is killed (ABORT_SESSION) ends with the kill; its write is "
+			+ "rolled back")
 	void holdEndsWhenTheSessionIsKilled() throws Exception {
 		String tenant = owned("killed");
 		try (Connection writer = this.shard.getConnection(); Connection observer = this.shard.getConnection()) {
@@ -153,7 +155,8 @@ class H2FenceLockTest {
 	}
 
 	@Test
-	@DisplayName("while a freeze holds the lock, a new transaction is rejected at begin with FROZEN; after its commit, it begins")
+	@DisplayName("while a freeze holds the lock, a new transaction is rejected at begin with FROZEN; after its commit, "
+			+ "it begins")
 	void heldFreezeRefusesNewTransactions() throws Exception {
 		String tenant = owned("held");
 		try (Connection freeze = this.shard.getConnection(); Connection writer = this.shard.getConnection()) {
