@@ -181,35 +181,8 @@ class PostgresFenceTest {
 	}
 
 	@Test
-	@DisplayName("a savepoint rolled back past the first write keeps the fence lock taken at begin: the freeze waits, "
-			+ "the later write commits")
-	void rolledBackSavepointKeepsTheFenceLock() throws Exception {
-		String tenant = PostgresCluster.tenant("savepoint");
-		DirectoryEntry entry = app.admin.create(tenant, "shard-1");
-		try (HikariDataSource freezer = cluster.pool(cluster.shard("shard-1"), 1, "fence-sp-freezer");
-				HikariDataSource watcher = cluster.pool(cluster.shard("shard-1"), 1, "fence-sp-observer")) {
-			CompletableFuture<Void> freeze;
-			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
-					Connection writer = app.dataSource.getConnection()) {
-				writer.setAutoCommit(false); // one transaction, committed below
-				assertThat(countVisible(writer, tenant)).isZero();
-				java.sql.Savepoint before = writer.setSavepoint();
-				PgNotes.insertNote(writer, tenant, "undone with its savepoint");
-				writer.rollback(before);
-				freeze = CompletableFuture.runAsync(
-						() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));
-				awaitLockWait(watcher, "fence-sp-freezer");
-				PgNotes.insertNote(writer, tenant, "written while the freeze waits");
-				assertThat(freeze).isNotDone();
-				writer.commit();
-			}
-			freeze.get(30, TimeUnit.SECONDS);
-		}
-		assertThat(PgNotes.countNotes(app, "shard-1", tenant)).isEqualTo(1);
-	}
-
-	@Test
-	@DisplayName("the fence row a transaction checked stays held to its end: a freeze waits for its later writes too")
+	@DisplayName("the fence lock a transaction took at begin stays held to its end, past a savepoint rolled back: a "
+			+ "freeze waits for its later writes too")
 	void freezeWaitsForATransactionThatWroteBefore() throws Exception {
 		String tenant = PostgresCluster.tenant("held");
 		DirectoryEntry entry = app.admin.create(tenant, "shard-1");
@@ -219,6 +192,9 @@ class PostgresFenceTest {
 			try (io.github.shardtenancy.TenantContext.Scope scope = io.github.shardtenancy.TenantContext.bind(tenant);
 					Connection writer = app.dataSource.getConnection()) {
 				writer.setAutoCommit(false); // one transaction, committed below
+				java.sql.Savepoint before = writer.setSavepoint();
+				PgNotes.insertNote(writer, tenant, "undone with its savepoint");
+				writer.rollback(before);
 				PgNotes.insertNote(writer, tenant, "first");
 				freeze = CompletableFuture.runAsync(
 						() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));

@@ -415,46 +415,49 @@ public abstract class DialectContractTests {
 	void isolationLevelsWork(int level) throws SQLException {
 		String tenant = tenant("isolated");
 		setFence(tenant, "OWNED", 1);
-		try (Connection c = this.shard.getConnection()) {
-			int previous = c.getTransactionIsolation();
-			c.setAutoCommit(false);
-			c.setTransactionIsolation(level);
-			try {
-				this.dialect.begin(c, tenant, 1);
-				assertThat(count(c, tenant)).isZero();
-				insert(c, tenant, "isolated");
-				assertThat(count(c, tenant)).isEqualTo(1);
-				c.commit();
-			}
-			finally {
-				this.dialect.end(c);
-				c.setAutoCommit(true);
-				c.setTransactionIsolation(previous);
-			}
-		}
+		atIsolation(level, c -> {
+			this.dialect.begin(c, tenant, 1);
+			assertThat(count(c, tenant)).isZero();
+			insert(c, tenant, "isolated");
+			assertThat(count(c, tenant)).isEqualTo(1);
+			c.commit();
+			return 0;
+		});
 		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isEqualTo(1);
 	}
 
 	@ParameterizedTest(name = "isolation level {0}")
 	@ValueSource(ints = { Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE })
 	@DisplayName("a freeze committed after a transaction's snapshot but before its begin does not let its write through")
-	void freezeAfterTheSnapshotIsNotMissed(int level) throws Exception {
+	void freezeAfterTheSnapshotIsNotMissed(int level) throws SQLException {
 		String tenant = tenant("snapshot");
 		setFence(tenant, "OWNED", 1);
+		atIsolation(level, c -> {
+			assertThat(count(c, tenant)).as("the snapshot, taken before the freeze").isZero();
+			assertThat(setFenceAsync(tenant, "FROZEN", 1)).succeedsWithin(Duration.ofSeconds(30));
+			SQLException rejected = catchThrowableOfType(SQLException.class, () -> {
+				this.dialect.begin(c, tenant, 1);
+				insert(c, tenant, "after the freeze, in an older snapshot");
+				c.commit();
+			});
+			assertThat((Throwable) rejected).as("the begin or the write is rejected").isNotNull();
+			assertThat(rejected.getSQLState()).isEqualTo("40001");
+			return 0;
+		});
+		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isZero();
+	}
+
+	/**
+	 * Runs work on a connection with auto-commit off at an isolation level; the work begins (or not) and commits (or
+	 * not); then rolls back, ends and restores the connection.
+	 */
+	private void atIsolation(int level, SqlWork work) throws SQLException {
 		try (Connection c = this.shard.getConnection()) {
 			int previous = c.getTransactionIsolation();
 			c.setAutoCommit(false);
 			c.setTransactionIsolation(level);
 			try {
-				assertThat(count(c, tenant)).as("the snapshot, taken before the freeze").isZero();
-				setFenceAsync(tenant, "FROZEN", 1).get(30, TimeUnit.SECONDS);
-				SQLException rejected = catchThrowableOfType(SQLException.class, () -> {
-					this.dialect.begin(c, tenant, 1);
-					insert(c, tenant, "after the freeze, in an older snapshot");
-					c.commit();
-				});
-				assertThat((Throwable) rejected).as("the begin or the write is rejected").isNotNull();
-				assertThat(rejected.getSQLState()).isEqualTo("40001");
+				work.run(c);
 			}
 			finally {
 				c.rollback();
@@ -463,7 +466,6 @@ public abstract class DialectContractTests {
 				c.setTransactionIsolation(previous);
 			}
 		}
-		assertThat(inTenant(tenant, 1, c -> count(c, tenant))).isZero();
 	}
 
 	@Test
@@ -561,21 +563,7 @@ public abstract class DialectContractTests {
 	 */
 	private long inTenant(String tenant, long version, SqlWork work) throws SQLException {
 		try (Connection c = this.shard.getConnection()) {
-			c.setAutoCommit(false);
-			try {
-				this.dialect.begin(c, tenant, version);
-				long result = work.run(c);
-				c.commit();
-				return result;
-			}
-			catch (SQLException | RuntimeException ex) {
-				c.rollback();
-				throw ex;
-			}
-			finally {
-				this.dialect.end(c);
-				c.setAutoCommit(true);
-			}
+			return inTenant(c, tenant, version, work);
 		}
 	}
 
@@ -583,22 +571,41 @@ public abstract class DialectContractTests {
 	private long inReadOnlyTenant(String tenant, long version, SqlWork work) throws SQLException {
 		try (Connection c = this.shard.getConnection()) {
 			this.dialect.beginReadOnly(c);
-			c.setAutoCommit(false);
 			try {
-				this.dialect.begin(c, tenant, version);
-				long result = work.run(c);
-				c.commit();
-				return result;
-			}
-			catch (SQLException | RuntimeException ex) {
-				c.rollback();
-				throw ex;
+				return inTenant(c, tenant, version, work);
 			}
 			finally {
-				this.dialect.end(c);
-				c.setAutoCommit(true);
 				c.setReadOnly(false);
 			}
+		}
+	}
+
+	private long inTenant(Connection c, String tenant, long version, SqlWork work) throws SQLException {
+		try {
+			return inTransaction(c, t -> {
+				this.dialect.begin(t, tenant, version);
+				return work.run(t);
+			});
+		}
+		finally {
+			this.dialect.end(c);
+		}
+	}
+
+	/** Runs work in a transaction: auto-commit off, the work, commit (or rollback), auto-commit on. */
+	private static long inTransaction(Connection c, SqlWork work) throws SQLException {
+		c.setAutoCommit(false);
+		try {
+			long result = work.run(c);
+			c.commit();
+			return result;
+		}
+		catch (SQLException | RuntimeException ex) {
+			c.rollback();
+			throw ex;
+		}
+		finally {
+			c.setAutoCommit(true);
 		}
 	}
 
@@ -738,20 +745,10 @@ public abstract class DialectContractTests {
 	/** Runs work in a transaction of its own that first takes {@link FenceDialect#lockTenant}, and commits it. */
 	private long underFenceLock(String tenant, SqlWork work) throws SQLException {
 		try (Connection c = this.shard.getConnection()) {
-			c.setAutoCommit(false);
-			try {
-				this.dialect.lockTenant(c, tenant);
-				long result = work.run(c);
-				c.commit();
-				return result;
-			}
-			catch (SQLException | RuntimeException ex) {
-				c.rollback();
-				throw ex;
-			}
-			finally {
-				c.setAutoCommit(true);
-			}
+			return inTransaction(c, t -> {
+				this.dialect.lockTenant(t, tenant);
+				return work.run(t);
+			});
 		}
 	}
 
