@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 import org.h2.api.Trigger;
+import org.h2.engine.SessionLocal;
 
 /**
  * The change capture of the online mover for H2, installed per tenant table
@@ -21,12 +22,12 @@ import org.h2.api.Trigger;
  * mover's session ({@code @SHARD_ROLE = 'mover'}) are not logged.
  *
  * <p>Keys are logged as text: a single-column key as its value, a composite key as its values joined with
- * {@link #KEY_SEPARATOR}, in primary key order. The trigger runs after the fence's write check, which has locked the
- * tenant's fence row; the mover turns capture on while holding that lock too, so a write either sees the capture or
- * commits before the mover's snapshot starts. Because the mover changes {@code shard_capture} only while it holds
- * that lock (or waits for it), the answer cannot change while the writing transaction holds it: the first captured
- * table's write of a transaction reads it with one statement, and later writes of the same transaction, under the
- * same lock, reuse it ({@link H2FenceSession}).
+ * {@link #KEY_SEPARATOR}, in primary key order. Capture is switched on and off only under the tenant's fence lock,
+ * taken exclusive ({@link H2FenceDialect#lockTenant}), which waits for every transaction of the tenant in flight; a
+ * writing transaction holds that lock shared from its begin, so a write either sees the capture or commits before the
+ * mover's snapshot starts, and the answer cannot change while it runs. On an embedded H2 the answer is read without a
+ * statement from the latest committed rows of {@code shard_capture} and remembered with the lock until it is next
+ * taken exclusive ({@link H2TenantLocks}); elsewhere one statement reads it.
  */
 public class H2CaptureTrigger implements Trigger {
 
@@ -67,7 +68,7 @@ public class H2CaptureTrigger implements Trigger {
 	public void fire(Connection conn, Object[] oldRow, Object[] newRow) throws SQLException {
 		Object[] row = (newRow != null) ? newRow : oldRow;
 		String tenant = String.valueOf(row[this.tenantColumn]);
-		Boolean captured = H2FenceSession.capturedUnderLock(conn, tenant);
+		Boolean captured = capturedInProcess(conn, tenant);
 		if (captured == null) {
 			try (PreparedStatement ps = conn.prepareStatement(
 					"SELECT @SHARD_ROLE, (SELECT COUNT(*) FROM shard_capture WHERE tenant_id = ?)")) {
@@ -80,7 +81,6 @@ public class H2CaptureTrigger implements Trigger {
 					captured = rs.getLong(2) > 0;
 				}
 			}
-			H2FenceSession.capturedRead(conn, tenant, captured);
 		}
 		if (!captured) {
 			return;
@@ -91,6 +91,25 @@ public class H2CaptureTrigger implements Trigger {
 		if (newKey != null && oldKey != null && !Objects.equals(newKey, oldKey)) {
 			log(conn, tenant, oldKey);
 		}
+	}
+
+	/**
+	 * @return whether the tenant's writes are captured, read without a statement while the transaction holds the
+	 * tenant's fence lock (capture is switched on and off only under that lock, exclusive), {@code false} for a
+	 * mover's session, or {@code null} if not known that way
+	 */
+	private static Boolean capturedInProcess(Connection conn, String tenant) {
+		SessionLocal session = H2FenceSession.session(conn);
+		H2FenceSession.Variables vars = H2FenceSession.variables(session);
+		if (vars == null) {
+			return null;
+		}
+		if ("mover".equals(vars.role())) {
+			return false;
+		}
+		H2TenantLocks.Holder holder = tenant.equals(vars.tenant()) && vars.role() == null
+				? H2TenantLocks.held(session, tenant, vars.version()) : null;
+		return holder != null ? H2TenantLocks.captured(session, holder.lock) : null;
 	}
 
 	private void log(Connection conn, String tenant, String key) throws SQLException {

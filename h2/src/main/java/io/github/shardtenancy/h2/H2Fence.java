@@ -6,16 +6,19 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 
+import org.h2.engine.SessionLocal;
+
 /**
  * The shard fence for H2, run inside H2 as Java functions ({@code CREATE ALIAS}, installed by the shard changelog) and
  * a row trigger ({@link H2FenceTrigger}).
  *
  * <p>Session variables: {@code @SHARD_TENANT} (the routed tenant), {@code @SHARD_VERSION} (the directory version of
  * the route) and {@code @SHARD_ROLE} ({@code 'mover'} on a mover's connection). H2 variables belong to the session
- * and survive a rollback; they are cleared before a connection returns to its pool. The core's H2 dialect binds and
- * clears them with one statement of its own each (the same rule as {@link #begin}, without the extra statement a
- * {@code CALL} costs) and calls {@code SHARD_FENCE_BEGIN} only to raise a rejection; the functions stay the
- * reference implementation of the rule and the way to call the fence from SQL.
+ * and survive a rollback; they are cleared before a connection returns to its pool. The H2 dialect binds and clears
+ * them in process on an embedded H2, else with one statement of its own each (the same rule as {@link #begin},
+ * without the extra statement a {@code CALL} costs), and calls {@code SHARD_FENCE_BEGIN} only to raise a rejection;
+ * the functions stay the reference implementation of the rule and the way to call the fence from SQL. A session bound
+ * by {@code SHARD_FENCE_BEGIN} takes the tenant's fence lock ({@link H2TenantLocks}) at its first write.
  *
  * <p>Rejections are SQLSTATE 40001 with the message format of
  * {@code io.github.shardtenancy.retry.FenceRejection}, identical to the PostgreSQL fence.
@@ -37,12 +40,9 @@ public final class H2Fence {
 	 */
 	public static void begin(Connection conn, String tenant, long version) throws SQLException {
 		Fence fence = read(conn, tenant, false);
-		if (fence.state == null || !(fence.state.equals("OWNED") || fence.state.equals("FROZEN"))) {
-			throw reject(conn, tenant, fence.state == null ? "NOT_OWNED" : fence.state, version,
-					fence.minVersion);
-		}
-		if (version < fence.minVersion) {
-			throw reject(conn, tenant, "STALE", version, fence.minVersion);
+		String refusal = refusal(fence.state, fence.minVersion, version);
+		if (refusal != null) {
+			throw reject(conn, tenant, refusal, version, fence.minVersion);
 		}
 		// One statement binds all three; a routed session is never a mover's, whatever an earlier borrower left.
 		setVariables(conn, tenant, version, null);
@@ -70,6 +70,20 @@ public final class H2Fence {
 		setVariables(conn, tenant, null, "mover");
 	}
 
+	/**
+	 * How many sessions of the connection's database wait right now to take a tenant's fence lock exclusive
+	 * ({@link H2FenceDialect#lockTenant}: a freeze, flip or change of capture waiting for the tenant's transactions
+	 * in flight). The fence keeps these locks in the JVM that runs the database, so H2's
+	 * {@code INFORMATION_SCHEMA.SESSIONS} does not show these waits.
+	 * @param connection a connection to an H2 database running in this JVM
+	 * @return the number of waiting sessions; 0 for a database in another JVM, whose waits are not known here
+	 * @throws SQLException if the connection cannot be unwrapped
+	 */
+	public static int sessionsWaitingForFenceLock(Connection connection) throws SQLException {
+		SessionLocal session = H2FenceSession.sessionOf(connection);
+		return session != null ? H2TenantLocks.waiting(session) : 0;
+	}
+
 	private static void setVariables(Connection conn, String tenant, Long version, String role) throws SQLException {
 		try (PreparedStatement ps = conn
 			.prepareStatement("SELECT SET(@SHARD_TENANT, ?), SET(@SHARD_VERSION, ?), SET(@SHARD_ROLE, ?)")) {
@@ -85,16 +99,36 @@ public final class H2Fence {
 		}
 	}
 
+	/**
+	 * The begin's rule: a route is accepted for an OWNED or FROZEN tenant at or above the minimum version.
+	 * @param state the fence row's state, {@code null} if the shard has no row for the tenant
+	 * @param minVersion the fence row's minimum directory version
+	 * @param version the route's directory version
+	 * @return the rejection's reason, or {@code null} if the route is accepted
+	 */
+	static String refusal(String state, long minVersion, long version) {
+		if (state == null) {
+			return "NOT_OWNED";
+		}
+		if (!(state.equals("OWNED") || state.equals("FROZEN"))) {
+			return state;
+		}
+		return version < minVersion ? "STALE" : null;
+	}
+
 	/** A tenant's fence row as seen by one check; {@code state} is {@code null} when the shard has no row. */
 	record Fence(String state, long minVersion) {
 	}
+
+	/** The fence of a tenant the shard has no row for. */
+	static final Fence NONE = new Fence(null, -1);
 
 	static Fence read(Connection conn, String tenant, boolean lock) throws SQLException {
 		try (PreparedStatement ps = conn.prepareStatement(
 				"SELECT state, min_version FROM shard_fence WHERE tenant_id = ?" + (lock ? " FOR UPDATE" : ""))) {
 			ps.setString(1, tenant);
 			try (ResultSet rs = ps.executeQuery()) {
-				return rs.next() ? new Fence(rs.getString(1), rs.getLong(2)) : new Fence(null, -1);
+				return rs.next() ? new Fence(rs.getString(1), rs.getLong(2)) : NONE;
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import java.util.Map;
 
 import io.github.shardtenancy.spi.DialectSql;
 import io.github.shardtenancy.spi.FenceDialect;
+import org.h2.engine.SessionLocal;
 
 /**
  * The H2 fence: the shard changelog installs Java functions ({@code SHARD_FENCE_BEGIN}, {@code SHARD_FENCE_END},
@@ -17,13 +18,20 @@ import io.github.shardtenancy.spi.FenceDialect;
  * H2's {@code @variables} are per session and survive a rollback, so {@link #end} clears them before the connection
  * returns to its pool.
  *
- * <p>The hot path sends one statement per {@link #begin} and one per {@link #end}, each straight from here rather than
- * through a {@code CALL} of the Java functions (which would add a statement of its own inside the database):
- * {@link #begin} reads the tenant's fence row and binds the three variables in one {@code SELECT}, and accepts the
- * route by the rule of {@code SHARD_FENCE_BEGIN} (state OWNED or FROZEN, version at or above the minimum). Only a route
- * it would refuse takes the slow path: the variables are cleared and {@code SHARD_FENCE_BEGIN} itself is called, which
- * raises the rejection with the fence's message (or accepts and binds, if the fence changed in between). Keeping the
- * number of distinct statements small also keeps them in H2's per-session query cache (8 statements by default).
+ * <p>On an embedded H2 (the database runs in this JVM, as its triggers do) the hot path sends no statement:
+ * {@link #begin} takes the tenant's fence lock shared, judges the route on the latest committed fence row read from
+ * H2's engine and binds the variables in process; the write checks compare the written rows with the variables and
+ * read the fence and capture state from H2's engine; {@link #end} ends the hold and clears the variables in process
+ * ({@link H2TenantLocks}). Only the first begin of a tenant in this JVM sends one statement, to find the fence row.
+ * Elsewhere (an H2 server in another JVM, or H2's engine classes not readable) {@link #begin} sends one statement,
+ * straight from here rather than through a {@code CALL} of the Java functions (which would add a statement of its
+ * own inside the database): it reads the tenant's fence row and binds the three variables in one {@code SELECT}, and
+ * accepts the route by the rule of {@code SHARD_FENCE_BEGIN} (state OWNED or FROZEN, version at or above the
+ * minimum); the write check locks the fence row {@code FOR UPDATE} with a statement, and {@link #end} sends one. A
+ * route refused on that path takes the slow path: the variables are cleared and {@code SHARD_FENCE_BEGIN} itself is
+ * called, which raises the rejection with the fence's message (or accepts and binds, if the fence changed in
+ * between). Keeping the number of distinct statements small also keeps them in H2's per-session query cache (8
+ * statements by default).
  *
  * <p>{@link #installWriteCheck} installs the fence trigger class twice on a tenant table: per row on INSERT, UPDATE
  * and DELETE, and per statement on UPDATE and DELETE, so that an UPDATE or DELETE matching no row (the rows cleaned
@@ -42,6 +50,9 @@ public final class H2FenceDialect implements FenceDialect {
 
 	/** Marks the session's transaction read-only for the fence trigger (see {@link #beginReadOnly}). */
 	private static final String READ_ONLY = DialectSql.load(H2FenceDialect.class, "read-only");
+
+	/** Finds the {@code _ROWID_} of a tenant's fence row. */
+	private static final String FENCE_ROW = DialectSql.load(H2FenceDialect.class, "fence-row");
 
 	private static final String BEGIN_CHECKED = DialectSql.load(H2FenceDialect.class, "begin-checked");
 
@@ -64,8 +75,19 @@ public final class H2FenceDialect implements FenceDialect {
 		return "H2".equalsIgnoreCase(databaseProductName);
 	}
 
+	/**
+	 * Reads the tenant's fence row and binds the variables in one statement, then, on an embedded H2, takes the
+	 * tenant's fence lock shared ({@link H2TenantLocks}): until the transaction ends if auto-commit is off, else until
+	 * {@link #end}. The route is judged on the latest committed fence row (not the transaction's snapshot, which at
+	 * REPEATABLE READ or SERIALIZABLE may be older than a freeze); it is rejected with FROZEN if a freeze waits for
+	 * the lock or holds it. A rejected begin unbinds the variables and holds no lock.
+	 */
 	@Override
 	public void begin(Connection connection, String tenantId, long directoryVersion) throws SQLException {
+		SessionLocal session = H2FenceSession.sessionOf(connection);
+		if (session != null && beginInProcess(connection, session, tenantId, directoryVersion)) {
+			return;
+		}
 		String state;
 		long minVersion;
 		try (PreparedStatement ps = connection.prepareStatement(BIND)) {
@@ -78,13 +100,11 @@ public final class H2FenceDialect implements FenceDialect {
 				minVersion = rs.getLong(2);
 			}
 		}
-		if (("OWNED".equals(state) || "FROZEN".equals(state)) && directoryVersion >= minVersion) {
+		if (H2Fence.refusal(state, minVersion, directoryVersion) == null) {
 			return;
 		}
 		// Refused: unbind, and let the fence function raise the rejection in the fence's own words.
-		try (PreparedStatement ps = connection.prepareStatement(UNBIND); ResultSet rs = ps.executeQuery()) {
-			// executed for its side effect
-		}
+		unbind(connection);
 		try (PreparedStatement ps = connection.prepareStatement(BEGIN_CHECKED)) {
 			ps.setString(1, tenantId);
 			ps.setLong(2, directoryVersion);
@@ -93,22 +113,107 @@ public final class H2FenceDialect implements FenceDialect {
 	}
 
 	/**
+	 * The begin on an embedded H2: takes the tenant's fence lock shared, judges the route on the latest committed
+	 * fence row and binds the variables, without a statement once the fence row's place is known.
+	 * @return {@code false} if H2's engine classes cannot be read (nothing held, nothing bound): take the SQL path
+	 */
+	private static boolean beginInProcess(Connection connection, SessionLocal session, String tenantId,
+			long directoryVersion) throws SQLException {
+		// A begin without an end before it (the same connection bound again): its hold ends now.
+		H2FenceSession.Variables previous = H2FenceSession.variables(session);
+		if (previous == null) {
+			return false;
+		}
+		H2TenantLocks.releaseSession(session, previous.tenant());
+		H2TenantLocks.Holder holder = H2TenantLocks.enterShared(session, tenantId, directoryVersion,
+				!session.getAutoCommit());
+		H2TenantLocks.TenantLock lock = (holder != null) ? holder.lock : H2TenantLocks.lock(session, tenantId);
+		H2Fence.Fence fence = H2TenantLocks.committedFence(session, lock,
+				(lock.fenceRowKey >= 0) ? lock.fenceRowKey : fenceRowKey(connection, tenantId));
+		if (fence == null) {
+			if (holder != null) {
+				H2TenantLocks.release(holder);
+			}
+			return false;
+		}
+		String refusal = (holder != null) ? H2Fence.refusal(fence.state(), fence.minVersion(), directoryVersion)
+				: "FROZEN";
+		if (refusal != null) {
+			if (holder != null) {
+				H2TenantLocks.release(holder);
+			}
+			H2FenceSession.unbind(session);
+			throw H2Fence.reject(connection, tenantId, refusal, directoryVersion, fence.minVersion());
+		}
+		H2FenceSession.bind(session, tenantId, directoryVersion);
+		return true;
+	}
+
+	/** @return the {@code _ROWID_} of the tenant's fence row in the transaction's view, or -1 */
+	private static long fenceRowKey(Connection connection, String tenantId) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(FENCE_ROW)) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? rs.getLong(1) : -1;
+			}
+		}
+	}
+
+	private static void unbind(Connection connection) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(UNBIND); ResultSet rs = ps.executeQuery()) {
+			// executed for its side effect
+		}
+	}
+
+	/**
+	 * Selects the tenant's fence row {@code FOR UPDATE} (which waits for writers on the fence's SQL path), then, on
+	 * an embedded H2, takes the tenant's fence lock exclusive for the connection's transaction: it waits until every
+	 * other session's transaction of the tenant has ended, up to the session's lock timeout, while new ones are
+	 * rejected with FROZEN ({@link H2TenantLocks}).
+	 * @throws SQLException on a database error, or SQLSTATE {@code HYT00} when the lock timeout passes
+	 */
+	@Override
+	public void lockTenant(Connection connection, String tenantId) throws SQLException {
+		FenceDialect.super.lockTenant(connection, tenantId);
+		SessionLocal session = H2FenceSession.sessionOf(connection);
+		if (session != null) {
+			H2TenantLocks.lockExclusive(session, tenantId);
+		}
+	}
+
+	/**
 	 * H2 has no read-only transaction: its {@link Connection#setReadOnly(boolean)} is only a hint and does not refuse
 	 * writes. The flag is set anyway (the pool resets it), and the session variable {@code @SHARD_READ_ONLY} is set
 	 * for the fence's write check, which then refuses every write to a tenant table with SQLSTATE {@code 25006}.
 	 * Writes to tables that are not tenant tables (which have no fence trigger) are not refused. {@link #end} clears
-	 * the variable. One statement, in process.
+	 * the variable. In process on an embedded H2, else one statement.
 	 */
 	@Override
 	public void beginReadOnly(Connection connection) throws SQLException {
 		connection.setReadOnly(true);
+		SessionLocal session = H2FenceSession.sessionOf(connection);
+		if (session != null && H2FenceSession.markReadOnly(session)) {
+			return;
+		}
 		try (PreparedStatement ps = connection.prepareStatement(READ_ONLY); ResultSet rs = ps.executeQuery()) {
 			// executed for its side effect
 		}
 	}
 
+	/**
+	 * Ends the session's hold on its tenant's fence lock and clears the variables: in process on an embedded H2, else
+	 * with one statement.
+	 */
 	@Override
 	public void end(Connection connection) throws SQLException {
+		SessionLocal session = H2FenceSession.sessionOf(connection);
+		if (session != null) {
+			H2FenceSession.Variables vars = H2FenceSession.variables(session);
+			H2TenantLocks.releaseSession(session, vars != null ? vars.tenant() : null);
+			if (H2FenceSession.clear(session)) {
+				return;
+			}
+		}
 		try (PreparedStatement ps = connection.prepareStatement(CLEAR); ResultSet rs = ps.executeQuery()) {
 			// executed for its side effect
 		}
