@@ -18,8 +18,11 @@ final class BenchApps {
 
 	static final String APP_CHANGELOG = "db/bench/app.xml";
 
-	/** Whether the library's shards get row-level security ({@code --no-row-level-security} switches it off). */
-	static volatile boolean rowLevelSecurity = true;
+	/**
+	 * Whether the library's shards get row-level security: off, as the library's default
+	 * ({@code shard-tenancy.fence.row-level-security=false}); {@code --row-level-security} switches it on.
+	 */
+	static volatile boolean rowLevelSecurity = false;
 
 	private BenchApps() {
 	}
