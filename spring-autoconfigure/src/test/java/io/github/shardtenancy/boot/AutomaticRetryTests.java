@@ -131,6 +131,25 @@ class AutomaticRetryTests {
 		ShardFence.set(this.topology.dataSource(shardId), shardId, this.tenant, state, minVersion);
 	}
 
+	/**
+	 * Raises the tenant's minimum version on shard-1 with a plain UPDATE, without the tenant's fence lock, from inside
+	 * the tenant's own transaction: the library's own fence changes take that lock and would wait for this very
+	 * transaction. The H2 fence reads the fence row again at every write, so the transaction's next write is rejected
+	 * STALE: a rejection inside the inner boundary at every attempt.
+	 */
+	private void staleInsideTransaction() {
+		try (Connection c = this.topology.dataSource("shard-1").getConnection();
+				PreparedStatement ps = c.prepareStatement("UPDATE shard_fence SET min_version = ? WHERE tenant_id = ?")) {
+			c.setAutoCommit(true);
+			ps.setLong(1, this.created.version() + 100);
+			ps.setString(2, this.tenant);
+			assertThat(ps.executeUpdate()).isEqualTo(1);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	private void freezeUntilFirstRetry() {
 		fence("shard-1", FenceState.FROZEN, this.created.version());
 		this.listener.beforeRetry((n) -> fence("shard-1", FenceState.OWNED, this.created.version()));
@@ -258,7 +277,7 @@ class AutomaticRetryTests {
 			// Each attempt begins on an OWNED fence; the inner body then raises the fence's minimum version above the
 			// route's, so the write is rejected (STALE) inside the inner boundary every time.
 			listener.beforeRetry((n) -> fence("shard-1", FenceState.OWNED, created.version()));
-			Runnable staleBeforeWrite = () -> fence("shard-1", FenceState.OWNED, created.version() + 100);
+			Runnable staleBeforeWrite = AutomaticRetryTests.this::staleInsideTransaction;
 
 			assertThatThrownBy(() -> outer.createThroughInnerAfter("doomed", staleBeforeWrite))
 				.isInstanceOfSatisfying(RetriesExhaustedException.class, (ex) -> {
@@ -284,7 +303,7 @@ class AutomaticRetryTests {
 				outerRuns.incrementAndGet();
 				retry.run(() -> transactionTemplate.executeWithoutResult((status) -> {
 					innerRuns.incrementAndGet();
-					fence("shard-1", FenceState.OWNED, created.version() + 100);
+					staleInsideTransaction();
 					notes.saveAndFlush(new Note("doomed twice"));
 				}));
 			})).isInstanceOfSatisfying(RetriesExhaustedException.class,
