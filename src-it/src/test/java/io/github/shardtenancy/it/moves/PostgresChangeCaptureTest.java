@@ -27,10 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The online mover's change capture on PostgreSQL, decided once per transaction at its first write (under the fence
- * row's lock) and applied by the capture trigger's WHEN clause.
+ * The online mover's change capture on PostgreSQL, decided once per transaction at its begin (under the tenant's fence
+ * lock, which switching capture on or off takes exclusive) and applied by the fence's row trigger.
  */
-@DisplayName("PostgreSQL change capture: decided at a transaction's first write, under the fence row's lock")
+@DisplayName("PostgreSQL change capture: decided at a transaction's begin, under the tenant's fence lock")
 class PostgresChangeCaptureTest {
 
 	static PostgresCluster cluster;
@@ -49,20 +49,40 @@ class PostgresChangeCaptureTest {
 	}
 
 	@Test
-	@DisplayName("a transaction that read before capture was switched on and writes after it is captured")
-	void writeAfterCaptureOnOfATransactionBegunBeforeIsCaptured() throws Exception {
+	@DisplayName("switching capture on waits for a transaction that only read (the fence lock is held from begin); its later write commits before capture, later transactions are captured, a neighbour's never")
+	void captureOnWaitsForATransactionThatOnlyRead() throws Exception {
 		String tenant = PostgresCluster.tenant("cap-late");
 		String neighbour = PostgresCluster.tenant("cap-neighbour");
 		app.admin.create(tenant, "shard-1");
 		app.admin.create(neighbour, "shard-1");
 		Topology.Shard shard = app.topology.shard("shard-1");
+		List<TablePlan> tables = plan(tenant);
+		CompletableFuture<Void> captureOn;
 		try (TenantContext.Scope scope = TenantContext.bind(tenant); Connection writer = app.dataSource.getConnection()) {
 			writer.setAutoCommit(false); // one transaction, committed below
 			assertThat(countNotes(writer, tenant)).isZero(); // the transaction began (and read) before capture
-			ChangeCapture.captureOn(shard, tenant, "move-cap-late", plan(tenant));
-			insertNote(writer, tenant, "written after capture was switched on");
+			captureOn = CompletableFuture.runAsync(() -> {
+				try {
+					ChangeCapture.captureOn(shard, tenant, "move-cap-late", tables);
+				}
+				catch (SQLException ex) {
+					throw new IllegalStateException(ex);
+				}
+			});
+			await("capture on waits for the reader's fence lock").atMost(Duration.ofSeconds(30))
+				.until(() -> captureOn.isDone()
+						|| cluster.waitsForLock(cluster.shard("shard-1"), app.name + "-shard-1"));
+			assertThat(captureOn).as("capture on waits for the transaction that only read").isNotDone();
+			insertNote(writer, tenant, "written while capture on waits");
 			writer.commit();
 		}
+		captureOn.get(30, TimeUnit.SECONDS);
+		// Committed before capture took effect: in any snapshot the bulk copy takes after it.
+		assertThat(changeLog(tenant)).isZero();
+		app.inTransaction(tenant, c -> {
+			insertNote(c, tenant, "after capture on");
+			return null;
+		});
 		app.inTransaction(neighbour, c -> {
 			insertNote(c, neighbour, "a neighbour's write is never captured");
 			return null;
@@ -83,7 +103,7 @@ class PostgresChangeCaptureTest {
 		CompletableFuture<Void> captureOn;
 		try (TenantContext.Scope scope = TenantContext.bind(tenant); Connection writer = app.dataSource.getConnection()) {
 			writer.setAutoCommit(false); // one transaction, committed below
-			insertNote(writer, tenant, "first write, before capture: holds the fence row");
+			insertNote(writer, tenant, "first write, before capture");
 			captureOn = CompletableFuture.runAsync(() -> {
 				try {
 					ChangeCapture.captureOn(shard, tenant, "move-cap-inflight", tables);
@@ -92,10 +112,10 @@ class PostgresChangeCaptureTest {
 					throw new IllegalStateException(ex);
 				}
 			});
-			await("capture on blocks on the writer's fence row").atMost(Duration.ofSeconds(30))
+			await("capture on waits for the writer's fence lock").atMost(Duration.ofSeconds(30))
 				.until(() -> captureOn.isDone()
 						|| cluster.waitsForLock(cluster.shard("shard-1"), app.name + "-shard-1"));
-			assertThat(captureOn).as("capture on waits for the writer holding the fence row").isNotDone();
+			assertThat(captureOn).as("capture on waits for the writer holding the fence lock").isNotDone();
 			insertNote(writer, tenant, "second write of the same transaction");
 			writer.commit();
 		}
