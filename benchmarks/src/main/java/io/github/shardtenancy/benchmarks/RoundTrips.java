@@ -12,20 +12,19 @@ import java.util.logging.Logger;
  */
 final class RoundTrips {
 
-	/** H2: one statement binds at begin, one clears at end, one locks the fence row and one asks about capture. */
-	static final String H2 = "Counted per transaction (from the code of H2FenceDialect, H2FenceTrigger and "
-			+ "H2CaptureTrigger): plain = 3 statements + commit; the library adds 4 statements: at begin one SELECT "
-			+ "that reads the fence row and binds the three variables, at end one SELECT SET(...) that clears them, "
-			+ "and, at the transaction's first write only, one statement inside the fence trigger that locks the fence "
-			+ "row and one inside the capture trigger that asks whether the tenant is being moved; later writes of the "
-			+ "transaction are checked in Java while H2 shows the lock still held. The rest is the library's "
-			+ "Java path (tenant binding, router lookup, retry advice, connection guard) and H2's trigger calls.";
+	/** H2: on an embedded H2 the fence runs no statement of its own in the common path. */
+	static final String H2 = "Counted per transaction (from the code of H2FenceDialect, H2TenantLocks and "
+			+ "H2FenceTrigger): plain = 3 statements + commit; on an embedded H2 the library adds no statement in "
+			+ "the common path: begin takes the tenant's fence lock in the JVM and reads the fence row from H2's "
+			+ "engine, the triggers compare the row's tenant in Java, end releases the lock (one lookup of the fence "
+			+ "row's place per tenant and JVM). The rest is the library's Java path (tenant binding, router lookup, "
+			+ "retry advice, connection guard, JDBC wrappers) and H2's trigger calls.";
 
 	/** PostgreSQL: where the time goes beyond the round trips, which the counting pass measures. */
 	static final String POSTGRES = "Round trips are the same on both sides (see the counting pass): the library's "
 			+ "SELECT shard_fence_begin(?, ?) travels in the same flight as Hibernate's first SELECT "
-			+ "(FenceDialect.beginStatement). What remains is work, not waiting: on the server the fence's begin, the "
-			+ "first written row's fence check and the triggers on every written row; in the client the retry advice, "
+			+ "(FenceDialect.beginStatement). What remains is work, not waiting: on the server the fence's begin (a shared "
+			+ "advisory lock, the fence row, the variables) and the row trigger on every written row; in the client the retry advice, "
 			+ "the route and the connection provider's JDBC wrapper.";
 
 	private RoundTrips() {
