@@ -100,11 +100,14 @@ class NestedTransactionFreezeTests {
 
 		Seen seen = call.get(30, TimeUnit.SECONDS);
 		assertThat(seen.isolation()).isEqualTo("READ COMMITTED");
+		// Attempts made while the tenant was FROZEN are rejected before the inner call (at begin or at the outer
+		// write, depending on the fence), so only the first attempt's inner begin failed.
 		assertThat(this.service.innerFailures()).singleElement()
 			.satisfies((ex) -> assertThat(FenceRejection.find(ex)).get()
 				.extracting(FenceRejection::reason)
 				.isEqualTo("FROZEN"));
-		assertThat(this.service.runs()).as("the rejected attempt, then the retry after the freeze").isEqualTo(2);
+		assertThat(this.service.runs()).as("the rejected attempt, then the retries until the freeze was lifted")
+			.isGreaterThanOrEqualTo(2);
 		assertThat(memos(shard, tenant, "nested outer")).isEqualTo(1);
 		assertThat(memos(shard, tenant, "nested inner")).isEqualTo(1);
 	}
