@@ -1,9 +1,6 @@
 package io.github.shardtenancy.liquibase;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -42,6 +39,7 @@ public final class ShardTenancyMigrations {
 	/**
 	 * Creates or upgrades the directory schema.
 	 * @param directory a pool on the directory database
+	 * @throws MigrationToolConflictException if Flyway installed the library's schema in the database
 	 * @throws IllegalStateException if the migration fails, with Liquibase's error as cause
 	 */
 	public static void migrateDirectory(DataSource directory) {
@@ -56,6 +54,7 @@ public final class ShardTenancyMigrations {
 	 * @param applicationChangelogs class-path locations (a {@code classpath:} prefix is allowed), possibly empty
 	 * @throws ShardIdentityConflictException if the database already belongs to another shard id (two shard ids
 	 * configured with the same database)
+	 * @throws MigrationToolConflictException if Flyway installed the library's schema in the database
 	 * @throws IllegalStateException if a migration fails, with the cause
 	 */
 	public static void migrateShard(DataSource shard, String shardId, List<String> applicationChangelogs) {
@@ -63,50 +62,7 @@ public final class ShardTenancyMigrations {
 		for (String changelog : applicationChangelogs) {
 			update(shard, changelog, "shard '" + shardId + "'");
 		}
-		try (Connection c = shard.getConnection()) {
-			c.setAutoCommit(true);
-			String recorded = null;
-			try (PreparedStatement ps = c.prepareStatement("SELECT shard_id FROM shard_fence_identity WHERE id = 1");
-					ResultSet rs = ps.executeQuery()) {
-				if (rs.next()) {
-					recorded = rs.getString(1);
-				}
-			}
-			if (recorded != null && !recorded.equals(shardId)) {
-				// Two shard ids on one database would make a move between them copy a tenant onto itself and then
-				// clean it away: refuse before anything is routed.
-				throw new ShardIdentityConflictException(shardId, recorded);
-			}
-			if (recorded == null) {
-				try (PreparedStatement ps = c
-					.prepareStatement("INSERT INTO shard_fence_identity (id, shard_id) VALUES (1, ?)")) {
-					ps.setString(1, shardId);
-					ps.executeUpdate();
-				}
-			}
-			if ("PostgreSQL".equalsIgnoreCase(c.getMetaData().getDatabaseProductName())) {
-				warnIfNoDdlRefusal(c, shardId);
-			}
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("Cannot record the id of shard '" + shardId + "': " + ex.getMessage(), ex);
-		}
-	}
-
-	/**
-	 * The shard changelog installs the event trigger that refuses DDL on a tenant-bound connection only when it runs
-	 * as a superuser (only a superuser can create an event trigger); says so when it is missing.
-	 */
-	private static void warnIfNoDdlRefusal(Connection c, String shardId) throws SQLException {
-		try (PreparedStatement ps = c.prepareStatement("SELECT current_user, EXISTS (SELECT 1 FROM pg_event_trigger "
-				+ "WHERE evtname = 'shard_fence_ddl_check')"); ResultSet rs = ps.executeQuery()) {
-			if (rs.next() && !rs.getBoolean(2)) {
-				log.warn("Shard '{}': the fence's DDL refusal (event trigger shard_fence_ddl_check) is not installed: "
-						+ "creating an event trigger needs a superuser and role '{}' is not one; DDL on tenant tables "
-						+ "from a tenant-bound connection is not refused until the shard changelog runs once as a "
-						+ "superuser", shardId, rs.getString(1));
-			}
-		}
+		ShardTenancySchemas.recordShardIdentity(shard, shardId);
 	}
 
 	private static void update(DataSource dataSource, String changelog, String what) {
@@ -115,6 +71,12 @@ public final class ShardTenancyMigrations {
 			path = path.substring(1);
 		}
 		try (Connection c = dataSource.getConnection()) {
+			if (ShardTenancySchemas.migratedByFlyway(c)) {
+				throw new MigrationToolConflictException(what, "The library's schema on " + what
+						+ " was installed by Flyway (table " + ShardTenancySchemas.FLYWAY_HISTORY_TABLE
+						+ "); Liquibase does not migrate it: keep migrating this database with Flyway "
+						+ "(hibernate-shard-tenancy-flyway)");
+			}
 			Database database = DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(c));
 			ClassLoader loader = Thread.currentThread().getContextClassLoader() != null
 					? Thread.currentThread().getContextClassLoader() : ShardTenancyMigrations.class.getClassLoader();
@@ -123,6 +85,9 @@ public final class ShardTenancyMigrations {
 			Scope.child(AnalyticsArgs.ENABLED.getKey(), false,
 					() -> liquibase.update(new Contexts(), new LabelExpression()));
 			log.debug("Migrated {} with {}", what, path);
+		}
+		catch (MigrationToolConflictException ex) {
+			throw ex;
 		}
 		catch (Exception ex) {
 			throw new IllegalStateException("Liquibase migration " + path + " failed on " + what + ": "

@@ -93,10 +93,20 @@ public abstract class DialectContractTests {
 	 */
 	protected abstract int sessionsWaitingForLock(Connection observer) throws SQLException;
 
+	/**
+	 * Installs the fence and the {@code contract_note} table (id BIGINT primary key, tenant_id VARCHAR(64) not null,
+	 * body VARCHAR(200)) on the empty shard and records its id {@link #SHARD_ID}; by default with the Liquibase
+	 * changelogs (the fence changelog, then {@link #CHANGELOG}). A subclass may install them with another tool.
+	 * @param shard the shard database
+	 */
+	protected void migrate(DataSource shard) {
+		ShardTenancyMigrations.migrateShard(shard, SHARD_ID, List.of(CHANGELOG));
+	}
+
 	@BeforeAll
 	final void migrateShard() throws SQLException {
 		this.shard = shardDataSource();
-		ShardTenancyMigrations.migrateShard(this.shard, SHARD_ID, List.of(CHANGELOG));
+		migrate(this.shard);
 		String product;
 		try (Connection c = this.shard.getConnection()) {
 			product = c.getMetaData().getDatabaseProductName();

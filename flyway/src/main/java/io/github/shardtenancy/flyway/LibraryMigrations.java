@@ -1,0 +1,47 @@
+package io.github.shardtenancy.flyway;
+
+import java.util.List;
+
+import io.github.shardtenancy.flyway.ChangeSetMigration.ChangeSet;
+
+import static io.github.shardtenancy.flyway.ChangeSetMigration.repeatable;
+import static io.github.shardtenancy.flyway.ChangeSetMigration.versioned;
+
+/**
+ * The library's Flyway migrations, each mapped to the change sets of the Liquibase changelogs it runs. A change set
+ * added to a changelog needs its line here ({@code LibraryMigrationsTest} fails until it has one). Versions never
+ * change once released; repeatable migrations run after the versioned ones, in the order of their descriptions.
+ */
+final class LibraryMigrations {
+
+	/** The directory database: the changelog directory.xml and its includes. */
+	static final List<ChangeSetMigration> DIRECTORY = List.of(
+			versioned("1", "directory entries, version and history", "directory.xml", "directory-1"),
+			versioned("2", "move log", "directory-moves.xml", "moves-1"),
+			versioned("3", "shard registry, slots, overrides, pins and events", "directory-lifecycle.xml",
+					"lifecycle-1"),
+			repeatable("directory notification (PostgreSQL)", new ChangeSet("directory.xml", "directory-pg-1")));
+
+	/**
+	 * A shard: the changelog shard.xml and its include. The PostgreSQL fence's functions, the change capture and the
+	 * regeneration of the registered tables' triggers are one repeatable migration, so that a change of any of them
+	 * runs them again in the changelog's order.
+	 */
+	static final List<ChangeSetMigration> SHARD = List.of(
+			versioned("1", "fence tables", "shard.xml", "fence-1"),
+			versioned("2", "change capture tables", "shard-changes.xml", "changes-1"),
+			repeatable("fence functions (H2)", new ChangeSet("shard.xml", "fence-h2-1")),
+			repeatable("fence functions and triggers (PostgreSQL)", new ChangeSet("shard.xml", "fence-pg-1"),
+					new ChangeSet("shard-changes.xml", "changes-pg-1"),
+					new ChangeSet("shard-changes.xml", "fence-pg-triggers-2")));
+
+	/**
+	 * The change set Liquibase runs at every update ({@code runAlways}): the PostgreSQL fence's DDL refusal, installed
+	 * once a migration runs as a superuser. Run after every Flyway migration of a shard, outside Flyway's history.
+	 */
+	static final ChangeSet SHARD_ALWAYS = new ChangeSet("shard.xml", "fence-pg-ddl-1");
+
+	private LibraryMigrations() {
+	}
+
+}

@@ -1,0 +1,1 @@
+CREATE TABLE no_such_syntax (

@@ -1,0 +1,5 @@
+CREATE TABLE note (
+  id BIGINT NOT NULL PRIMARY KEY,
+  tenant_id VARCHAR(64) NOT NULL,
+  title VARCHAR(200) NOT NULL
+);
