@@ -18,6 +18,8 @@ import org.springframework.core.env.MapPropertySource;
  * {@code DataSource}, which is the tenant-routing one and has no connection without a tenant; the directory and the
  * shards are migrated by {@code shard-tenancy.liquibase.*} instead. An application that points Boot's Liquibase at a
  * database of its own sets {@code spring.liquibase.enabled=true} explicitly.</li>
+ * <li>{@code spring.flyway.enabled=false}: the same for Boot's own Flyway run; the directory and the shards are
+ * migrated by {@code shard-tenancy.flyway.*} when Flyway is the migration tool.</li>
  * </ul>
  * Any value the application sets wins. Nothing is added when {@code shard-tenancy.enabled=false}. Registered in
  * {@code META-INF/spring.factories}; stateless.
@@ -35,7 +37,7 @@ class ShardTenancyEnvironmentPostProcessor implements EnvironmentPostProcessor {
 		if (!environment.getPropertySources().contains(PROPERTY_SOURCE)) {
 			environment.getPropertySources()
 				.addLast(new MapPropertySource(PROPERTY_SOURCE, Map.of("spring.jpa.hibernate.ddl-auto", "none",
-					"spring.liquibase.enabled", "false")));
+					"spring.liquibase.enabled", "false", "spring.flyway.enabled", "false")));
 		}
 	}
 

@@ -90,6 +90,14 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final FenceProperties fence = new FenceProperties();
 
+	/** Which tool migrates the directory and the shards. */
+	@NestedConfigurationProperty
+	private final MigrationsProperties migrations = new MigrationsProperties();
+
+	/** Flyway migrations of the directory and of every shard at start-up. */
+	@NestedConfigurationProperty
+	private final FlywayProperties flyway = new FlywayProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -170,6 +178,14 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public FenceProperties getFence() {
 		return this.fence;
+	}
+
+	public MigrationsProperties getMigrations() {
+		return this.migrations;
+	}
+
+	public FlywayProperties getFlyway() {
+		return this.flyway;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
