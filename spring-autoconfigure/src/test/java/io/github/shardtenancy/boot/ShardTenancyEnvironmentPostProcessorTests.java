@@ -33,7 +33,7 @@ class ShardTenancyEnvironmentPostProcessorTests {
 	private final ShardTenancyEnvironmentPostProcessor processor = new ShardTenancyEnvironmentPostProcessor();
 
 	@Test
-	@DisplayName("Hibernate's schema tool and Boot's own Liquibase default to off, so Boot never opens a routed connection without a tenant")
+	@DisplayName("Hibernate's schema tool and Boot's own Liquibase and Flyway default to off, so Boot never opens a routed connection without a tenant")
 	void ddlAutoDefaultsToNone() {
 		StandardEnvironment environment = new StandardEnvironment();
 
@@ -41,6 +41,7 @@ class ShardTenancyEnvironmentPostProcessorTests {
 
 		assertThat(environment.getProperty("spring.jpa.hibernate.ddl-auto")).isEqualTo("none");
 		assertThat(environment.getProperty("spring.liquibase.enabled")).isEqualTo("false");
+		assertThat(environment.getProperty("spring.flyway.enabled")).isEqualTo("false");
 	}
 
 	@Test
