@@ -79,7 +79,8 @@ final class ChangeSets {
 				source.append('\n').append(sqlFile(change, changelog, id));
 			}
 		}
-		return source.toString();
+		// line ends as checked out (CRLF on some systems) do not change what runs
+		return source.toString().replace("\r\n", "\n");
 	}
 
 	private static void appendColumns(StringBuilder source, Element element) {

@@ -152,6 +152,13 @@ public final class ShardTenancyFlyway {
 					statement.execute(sql);
 				}
 			}
+			catch (SQLException ex) {
+				// 42710 duplicate_object: an instance starting at the same time created it between the check and
+				// the CREATE (this runs outside Flyway's lock); it is there, which is all this change set wants
+				if (!"42710".equals(ex.getSQLState())) {
+					throw ex;
+				}
+			}
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Change set " + LibraryMigrations.SHARD_ALWAYS.id() + " failed on "
