@@ -106,24 +106,22 @@ final class ChangeSets {
 
 	/** @return the change set ids of a changelog, in order (its includes not followed) */
 	static List<String> ids(String changelog) {
-		List<String> ids = new ArrayList<>();
-		for (Element element : children(parse(FOLDER + changelog).getDocumentElement())) {
-			if (element.getTagName().equals("changeSet")) {
-				ids.add(element.getAttribute("id"));
-			}
-		}
-		return ids;
+		return attributes(changelog, "changeSet", "id");
 	}
 
 	/** @return the files a changelog includes, relative to {@link #FOLDER}, in order */
 	static List<String> includes(String changelog) {
-		List<String> includes = new ArrayList<>();
+		return attributes(changelog, "include", "file");
+	}
+
+	private static List<String> attributes(String changelog, String tag, String attribute) {
+		List<String> values = new ArrayList<>();
 		for (Element element : children(parse(FOLDER + changelog).getDocumentElement())) {
-			if (element.getTagName().equals("include")) {
-				includes.add(element.getAttribute("file"));
+			if (element.getTagName().equals(tag)) {
+				values.add(element.getAttribute(attribute));
 			}
 		}
-		return includes;
+		return values;
 	}
 
 	private static Document parse(String resource) {

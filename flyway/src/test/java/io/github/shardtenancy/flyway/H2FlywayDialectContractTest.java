@@ -1,18 +1,15 @@
 package io.github.shardtenancy.flyway;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.h2.H2Fence;
 import io.github.shardtenancy.testing.dialect.DialectContractTests;
+import io.github.shardtenancy.testing.h2.H2Shards;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 
@@ -23,11 +20,7 @@ class H2FlywayDialectContractTest extends DialectContractTests {
 
 	@Override
 	protected DataSource shardDataSource() {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl("jdbc:h2:mem:flyway-contract-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
-		config.setMaximumPoolSize(10);
-		config.setPoolName("h2-flyway-contract");
-		this.pool = new HikariDataSource(config);
+		this.pool = H2Shards.pool("h2-flyway-contract");
 		return this.pool;
 	}
 
@@ -36,14 +29,10 @@ class H2FlywayDialectContractTest extends DialectContractTests {
 		ShardTenancyFlyway.migrateShard(shard, SHARD_ID, List.of("classpath:db/flyway-contract"));
 	}
 
+	/** Sessions H2 blocks, and sessions waiting for a tenant's fence lock, which the H2 fence keeps in this JVM. */
 	@Override
 	protected int sessionsWaitingForLock(Connection observer) throws SQLException {
-		try (PreparedStatement ps = observer
-			.prepareStatement("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL");
-				ResultSet rs = ps.executeQuery()) {
-			rs.next();
-			return rs.getInt(1) + H2Fence.sessionsWaitingForFenceLock(observer);
-		}
+		return H2Shards.blockedSessions(observer) + H2Fence.sessionsWaitingForFenceLock(observer);
 	}
 
 	@AfterAll

@@ -5,13 +5,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.UUID;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.liquibase.MigrationToolConflictException;
 import io.github.shardtenancy.liquibase.ShardIdentityConflictException;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.testing.h2.H2Shards;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -25,10 +24,7 @@ class H2FlywaySchemaTest {
 	private final List<HikariDataSource> pools = new java.util.ArrayList<>();
 
 	private HikariDataSource h2(String name) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl("jdbc:h2:mem:" + name + "-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
-		config.setMaximumPoolSize(3);
-		HikariDataSource pool = new HikariDataSource(config);
+		HikariDataSource pool = H2Shards.pool(name);
 		this.pools.add(pool);
 		return pool;
 	}
@@ -43,12 +39,8 @@ class H2FlywaySchemaTest {
 	void directorySchemaMatchesLiquibase() throws SQLException {
 		HikariDataSource liquibase = h2("lb-directory");
 		HikariDataSource flyway = h2("fw-directory");
-		ShardTenancyMigrations.migrateDirectory(liquibase);
-		ShardTenancyFlyway.migrateDirectory(flyway);
-		List<String> expected = SchemaSnapshot.of(liquibase);
-		assertThat(expected).contains("table shard_directory_entry", "table shard_move", "table shard_registry",
-				"row 1 0");
-		assertThat(SchemaSnapshot.of(flyway)).containsExactlyElementsOf(expected);
+		assertThat(SchemaSnapshot.sameDirectory(liquibase, flyway)).contains("table shard_directory_entry",
+				"table shard_move", "table shard_registry", "row 1 0");
 	}
 
 	@Test

@@ -1,22 +1,14 @@
 package io.github.shardtenancy.flyway;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.liquibase.MigrationToolConflictException;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.testing.pg.EmbeddedPostgresServer;
+import io.github.shardtenancy.testing.pg.ScratchPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -30,38 +22,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @DisplayName("Flyway on PostgreSQL: the same schema as the Liquibase changelogs (tables, functions, triggers)")
 class PostgresFlywaySchemaTest {
 
-	private Path dataDirectory;
-
-	private EmbeddedPostgresServer server;
-
-	private final List<HikariDataSource> pools = new ArrayList<>();
+	private ScratchPostgres postgres;
 
 	@BeforeAll
-	void start() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			this.dataDirectory = Files.createTempDirectory("pg-flyway-schema");
-			this.server = new EmbeddedPostgresServer("flyway-schema", this.dataDirectory, socket.getLocalPort());
-		}
-		this.server.start();
+	void start() {
+		this.postgres = ScratchPostgres.start("flyway-schema");
 	}
 
 	private HikariDataSource database(String name) throws SQLException {
-		try (HikariDataSource admin = pool(this.server.jdbcUrl()); Connection c = admin.getConnection();
-				Statement s = c.createStatement()) {
-			s.execute("CREATE DATABASE " + name);
-		}
-		HikariDataSource pool = pool(this.server.jdbcUrl().replace("/postgres", "/" + name));
-		this.pools.add(pool);
-		return pool;
-	}
-
-	private HikariDataSource pool(String url) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(url);
-		config.setUsername(this.server.user());
-		config.setPassword(this.server.password());
-		config.setMaximumPoolSize(2);
-		return new HikariDataSource(config);
+		return this.postgres.createDatabase(name, 2);
 	}
 
 	@Test
@@ -69,12 +38,9 @@ class PostgresFlywaySchemaTest {
 	void directory() throws SQLException {
 		HikariDataSource liquibase = database("lb_directory");
 		HikariDataSource flyway = database("fw_directory");
-		ShardTenancyMigrations.migrateDirectory(liquibase);
-		ShardTenancyFlyway.migrateDirectory(flyway);
-		List<String> expected = SchemaSnapshot.of(liquibase);
-		assertThat(expected).anyMatch((line) -> line.startsWith("function shard_directory_notify()"))
+		assertThat(SchemaSnapshot.sameDirectory(liquibase, flyway))
+			.anyMatch((line) -> line.startsWith("function shard_directory_notify()"))
 			.anyMatch((line) -> line.startsWith("trigger shard_directory_version.shard_directory_notify"));
-		assertThat(SchemaSnapshot.of(flyway)).containsExactlyElementsOf(expected);
 	}
 
 	@Test
@@ -102,17 +68,9 @@ class PostgresFlywaySchemaTest {
 	}
 
 	@AfterAll
-	void stop() throws IOException {
-		this.pools.forEach(HikariDataSource::close);
-		if (this.server != null) {
-			this.server.stop();
-		}
-		if (this.dataDirectory != null) {
-			try (Stream<Path> paths = Files.walk(this.dataDirectory)) {
-				for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-					Files.deleteIfExists(path);
-				}
-			}
+	void stop() {
+		if (this.postgres != null) {
+			this.postgres.close();
 		}
 	}
 

@@ -28,6 +28,18 @@ final class SchemaSnapshot {
 	private SchemaSnapshot() {
 	}
 
+	/**
+	 * Migrates the first database's directory with Liquibase, the second's with Flyway, and compares them.
+	 * @return the Liquibase database's snapshot, which the Flyway one equals
+	 */
+	static List<String> sameDirectory(DataSource liquibase, DataSource flyway) throws SQLException {
+		io.github.shardtenancy.liquibase.ShardTenancyMigrations.migrateDirectory(liquibase);
+		ShardTenancyFlyway.migrateDirectory(flyway);
+		List<String> expected = of(liquibase);
+		org.assertj.core.api.Assertions.assertThat(of(flyway)).containsExactlyElementsOf(expected);
+		return expected;
+	}
+
 	static List<String> of(DataSource dataSource) throws SQLException {
 		try (Connection c = dataSource.getConnection()) {
 			List<String> lines = new ArrayList<>();

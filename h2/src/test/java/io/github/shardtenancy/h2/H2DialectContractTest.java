@@ -2,15 +2,13 @@ package io.github.shardtenancy.h2;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.testing.dialect.DialectContractTests;
+import io.github.shardtenancy.testing.h2.H2Shards;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 
@@ -21,11 +19,7 @@ class H2DialectContractTest extends DialectContractTests {
 
 	@Override
 	protected DataSource shardDataSource() {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl("jdbc:h2:mem:dialect-contract-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
-		config.setMaximumPoolSize(10);
-		config.setPoolName("h2-dialect-contract");
-		this.pool = new HikariDataSource(config);
+		this.pool = H2Shards.pool("h2-dialect-contract");
 		return this.pool;
 	}
 
@@ -35,12 +29,7 @@ class H2DialectContractTest extends DialectContractTests {
 	 */
 	@Override
 	protected int sessionsWaitingForLock(Connection observer) throws SQLException {
-		try (PreparedStatement ps = observer
-			.prepareStatement("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL");
-				ResultSet rs = ps.executeQuery()) {
-			rs.next();
-			return rs.getInt(1) + H2Fence.sessionsWaitingForFenceLock(observer);
-		}
+		return H2Shards.blockedSessions(observer) + H2Fence.sessionsWaitingForFenceLock(observer);
 	}
 
 	@AfterAll

@@ -1,24 +1,16 @@
 package io.github.shardtenancy.postgresql;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.testing.pg.EmbeddedPostgresServer;
+import io.github.shardtenancy.testing.pg.ScratchPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -37,42 +29,20 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresFenceUpgradeTest {
 
-	private Path dataDirectory;
-
-	private EmbeddedPostgresServer server;
+	private ScratchPostgres postgres;
 
 	private HikariDataSource pool;
 
 	@BeforeAll
-	void startServer() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			this.dataDirectory = Files.createTempDirectory("pg-fence-upgrade");
-			this.server = new EmbeddedPostgresServer("fence-upgrade", this.dataDirectory, socket.getLocalPort());
-		}
-		this.server.start();
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(this.server.jdbcUrl());
-		config.setUsername(this.server.user());
-		config.setPassword(this.server.password());
-		config.setMaximumPoolSize(2);
-		config.setPoolName("pg-fence-upgrade");
-		this.pool = new HikariDataSource(config);
+	void startServer() {
+		this.postgres = ScratchPostgres.start("fence-upgrade");
+		this.pool = this.postgres.pool(2);
 	}
 
 	@AfterAll
-	void stopServer() throws IOException {
-		if (this.pool != null) {
-			this.pool.close();
-		}
-		if (this.server != null) {
-			this.server.stop();
-		}
-		if (this.dataDirectory != null) {
-			try (Stream<Path> paths = Files.walk(this.dataDirectory)) {
-				for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-					Files.deleteIfExists(path);
-				}
-			}
+	void stopServer() {
+		if (this.postgres != null) {
+			this.postgres.close();
 		}
 	}
 
