@@ -27,10 +27,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DisplayName("HikariCP meters per shard pool")
 class ShardPoolMetricsTests {
 
-	private static String h2(String name) {
-		return "jdbc:h2:mem:" + name + "-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
-	}
-
 	private static ApplicationContextRunner runner(String directoryUrl, String shard1Url) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(ShardTenancyAutoConfiguration.class, MetricsAutoConfiguration.class,
@@ -46,8 +42,8 @@ class ShardPoolMetricsTests {
 	@Test
 	@DisplayName("every configured shard pool has HikariCP's meters with its shard tag, and they record its use")
 	void configuredShards() {
-		runner(h2("directory"), h2("shard-1"))
-			.withPropertyValues("shard-tenancy.shards.shard-2.url=" + h2("shard-2"),
+		runner(ShardTenancySettingsTests.h2("directory"), ShardTenancySettingsTests.h2("shard-1"))
+			.withPropertyValues("shard-tenancy.shards.shard-2.url=" + ShardTenancySettingsTests.h2("shard-2"),
 					"shard-tenancy.shards.shard-2.maximum-pool-size=3")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
@@ -78,11 +74,11 @@ class ShardPoolMetricsTests {
 	@Test
 	@DisplayName("a shard registered at runtime gets its meters, and loses them when it is retired")
 	void runtimeShardRegisteredAndRetired() {
-		runner(h2("directory"), h2("shard-1")).run((context) -> {
+		runner(ShardTenancySettingsTests.h2("directory"), ShardTenancySettingsTests.h2("shard-1")).run((context) -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			TenantAdmin admin = context.getBean(TenantAdmin.class);
 			HikariConfig config = new HikariConfig();
-			config.setJdbcUrl(h2("shard-3"));
+			config.setJdbcUrl(ShardTenancySettingsTests.h2("shard-3"));
 			config.setMaximumPoolSize(2);
 			admin.registerShard("shard-3", null, config);
 			assertThat(hikari(registry, "hikaricp.connections.max", "shard-3").gauge()).isNotNull();
@@ -100,11 +96,11 @@ class ShardPoolMetricsTests {
 	@Test
 	@DisplayName("the pool of a shard another instance registered gets its meters when this instance meets it")
 	void shardMetAtRuntime() {
-		String directory = h2("directory");
-		String shard1 = h2("shard-1");
+		String directory = ShardTenancySettingsTests.h2("directory");
+		String shard1 = ShardTenancySettingsTests.h2("shard-1");
 		runner(directory, shard1).run((registering) -> {
 			HikariConfig config = new HikariConfig();
-			config.setJdbcUrl(h2("shard-4"));
+			config.setJdbcUrl(ShardTenancySettingsTests.h2("shard-4"));
 			registering.getBean(TenantAdmin.class).registerShard("shard-4", null, config);
 			runner(directory, shard1).run((other) -> {
 				MeterRegistry registry = other.getBean(MeterRegistry.class);

@@ -31,16 +31,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DisplayName("HikariCP settings of the shard and directory pools")
 class ShardPoolSettingsTests {
 
-	private static String h2(String name) {
-		return "jdbc:h2:mem:" + name + "-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
-	}
-
 	private static ApplicationContextRunner runner(String directoryUrl) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(ShardTenancyAutoConfiguration.class))
 			.withPropertyValues("shard-tenancy.directory.url=" + directoryUrl,
-					"shard-tenancy.shards.shard-1.url=" + h2("shard-1"),
-					"shard-tenancy.shards[shard.2].url=" + h2("shard-2"), "shard-tenancy.sync.interval=1h");
+					"shard-tenancy.shards.shard-1.url=" + ShardTenancySettingsTests.h2("shard-1"),
+					"shard-tenancy.shards[shard.2].url=" + ShardTenancySettingsTests.h2("shard-2"), "shard-tenancy.sync.interval=1h");
 	}
 
 	private static HikariDataSource pool(ShardTopology topology, String shardId) {
@@ -58,7 +54,7 @@ class ShardPoolSettingsTests {
 	@Test
 	@DisplayName("pool.hikari.* reaches every shard pool, shards.<id>.hikari.* wins for its shard")
 	void defaultsAndPerShard() {
-		runner(h2("directory"))
+		runner(ShardTenancySettingsTests.h2("directory"))
 			.withPropertyValues("shard-tenancy.pool.hikari.maximum-pool-size=7",
 					"shard-tenancy.pool.hikari.leak-detection-threshold=2500",
 					"shard-tenancy.pool.hikari.connection-init-sql=SET @POOL_INIT = 'every-shard'",
@@ -91,7 +87,7 @@ class ShardPoolSettingsTests {
 	@Test
 	@DisplayName("a shard's shortcut settings beat pool.hikari.*, its own hikari.* beats its shortcuts")
 	void precedenceOfTheShortcuts() {
-		runner(h2("directory"))
+		runner(ShardTenancySettingsTests.h2("directory"))
 			.withPropertyValues("shard-tenancy.pool.connection-timeout=2s",
 					"shard-tenancy.pool.hikari.connection-timeout=3000", "shard-tenancy.pool.hikari.maximum-pool-size=6",
 					"shard-tenancy.shards.shard-1.maximum-pool-size=4",
@@ -111,7 +107,7 @@ class ShardPoolSettingsTests {
 	@Test
 	@DisplayName("without any pool setting, a shard pool has 10 connections and a 5 s connection timeout")
 	void defaults() {
-		runner(h2("directory")).run((context) -> {
+		runner(ShardTenancySettingsTests.h2("directory")).run((context) -> {
 			HikariDataSource shard1 = pool(context.getBean(ShardTopology.class), "shard-1");
 			assertThat(shard1.getMaximumPoolSize()).isEqualTo(10);
 			assertThat(shard1.getConnectionTimeout()).isEqualTo(5000);
@@ -124,7 +120,7 @@ class ShardPoolSettingsTests {
 	@Test
 	@DisplayName("directory.hikari.* reaches the directory's pool and wins over directory.maximum-pool-size")
 	void directory() {
-		runner(h2("directory"))
+		runner(ShardTenancySettingsTests.h2("directory"))
 			.withPropertyValues("shard-tenancy.directory.maximum-pool-size=3",
 					"shard-tenancy.directory.hikari.maximum-pool-size=2",
 					"shard-tenancy.directory.hikari.connection-init-sql=SET @POOL_INIT = 'directory'",
@@ -140,10 +136,10 @@ class ShardPoolSettingsTests {
 	@Test
 	@DisplayName("pool.hikari.* and the shard's own settings reach the pool of a shard another instance registered")
 	void shardsMetAtRuntime() {
-		String directory = h2("directory");
+		String directory = ShardTenancySettingsTests.h2("directory");
 		runner(directory).run((registering) -> {
 			HikariConfig config = new HikariConfig();
-			config.setJdbcUrl(h2("shard-3"));
+			config.setJdbcUrl(ShardTenancySettingsTests.h2("shard-3"));
 			registering.getBean(TenantAdmin.class).registerShard("shard-3", null, config);
 			runner(directory)
 				.withPropertyValues("shard-tenancy.pool.hikari.maximum-pool-size=6",
@@ -162,7 +158,7 @@ class ShardPoolSettingsTests {
 	@Test
 	@DisplayName("pool.hikari.pool-name fails the start, naming the property")
 	void poolNameForEveryShardIsRefused() {
-		runner(h2("directory")).withPropertyValues("shard-tenancy.pool.hikari.pool-name=same").run((context) -> {
+		runner(ShardTenancySettingsTests.h2("directory")).withPropertyValues("shard-tenancy.pool.hikari.pool-name=same").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
 				.isInstanceOf(ShardTenancyConfigurationException.class)
@@ -173,7 +169,7 @@ class ShardPoolSettingsTests {
 	@Test
 	@DisplayName("a value HikariCP refuses fails the start with Boot's bind error naming the property")
 	void badHikariValue() {
-		runner(h2("directory")).withPropertyValues("shard-tenancy.shards.shard-1.hikari.maximum-pool-size=0")
+		runner(ShardTenancySettingsTests.h2("directory")).withPropertyValues("shard-tenancy.shards.shard-1.hikari.maximum-pool-size=0")
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				BindException bind = findCause(context.getStartupFailure(), BindException.class);
