@@ -43,19 +43,22 @@ class ShardTenancyBuilderTest {
 		return config;
 	}
 
-	@Test
-	@DisplayName("admin creates, Hibernate writes, the mover moves, Hibernate writes again: every row on the new owner")
-	void createWriteMoveWrite() throws Exception {
-		List<String> changelogs = List.of(ShardTenancyFixture.CHANGELOG);
-		try (ShardTenancy tenancy = ShardTenancy.builder()
+	/** @return a builder with a directory, shards shard-1 and shard-2, the test tables and a migrator for new shards */
+	private ShardTenancyBuilder twoShards(List<String> changelogs) {
+		return ShardTenancy.builder()
 			.directory(pool("directory"))
 			.shard("shard-1", pool("shard-1"))
 			.shard("shard-2", pool("shard-2"))
 			.tenantTables(ShardTenancyFixture.TABLES)
 			.shardMigrator((shardId, dataSource, dialect) -> ShardTenancyMigrations.migrateShard(dataSource, shardId,
-					changelogs))
-			.actor("builder@test")
-			.build()) {
+					changelogs));
+	}
+
+	@Test
+	@DisplayName("admin creates, Hibernate writes, the mover moves, Hibernate writes again: every row on the new owner")
+	void createWriteMoveWrite() throws Exception {
+		List<String> changelogs = List.of(ShardTenancyFixture.CHANGELOG);
+		try (ShardTenancy tenancy = twoShards(changelogs).actor("builder@test").build()) {
 			// The schemas are the application's: here the Liquibase module's changelogs and the test tables.
 			ShardTenancyMigrations.migrateDirectory(tenancy.directoryDataSource());
 			for (String shardId : tenancy.topology().shardIds()) {
@@ -178,13 +181,7 @@ class ShardTenancyBuilderTest {
 
 		};
 		List<String> changelogs = List.of(ShardTenancyFixture.CHANGELOG);
-		ShardTenancy tenancy = ShardTenancy.builder()
-			.directory(pool("directory"))
-			.shard("shard-1", pool("shard-1"))
-			.shard("shard-2", pool("shard-2"))
-			.tenantTables(ShardTenancyFixture.TABLES)
-			.shardMigrator((shardId, dataSource, dialect) -> ShardTenancyMigrations.migrateShard(dataSource, shardId,
-					changelogs))
+		ShardTenancy tenancy = twoShards(changelogs)
 			.shardPoolListener(throwing)
 			.shardPoolListener(recording)
 			.actor("listener@test")
