@@ -327,6 +327,9 @@ public class ShardTenancyProperties implements InitializingBean {
 		/** The request header naming the tenant. Default {@code X-Tenant-Id}. */
 		private String headerName = "X-Tenant-Id";
 
+		/** The HTTP answers to the library's typed errors. */
+		private final ProblemDetails problemDetails = new ProblemDetails();
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -341,6 +344,40 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		public void setHeaderName(String headerName) {
 			this.headerName = headerName;
+		}
+
+		public ProblemDetails getProblemDetails() {
+			return this.problemDetails;
+		}
+
+	}
+
+	/** The HTTP answers (RFC 9457 problem details) to the library's typed errors. */
+	public static class ProblemDetails {
+
+		/**
+		 * Whether the library's typed errors are answered with RFC 9457 problem details (400, 404, 503). Default
+		 * {@code true}.
+		 */
+		private boolean enabled = true;
+
+		/** Time a client is told to wait before retrying a 503 answer, sent rounded up to whole seconds. Default 1 s. */
+		private Duration retryAfter = Duration.ofSeconds(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getRetryAfter() {
+			return this.retryAfter;
+		}
+
+		public void setRetryAfter(Duration retryAfter) {
+			this.retryAfter = retryAfter;
 		}
 
 	}
