@@ -18,7 +18,8 @@ class ShardTenancyWebConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TenantHeaderFilter tenantHeaderFilter(ShardTenancyProperties properties) {
-		return new TenantHeaderFilter(properties.getWeb().getHeaderName());
+		ShardTenancyProperties.Web web = properties.getWeb();
+		return new TenantHeaderFilter(web.getHeaderName(), web.getProblemDetails().isEnabled());
 	}
 
 }

@@ -137,6 +137,26 @@ class ProblemDetailsTests {
 		}
 
 		@Test
+		@DisplayName("an invalid tenant header: 400 problem detail from the header filter, quotes escaped")
+		void invalidHeaderIs400ProblemDetail() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "a\"b\\c"))
+				.andExpect(status().isBadRequest())
+				.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+				.andExpect(jsonPath("$.status").value(400))
+				.andExpect(jsonPath("$.title").value("Invalid tenant id"))
+				.andExpect(jsonPath("$.detail", containsString("a\"b\\c")));
+		}
+
+		@Test
+		@DisplayName("a repeated tenant header: 400 problem detail")
+		void repeatedHeaderIs400ProblemDetail() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "acme", "globex"))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.title").value("Repeated tenant header"))
+				.andExpect(jsonPath("$.detail", containsString("appears more than once")));
+		}
+
+		@Test
 		@DisplayName("an unknown tenant: 404 with the tenant and the directory version")
 		void unknownTenantIs404() throws Exception {
 			this.mvc.perform(get("/notes").header("X-Tenant-Id", "nobody"))
@@ -260,6 +280,15 @@ class ProblemDetailsTests {
 			assertThatThrownBy(() -> this.mvc.perform(get("/notes").header("X-Tenant-Id", "nobody")))
 				.isInstanceOf(ServletException.class)
 				.hasCauseInstanceOf(UnknownTenantException.class);
+		}
+
+		@Test
+		@DisplayName("an invalid tenant header is answered 400 in plain text")
+		void invalidHeaderIsPlainText() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "bad id!"))
+				.andExpect(status().isBadRequest())
+				.andExpect(content().contentTypeCompatibleWith(MediaType.TEXT_PLAIN))
+				.andExpect(content().string(containsString("Invalid tenant id")));
 		}
 
 	}
