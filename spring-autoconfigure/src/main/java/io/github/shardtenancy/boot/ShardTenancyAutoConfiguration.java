@@ -32,8 +32,7 @@ import org.springframework.context.annotation.Import;
 		ShardTenancyWebConfiguration.class, ShardTenancyPostgresConfiguration.class,
 		ShardTenancyLifecycleConfiguration.class, ShardTenancyMoveConfiguration.class,
 		ShardTenancyMetricsConfiguration.class, ShardTenancyActuatorConfiguration.class,
-		ShardTenancyTaskConfiguration.class, ShardTenancyOpenInViewConfiguration.class,
-		ShardTenancyProblemDetailsConfiguration.class })
+		ShardTenancyTaskConfiguration.class, ShardTenancyOpenInViewConfiguration.class })
 public final class ShardTenancyAutoConfiguration {
 
 }

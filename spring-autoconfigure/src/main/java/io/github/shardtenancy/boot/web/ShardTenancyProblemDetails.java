@@ -2,6 +2,7 @@ package io.github.shardtenancy.boot.web;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
@@ -48,6 +49,17 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 @RestControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
 public class ShardTenancyProblemDetails {
+
+	private static final List<Mapping> MAPPINGS = List.of(
+			new Mapping(InvalidTenantIdException.class, HttpStatus.BAD_REQUEST, "Invalid tenant id"),
+			new Mapping(NoTenantBoundException.class, HttpStatus.BAD_REQUEST, "No tenant"),
+			new Mapping(UnknownTenantException.class, HttpStatus.NOT_FOUND, "Unknown tenant"),
+			new Mapping(TenantDeletedException.class, HttpStatus.NOT_FOUND, "Tenant deleted"),
+			new Mapping(RetriesExhaustedException.class, HttpStatus.SERVICE_UNAVAILABLE, "Retries exhausted"),
+			new Mapping(TenantUnavailableException.class, HttpStatus.SERVICE_UNAVAILABLE, "Tenant unavailable"),
+			new Mapping(ShardUnavailableException.class, HttpStatus.SERVICE_UNAVAILABLE, "Shard unavailable"),
+			new Mapping(ShardConnectionLostException.class, HttpStatus.SERVICE_UNAVAILABLE, "Shard unavailable"),
+			new Mapping(DirectoryUnavailableException.class, HttpStatus.SERVICE_UNAVAILABLE, "Directory unavailable"));
 
 	private final String retryAfterSeconds;
 
@@ -99,18 +111,8 @@ public class ShardTenancyProblemDetails {
 	 * @return the status that answers it, or {@code null} to leave it to the application's other error handling
 	 */
 	protected HttpStatus statusOf(ShardTenancyException ex) {
-		if (ex instanceof InvalidTenantIdException || ex instanceof NoTenantBoundException) {
-			return HttpStatus.BAD_REQUEST;
-		}
-		if (ex instanceof UnknownTenantException || ex instanceof TenantDeletedException) {
-			return HttpStatus.NOT_FOUND;
-		}
-		if (ex instanceof RetriesExhaustedException || ex instanceof TenantUnavailableException
-				|| ex instanceof ShardUnavailableException || ex instanceof ShardConnectionLostException
-				|| ex instanceof DirectoryUnavailableException) {
-			return HttpStatus.SERVICE_UNAVAILABLE;
-		}
-		return null;
+		Mapping mapping = mappingOf(ex);
+		return (mapping != null) ? mapping.status() : null;
 	}
 
 	/**
@@ -139,31 +141,22 @@ public class ShardTenancyProblemDetails {
 	}
 
 	private static String titleOf(ShardTenancyException ex, HttpStatus status) {
-		if (ex instanceof InvalidTenantIdException) {
-			return "Invalid tenant id";
+		Mapping mapping = mappingOf(ex);
+		return (mapping != null) ? mapping.title() : status.getReasonPhrase();
+	}
+
+	private static Mapping mappingOf(ShardTenancyException ex) {
+		for (Mapping mapping : MAPPINGS) {
+			if (mapping.type().isInstance(ex)) {
+				return mapping;
+			}
 		}
-		if (ex instanceof NoTenantBoundException) {
-			return "No tenant";
-		}
-		if (ex instanceof TenantDeletedException) {
-			return "Tenant deleted";
-		}
-		if (ex instanceof UnknownTenantException) {
-			return "Unknown tenant";
-		}
-		if (ex instanceof RetriesExhaustedException) {
-			return "Retries exhausted";
-		}
-		if (ex instanceof DirectoryUnavailableException) {
-			return "Directory unavailable";
-		}
-		if (ex instanceof TenantUnavailableException) {
-			return "Tenant unavailable";
-		}
-		if (ex instanceof ShardUnavailableException || ex instanceof ShardConnectionLostException) {
-			return "Shard unavailable";
-		}
-		return status.getReasonPhrase();
+		return null;
+	}
+
+	/** A typed error's status and title; the first mapping whose type matches wins (subclasses first). */
+	private record Mapping(Class<? extends ShardTenancyException> type, HttpStatus status, String title) {
+
 	}
 
 }
