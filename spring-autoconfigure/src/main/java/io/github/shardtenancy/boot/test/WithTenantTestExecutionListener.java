@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantAlreadyExistsException;
 import io.github.shardtenancy.TenantContext;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.test.context.TestContext;
 import org.springframework.test.context.TestContextAnnotationUtils;
@@ -66,7 +67,7 @@ public class WithTenantTestExecutionListener extends AbstractTestExecutionListen
 		}
 	}
 
-	private static WithTenant find(Method method, Class<?> testClass) {
+	private static @Nullable WithTenant find(Method method, Class<?> testClass) {
 		WithTenant onMethod = AnnotatedElementUtils.findMergedAnnotation(method, WithTenant.class);
 		return (onMethod != null) ? onMethod : TestContextAnnotationUtils.findMergedAnnotation(testClass, WithTenant.class);
 	}

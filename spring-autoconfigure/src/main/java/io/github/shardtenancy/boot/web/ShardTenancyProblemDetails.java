@@ -15,6 +15,7 @@ import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantDeletedException;
 import io.github.shardtenancy.TenantUnavailableException;
 import io.github.shardtenancy.UnknownTenantException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -63,7 +64,7 @@ public class ShardTenancyProblemDetails {
 
 	private final String retryAfterSeconds;
 
-	private final String tenantHeader;
+	private final @Nullable String tenantHeader;
 
 	/**
 	 * @param retryAfter how long a client should wait before retrying a 503; sent rounded up to whole seconds, at
@@ -72,7 +73,7 @@ public class ShardTenancyProblemDetails {
 	 * missing tenant; {@code null} when the tenant does not come from a header
 	 * @throws IllegalArgumentException if {@code retryAfter} is negative
 	 */
-	public ShardTenancyProblemDetails(Duration retryAfter, String tenantHeader) {
+	public ShardTenancyProblemDetails(Duration retryAfter, @Nullable String tenantHeader) {
 		Objects.requireNonNull(retryAfter, "retryAfter");
 		if (retryAfter.isNegative()) {
 			throw new IllegalArgumentException("retryAfter must not be negative, was " + retryAfter);
@@ -110,7 +111,7 @@ public class ShardTenancyProblemDetails {
 	 * @param ex a typed error of the library
 	 * @return the status that answers it, or {@code null} to leave it to the application's other error handling
 	 */
-	protected HttpStatus statusOf(ShardTenancyException ex) {
+	protected @Nullable HttpStatus statusOf(ShardTenancyException ex) {
 		Mapping mapping = mappingOf(ex);
 		return (mapping != null) ? mapping.status() : null;
 	}
@@ -145,7 +146,7 @@ public class ShardTenancyProblemDetails {
 		return (mapping != null) ? mapping.title() : status.getReasonPhrase();
 	}
 
-	private static Mapping mappingOf(ShardTenancyException ex) {
+	private static @Nullable Mapping mappingOf(ShardTenancyException ex) {
 		for (Mapping mapping : MAPPINGS) {
 			if (mapping.type().isInstance(ex)) {
 				return mapping;
