@@ -7,6 +7,7 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.boot.actuate.WatcherState;
 import io.github.shardtenancy.boot.actuate.ShardDatabasesHealthContributor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
+import io.github.shardtenancy.boot.actuate.ShardTenancyEndpointWebExtension;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherStatus;
@@ -15,7 +16,9 @@ import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantRouter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -23,10 +26,12 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.jdbc.health.DataSourceHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.ProblemDetail;
 
 /**
  * Actuator support, each part active when its classes are on the class path: the {@code shardtenancy} endpoint (when
- * available, that is enabled and exposed, as Actuator decides for every endpoint), the {@code shardTenancy} health
+ * available, that is enabled and exposed, as Actuator decides for every endpoint) and its web extension (problem
+ * bodies over HTTP), the {@code shardTenancy} health
  * indicator ({@code management.health.shardtenancy.enabled}), and the push listener's state they show.
  */
 @Configuration(proxyBeanMethods = false)
@@ -72,6 +77,21 @@ class ShardTenancyActuatorConfiguration {
 				ObjectProvider<TenantMover> mover, ObjectProvider<MoveSettings> moveSettings) {
 			return new ShardTenancyEndpoint(tenancy, listener.getIfAvailable(() -> WatcherState.NONE), mover,
 					moveSettings.getIfAvailable(MoveSettings::defaults));
+		}
+
+	}
+
+	/** After {@link EndpointConfiguration}, whose endpoint bean it needs. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class, ProblemDetail.class })
+	static class EndpointWebExtensionConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBean(ShardTenancyEndpoint.class)
+		@ConditionalOnAvailableEndpoint(endpoint = ShardTenancyEndpoint.class, exposure = EndpointExposure.WEB)
+		ShardTenancyEndpointWebExtension shardTenancyEndpointWebExtension(ShardTenancyEndpoint endpoint) {
+			return new ShardTenancyEndpointWebExtension(endpoint);
 		}
 
 	}
