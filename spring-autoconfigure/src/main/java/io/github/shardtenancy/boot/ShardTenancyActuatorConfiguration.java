@@ -18,7 +18,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -26,7 +25,6 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.jdbc.health.DataSourceHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.http.ProblemDetail;
 
 /**
  * Actuator support, each part active when its classes are on the class path: the {@code shardtenancy} endpoint (when
@@ -79,16 +77,9 @@ class ShardTenancyActuatorConfiguration {
 					moveSettings.getIfAvailable(MoveSettings::defaults));
 		}
 
-	}
-
-	/** After {@link EndpointConfiguration}, whose endpoint bean it needs. */
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class, ProblemDetail.class })
-	static class EndpointWebExtensionConfiguration {
-
 		@Bean
 		@ConditionalOnMissingBean
-		@ConditionalOnBean(ShardTenancyEndpoint.class)
+		@ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
 		@ConditionalOnAvailableEndpoint(endpoint = ShardTenancyEndpoint.class, exposure = EndpointExposure.WEB)
 		ShardTenancyEndpointWebExtension shardTenancyEndpointWebExtension(ShardTenancyEndpoint endpoint) {
 			return new ShardTenancyEndpointWebExtension(endpoint);
