@@ -23,6 +23,7 @@ import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.context.WebApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.awaitility.Awaitility.await;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
@@ -150,18 +151,29 @@ class ShardTenancyEndpointWebTests {
 		assertThat(TenantContext.callAs(tenant, () -> this.audit.count())).isEqualTo(1);
 	}
 
+	/**
+	 * Asks to move the tenant and checks the refusal: its status, a problem body naming the tenant and the exception
+	 * (when one is given), and that the tenant's entry is as it was and no move is recorded.
+	 */
+	private ResultActions refusedMove(String tenant, DirectoryEntry before, String targetShard, int status,
+			String exception) throws Exception {
+		ResultActions result = move(tenant, "{\"targetShard\": \"" + targetShard + "\"}");
+		problem(result, status);
+		result.andExpect(jsonPath("$.tenant").value(tenant));
+		if (exception != null) {
+			result.andExpect(jsonPath("$.exception").value(exception));
+		}
+		unchanged(tenant, before);
+		return result;
+	}
+
 	@Test
 	@DisplayName("a move to the shard the tenant is on answers 409 and changes nothing")
 	void moveToOwnShard() throws Exception {
 		String tenant = newTenant("own");
 		DirectoryEntry before = this.admin.create(tenant, "shard-1");
 
-		ResultActions result = move(tenant, "{\"targetShard\": \"shard-1\"}");
-		problem(result, 409);
-		result.andExpect(jsonPath("$.exception").value("MoveException"))
-			.andExpect(jsonPath("$.tenant").value(tenant))
-			.andExpect(jsonPath("$.shard").value("shard-1"));
-		unchanged(tenant, before);
+		refusedMove(tenant, before, "shard-1", 409, "MoveException").andExpect(jsonPath("$.shard").value("shard-1"));
 	}
 
 	@Test
@@ -172,11 +184,8 @@ class ShardTenancyEndpointWebTests {
 		DirectoryEntry deleted = this.admin.delete(tenant);
 		assertThat(deleted.state()).isEqualTo(TenantState.DELETED);
 
-		ResultActions result = move(tenant, "{\"targetShard\": \"shard-2\"}");
-		problem(result, 409);
-		result.andExpect(jsonPath("$.exception").value("MoveException"))
-			.andExpect(jsonPath("$.detail").value(org.hamcrest.Matchers.containsString("DELETED")));
-		unchanged(tenant, deleted);
+		refusedMove(tenant, deleted, "shard-2", 409, "MoveException")
+			.andExpect(jsonPath("$.detail").value(containsString("DELETED")));
 	}
 
 	@Test
@@ -185,11 +194,8 @@ class ShardTenancyEndpointWebTests {
 		String tenant = newTenant("nowhere");
 		DirectoryEntry before = this.admin.create(tenant, "shard-1");
 
-		ResultActions result = move(tenant, "{\"targetShard\": \"shard-9\"}");
-		problem(result, 400);
-		result.andExpect(jsonPath("$.exception").value("UnknownShardException"))
+		refusedMove(tenant, before, "shard-9", 400, "UnknownShardException")
 			.andExpect(jsonPath("$.shard").value("shard-9"));
-		unchanged(tenant, before);
 	}
 
 	@Test
@@ -198,8 +204,8 @@ class ShardTenancyEndpointWebTests {
 		String tenant = newTenant("notarget");
 		DirectoryEntry before = this.admin.create(tenant, "shard-1");
 
-		problem(move(tenant, "{\"targetShard\": \" \"}"), 400);
-		unchanged(tenant, before);
+		refusedMove(tenant, before, " ", 400, null)
+			.andExpect(jsonPath("$.detail").value(containsString("targetShard")));
 	}
 
 	@Test
