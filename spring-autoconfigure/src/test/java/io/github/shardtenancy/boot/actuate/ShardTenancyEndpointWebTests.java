@@ -1,10 +1,12 @@
 package io.github.shardtenancy.boot.actuate;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.MoveStep;
+import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantMover;
@@ -34,7 +36,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 /**
  * The {@code shardtenancy} endpoint over HTTP (Spring MVC, Actuator, Spring Data JPA, three H2 shards) with its
  * write access allowed ({@code management.endpoint.shardtenancy.access=unrestricted}): typed bodies, and each refused
- * read or move answered with its status and an RFC 9457 problem body, leaving the tenant where it was.
+ * read or move answered with its status and an RFC 9457 problem body, leaving the tenant where it was. The directory
+ * is made unreadable by renaming its entry table for one test, as an outage would.
  */
 @SpringBootTest(classes = OpsApplication.class, properties = {
 		"shard-tenancy.directory.url=jdbc:h2:mem:ep-directory;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
@@ -57,6 +60,9 @@ class ShardTenancyEndpointWebTests {
 
 	@Autowired
 	private AuditService audit;
+
+	@Autowired
+	private ShardTenancy tenancy;
 
 	@Autowired
 	private WebApplicationContext context;
@@ -206,6 +212,29 @@ class ShardTenancyEndpointWebTests {
 
 		refusedMove(tenant, before, " ", 400, null)
 			.andExpect(jsonPath("$.detail").value(containsString("targetShard")));
+	}
+
+	@Test
+	@DisplayName("while the directory cannot be read, the tenant read and the move answer 503 and nothing is recorded")
+	void directoryUnavailable() throws Exception {
+		String tenant = newTenant("down");
+		DirectoryEntry before = this.admin.create(tenant, "shard-1");
+		try (Connection c = this.tenancy.directoryDataSource().getConnection()) {
+			c.createStatement().execute("ALTER TABLE shard_directory_entry RENAME TO shard_directory_entry_away");
+		}
+		try {
+			problem(this.mvc.perform(get("/actuator/shardtenancy/" + tenant)), 503);
+			ResultActions result = move(tenant, "{\"targetShard\": \"shard-2\"}");
+			problem(result, 503);
+			result.andExpect(jsonPath("$.exception").value("DirectoryUnavailableException"))
+				.andExpect(jsonPath("$.tenant").value(tenant));
+		}
+		finally {
+			try (Connection c = this.tenancy.directoryDataSource().getConnection()) {
+				c.createStatement().execute("ALTER TABLE shard_directory_entry_away RENAME TO shard_directory_entry");
+			}
+		}
+		unchanged(tenant, before);
 	}
 
 	@Test
