@@ -16,6 +16,8 @@ import io.github.shardtenancy.boot.opsapp.OpsApplication;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
@@ -157,61 +159,29 @@ class ShardTenancyEndpointWebTests {
 		assertThat(TenantContext.callAs(tenant, () -> this.audit.count())).isEqualTo(1);
 	}
 
-	/**
-	 * Asks to move the tenant and checks the refusal: its status, a problem body naming the tenant and the exception
-	 * (when one is given), and that the tenant's entry is as it was and no move is recorded.
-	 */
-	private ResultActions refusedMove(String tenant, DirectoryEntry before, String targetShard, int status,
-			String exception) throws Exception {
+	@ParameterizedTest(name = "a move {0} answers {3} and changes nothing")
+	@CsvSource(delimiter = '|', value = {
+			"to the shard the tenant is on | false | shard-1 | 409 | MoveException | already lives",
+			"of a tenant that is not ACTIVE (deleted) | true | shard-2 | 409 | MoveException | DELETED",
+			"to an unknown shard | false | shard-9 | 400 | UnknownShardException | shard-9",
+			"without a target shard | false | ' ' | 400 | | targetShard" })
+	void refusedMove(String what, boolean deleted, String targetShard, int status, String exception, String reason)
+			throws Exception {
+		String tenant = newTenant("refused");
+		DirectoryEntry before = this.admin.create(tenant, "shard-1");
+		if (deleted) {
+			before = this.admin.delete(tenant);
+			assertThat(before.state()).isEqualTo(TenantState.DELETED);
+		}
+
 		ResultActions result = move(tenant, "{\"targetShard\": \"" + targetShard + "\"}");
 		problem(result, status);
-		result.andExpect(jsonPath("$.tenant").value(tenant));
+		result.andExpect(jsonPath("$.tenant").value(tenant))
+			.andExpect(jsonPath("$.detail").value(containsString(reason)));
 		if (exception != null) {
 			result.andExpect(jsonPath("$.exception").value(exception));
 		}
 		unchanged(tenant, before);
-		return result;
-	}
-
-	@Test
-	@DisplayName("a move to the shard the tenant is on answers 409 and changes nothing")
-	void moveToOwnShard() throws Exception {
-		String tenant = newTenant("own");
-		DirectoryEntry before = this.admin.create(tenant, "shard-1");
-
-		refusedMove(tenant, before, "shard-1", 409, "MoveException").andExpect(jsonPath("$.shard").value("shard-1"));
-	}
-
-	@Test
-	@DisplayName("a move of a tenant that is not ACTIVE (deleted) answers 409 and changes nothing")
-	void moveOfDeletedTenant() throws Exception {
-		String tenant = newTenant("del");
-		this.admin.create(tenant, "shard-1");
-		DirectoryEntry deleted = this.admin.delete(tenant);
-		assertThat(deleted.state()).isEqualTo(TenantState.DELETED);
-
-		refusedMove(tenant, deleted, "shard-2", 409, "MoveException")
-			.andExpect(jsonPath("$.detail").value(containsString("DELETED")));
-	}
-
-	@Test
-	@DisplayName("a move to an unknown shard answers 400 and changes nothing")
-	void moveToUnknownShard() throws Exception {
-		String tenant = newTenant("nowhere");
-		DirectoryEntry before = this.admin.create(tenant, "shard-1");
-
-		refusedMove(tenant, before, "shard-9", 400, "UnknownShardException")
-			.andExpect(jsonPath("$.shard").value("shard-9"));
-	}
-
-	@Test
-	@DisplayName("a move without a target shard answers 400 and changes nothing")
-	void moveWithoutTarget() throws Exception {
-		String tenant = newTenant("notarget");
-		DirectoryEntry before = this.admin.create(tenant, "shard-1");
-
-		refusedMove(tenant, before, " ", 400, null)
-			.andExpect(jsonPath("$.detail").value(containsString("targetShard")));
 	}
 
 	@Test
