@@ -21,6 +21,7 @@ import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.TenantState;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -123,7 +124,7 @@ public class ShardTenancyEndpoint {
 	 * @throws io.github.shardtenancy.DirectoryUnavailableException if the directory cannot be read
 	 */
 	@ReadOperation
-	public TenantDescriptor tenant(@Selector String tenant) {
+	public @Nullable TenantDescriptor tenant(@Selector String tenant) {
 		requireValid(tenant);
 		Optional<EntryDescriptor> cached = this.router.cached(tenant).map(EntryDescriptor::of);
 		Optional<DirectoryEntry> entry = this.tenancy.admin().find(tenant);
@@ -151,7 +152,7 @@ public class ShardTenancyEndpoint {
 	 * {@link io.github.shardtenancy.DirectoryUnavailableException}
 	 */
 	@WriteOperation
-	public MoveDescriptor move(@Selector String tenant, String targetShard) {
+	public MoveDescriptor move(@Selector String tenant, @Nullable String targetShard) {
 		requireValid(tenant);
 		if (targetShard == null || targetShard.isBlank()) {
 			throw new InvalidEndpointRequestException("targetShard is required", "targetShard is required");
@@ -184,7 +185,7 @@ public class ShardTenancyEndpoint {
 	 * @param shards every shard by id, sorted
 	 */
 	public record ShardTenancyDescriptor(long directoryVersion, boolean ready, DirectoryDownPolicy directoryDownPolicy,
-			Instant directoryDownSince, Map<String, Object> listener, CacheDescriptor cache,
+			@Nullable Instant directoryDownSince, @Nullable Map<String, Object> listener, CacheDescriptor cache,
 			Map<String, ShardDescriptor> shards) implements OperationResponseBody {
 
 	}
@@ -217,8 +218,8 @@ public class ShardTenancyEndpoint {
 	 * @param maximumPoolSize its pool's maximum size, or {@code null} if not HikariCP
 	 * @param connections its pool's connections now, or {@code null} if not HikariCP or the pool is not started
 	 */
-	public record ShardDescriptor(String fenceDialect, String poolName, Integer maximumPoolSize,
-			ConnectionsDescriptor connections) {
+	public record ShardDescriptor(String fenceDialect, @Nullable String poolName, @Nullable Integer maximumPoolSize,
+			@Nullable ConnectionsDescriptor connections) {
 
 	}
 
@@ -241,8 +242,8 @@ public class ShardTenancyEndpoint {
 	 * @param owner the shard that owns the tenant now (the directory entry's), or {@code null}
 	 * @param move the tenant's unfinished move, or {@code null} if none (or without a mover)
 	 */
-	public record TenantDescriptor(String tenant, EntryDescriptor cached, EntryDescriptor directory, String owner,
-			MoveDescriptor move) implements OperationResponseBody {
+	public record TenantDescriptor(String tenant, @Nullable EntryDescriptor cached, @Nullable EntryDescriptor directory,
+			@Nullable String owner, @Nullable MoveDescriptor move) implements OperationResponseBody {
 
 	}
 
@@ -254,7 +255,8 @@ public class ShardTenancyEndpoint {
 	 * @param epoch the tenant's epoch
 	 * @param version the directory version of the entry
 	 */
-	public record EntryDescriptor(String shard, TenantState state, String targetShard, long epoch, long version) {
+	public record EntryDescriptor(String shard, TenantState state, @Nullable String targetShard, long epoch,
+			long version) {
 
 		static EntryDescriptor of(DirectoryEntry entry) {
 			return new EntryDescriptor(entry.shardId(), entry.state(), entry.targetShardId(), entry.epoch(),
@@ -278,8 +280,8 @@ public class ShardTenancyEndpoint {
 	 * @param error the last failure, or {@code null}
 	 */
 	public record MoveDescriptor(String moveId, String tenant, String sourceShard, String targetShard, MoveStep step,
-			String stepData, Instant createdAt, Instant frozenAt, Instant flippedAt, Long freezeWindowMs,
-			String error) implements OperationResponseBody {
+			@Nullable String stepData, Instant createdAt, @Nullable Instant frozenAt, @Nullable Instant flippedAt,
+			@Nullable Long freezeWindowMs, @Nullable String error) implements OperationResponseBody {
 
 		static MoveDescriptor of(MoveStatus status) {
 			return new MoveDescriptor(status.moveId(), status.tenantId(), status.sourceShardId(),

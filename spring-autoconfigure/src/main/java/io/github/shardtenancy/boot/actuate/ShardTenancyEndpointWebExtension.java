@@ -10,6 +10,7 @@ import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint.MoveDescriptor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint.TenantDescriptor;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -79,7 +80,7 @@ public class ShardTenancyEndpointWebExtension {
 	 * comment); never {@code null}
 	 */
 	@WriteOperation
-	public WebEndpointResponse<Object> move(@Selector String tenant, String targetShard) {
+	public WebEndpointResponse<Object> move(@Selector String tenant, @Nullable String targetShard) {
 		try {
 			return new WebEndpointResponse<>(this.delegate.move(tenant, targetShard));
 		}
@@ -104,8 +105,8 @@ public class ShardTenancyEndpointWebExtension {
 		return HttpStatus.CONFLICT;
 	}
 
-	private static WebEndpointResponse<Object> problem(HttpStatus status, String detail, String tenant,
-			String targetShard, ShardTenancyException failure) {
+	private static WebEndpointResponse<Object> problem(HttpStatus status, @Nullable String detail, String tenant,
+			@Nullable String targetShard, @Nullable ShardTenancyException failure) {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
 		problem.setTitle(status.getReasonPhrase());
 		problem.setProperty("tenant", tenant);

@@ -161,11 +161,12 @@ class ShardTenancyEndpointWebTests {
 
 	@ParameterizedTest(name = "a move {0} answers {3} and changes nothing")
 	@CsvSource(delimiter = '|', value = {
-			"to the shard the tenant is on | false | shard-1 | 409 | MoveException | already lives",
-			"of a tenant that is not ACTIVE (deleted) | true | shard-2 | 409 | MoveException | DELETED",
-			"to an unknown shard | false | shard-9 | 400 | UnknownShardException | shard-9",
-			"without a target shard | false | ' ' | 400 | | targetShard" })
-	void refusedMove(String what, boolean deleted, String targetShard, int status, String exception, String reason)
+			"to the shard the tenant is on | false | {\"targetShard\": \"shard-1\"} | 409 | MoveException | already lives",
+			"of a tenant that is not ACTIVE (deleted) | true | {\"targetShard\": \"shard-2\"} | 409 | MoveException | DELETED",
+			"to an unknown shard | false | {\"targetShard\": \"shard-9\"} | 400 | UnknownShardException | shard-9",
+			"with a blank target shard | false | {\"targetShard\": \" \"} | 400 | | targetShard",
+			"without a target shard | false | {} | 400 | | targetShard" })
+	void refusedMove(String what, boolean deleted, String body, int status, String exception, String reason)
 			throws Exception {
 		String tenant = newTenant("refused");
 		DirectoryEntry before = this.admin.create(tenant, "shard-1");
@@ -174,7 +175,7 @@ class ShardTenancyEndpointWebTests {
 			assertThat(before.state()).isEqualTo(TenantState.DELETED);
 		}
 
-		ResultActions result = move(tenant, "{\"targetShard\": \"" + targetShard + "\"}");
+		ResultActions result = move(tenant, body);
 		problem(result, status);
 		result.andExpect(jsonPath("$.tenant").value(tenant))
 			.andExpect(jsonPath("$.detail").value(containsString(reason)));
