@@ -6,6 +6,7 @@ import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.MoveInProgressException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.ShardUnavailableException;
+import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint.MoveDescriptor;
@@ -24,8 +25,8 @@ import org.springframework.http.ProblemDetail;
 /**
  * The HTTP side of {@link ShardTenancyEndpoint}: the one-tenant read and the move answer a refusal with its status and
  * an RFC 9457 problem body ({@code application/problem+json}; {@code detail} is the reason, with the properties
- * {@code tenant}, {@code targetShard}, {@code shard}, {@code directoryVersion}, {@code moveId} and {@code exception}
- * where they apply):
+ * {@code tenant} (only a valid tenant id is echoed; the reason quotes an invalid one, bounded), {@code targetShard},
+ * {@code shard}, {@code directoryVersion}, {@code moveId} and {@code exception} where they apply):
  *
  * <ul>
  * <li>400: an invalid tenant id, a missing {@code targetShard}, an unknown target shard, or no {@code TenantMover}
@@ -109,7 +110,9 @@ public class ShardTenancyEndpointWebExtension {
 			@Nullable String targetShard, @Nullable ShardTenancyException failure) {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
 		problem.setTitle(status.getReasonPhrase());
-		problem.setProperty("tenant", tenant);
+		if (TenantIds.isValid(tenant)) {
+			problem.setProperty("tenant", tenant);
+		}
 		if (targetShard != null) {
 			problem.setProperty("targetShard", targetShard);
 		}

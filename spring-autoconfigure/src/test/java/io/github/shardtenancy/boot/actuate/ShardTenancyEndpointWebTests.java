@@ -211,8 +211,13 @@ class ShardTenancyEndpointWebTests {
 	@Test
 	@DisplayName("an invalid tenant id answers 400, on the read and on the move")
 	void invalidTenantId() throws Exception {
-		problem(this.mvc.perform(get("/actuator/shardtenancy/bad!id")), 400);
-		problem(move("bad!id", "{\"targetShard\": \"shard-2\"}"), 400);
+		ResultActions read = this.mvc.perform(get("/actuator/shardtenancy/bad!id"));
+		problem(read, 400);
+		read.andExpect(jsonPath("$.detail").value(containsString("'bad!id'")))
+			.andExpect(jsonPath("$.tenant").doesNotExist());
+		ResultActions move = move("bad!id", "{\"targetShard\": \"shard-2\"}");
+		problem(move, 400);
+		move.andExpect(jsonPath("$.tenant").doesNotExist()).andExpect(jsonPath("$.targetShard").value("shard-2"));
 	}
 
 	@Test
