@@ -159,6 +159,7 @@ public class Mover implements TenantMover {
 			this.executor.execute(() -> {
 				try {
 					exclusive(moveId, () -> {
+						this.router.observer().moveStepRecorded(run.move);
 						this.hook.stepRecorded(moveId, MoveStep.PLANNED);
 						return run(run, false);
 					});
@@ -187,6 +188,7 @@ public class Mover implements TenantMover {
 		MoveRun run = start(tenantId, targetShardId, settings);
 		String moveId = run.move.moveId();
 		MoveStatus end = exclusive(moveId, () -> {
+			this.router.observer().moveStepRecorded(run.move);
 			this.hook.stepRecorded(moveId, MoveStep.PLANNED);
 			return run(run, false);
 		});
@@ -330,6 +332,7 @@ public class Mover implements TenantMover {
 				}
 				log.info("Move {} of tenant '{}': {} in {} ms ({})", move.moveId(), move.tenantId(), step,
 						(System.nanoTime() - stepStarted) / 1_000_000, recorded.stepData());
+				this.router.observer().moveStepRecorded(recorded);
 				this.hook.stepRecorded(move.moveId(), step);
 			}
 			MoveStatus done = require(move.moveId());
@@ -378,6 +381,7 @@ public class Mover implements TenantMover {
 		MoveStatus move = run.move;
 		log.info("Move {} of tenant '{}' aborted after step {}; tenant {} on '{}' (directory version {})",
 				move.moveId(), move.tenantId(), move.step(), restored.state(), restored.shardId(), restored.version());
+		this.moveLog.find(move.moveId()).map(MoveLog.Row::status).ifPresent(this.router.observer()::moveStepRecorded);
 	}
 
 	/**
