@@ -85,20 +85,14 @@ class ShardTenancyActuatorConfiguration {
 			return endpoint;
 		}
 
-	}
-
-	/**
-	 * The endpoint's timeline, recorded only while the endpoint is available: the recorder observes the tenancy
-	 * (retries, fence rejections, move steps) and counts the commits of every transaction manager bean.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
-	@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
-	@ConditionalOnBooleanProperty(name = "shard-tenancy.timeline.enabled", matchIfMissing = true)
-	static class TimelineConfiguration {
-
+		/**
+		 * The endpoint's timeline, recorded only while the endpoint is available: the recorder observes the tenancy
+		 * (retries, fence rejections, move steps) and counts the commits of every transaction manager bean.
+		 */
 		@Bean
 		@ConditionalOnMissingBean
+		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
+		@ConditionalOnBooleanProperty(name = "shard-tenancy.timeline.enabled", matchIfMissing = true)
 		TimelineRecorder shardTenancyTimelineRecorder(ShardTenancy tenancy, ShardTenancyProperties properties) {
 			TimelineRecorder recorder = new TimelineRecorder(properties.getTimeline().getWindow());
 			tenancy.addObserver(recorder);
@@ -107,6 +101,8 @@ class ShardTenancyActuatorConfiguration {
 
 		@Bean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
+		@ConditionalOnBooleanProperty(name = "shard-tenancy.timeline.enabled", matchIfMissing = true)
 		static CommittedTransactionListenerInstaller shardTenancyTimelineListenerInstaller(
 				ObjectProvider<TimelineRecorder> recorder) {
 			return new CommittedTransactionListenerInstaller(new TimelineCommits(recorder));
