@@ -14,6 +14,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardPoolFactory;
+import io.github.shardtenancy.spi.ShardPoolListener;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.spi.ShardTenancyProvider;
@@ -200,6 +201,16 @@ public final class ShardTenancyBuilder {
 	 */
 	public ShardTenancyBuilder shardPoolFactory(ShardPoolFactory factory) {
 		this.plan.shardPoolFactory = Objects.requireNonNull(factory, "factory");
+		return this;
+	}
+
+	/**
+	 * @param listener told when a shard's pool joins the topology (from {@link #build()} on, including the shards
+	 * added to this builder) or leaves it, besides the others added; never {@code null}
+	 * @return this builder
+	 */
+	public ShardTenancyBuilder shardPoolListener(ShardPoolListener listener) {
+		this.plan.shardPoolListeners.add(Objects.requireNonNull(listener, "listener"));
 		return this;
 	}
 

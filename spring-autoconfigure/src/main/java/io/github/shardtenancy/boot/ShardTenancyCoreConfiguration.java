@@ -1,8 +1,5 @@
 package io.github.shardtenancy.boot;
 
-import java.time.Duration;
-
-import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
@@ -22,6 +19,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The one {@link ShardTenancy}, built from {@code shard-tenancy.*} with the core's builder and the application's
@@ -35,13 +33,14 @@ class ShardTenancyCoreConfiguration {
 	/**
 	 * The tenancy, not started: {@link ShardTenancyStart} starts it once the migrations ran. Its tenant tables are
 	 * {@code shard-tenancy.tenant-tables}, or discovered from the JPA metamodel on first need; its shards are prepared
-	 * (fence write check, change capture) once every singleton exists.
+	 * (fence write check, change capture) once every singleton exists. Its pools' HikariCP settings are layered as
+	 * {@link ShardPoolSettings} describes.
 	 */
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	ShardTenancy shardTenancy(ShardTenancyProperties properties, MoveSettings moveSettings, PlacementPolicy policy,
 			ShardMigrator migrator, ShardPoolFactory connector, ObjectProvider<EntityManagerFactory> entityManagerFactory,
-			ObjectProvider<ShardTenancyBuilderCustomizer> customizers) {
+			ObjectProvider<ShardTenancyBuilderCustomizer> customizers, Environment environment) {
 		ShardTenancyBuilder builder = ShardTenancy.builder();
 		if (properties.getShards().isEmpty()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards",
@@ -62,29 +61,15 @@ class ShardTenancyCoreConfiguration {
 					"shard-tenancy.move.clean-delay must not be negative: " + move.getCleanDelay());
 		}
 		TenantTableResolver tables = new TenantTableResolver(properties.getTenantTables(), entityManagerFactory);
-		HikariConfig directoryConfig = new HikariConfig();
-		directoryConfig.setJdbcUrl(directory.getUrl());
-		directoryConfig.setUsername(directory.getUsername());
-		directoryConfig.setPassword(directory.getPassword());
-		directoryConfig.setMaximumPoolSize(directory.getMaximumPoolSize());
-		directoryConfig.setPoolName("shard-tenancy-directory");
+		ShardPoolSettings pools = new ShardPoolSettings(properties, environment);
 		properties.getShards().forEach((id, shard) -> {
 			if (shard.getUrl() == null || shard.getUrl().isBlank()) {
 				throw new ShardTenancyConfigurationException("shard-tenancy.shards." + id + ".url",
 						"Shard '" + id + "' has no JDBC URL: set shard-tenancy.shards." + id + ".url");
 			}
 		});
-		builder.directory(directoryConfig);
-		properties.getShards().forEach((id, shard) -> {
-			HikariConfig config = new HikariConfig();
-			config.setJdbcUrl(shard.getUrl());
-			config.setUsername(shard.getUsername());
-			config.setPassword(shard.getPassword());
-			config.setMaximumPoolSize(shard.getMaximumPoolSize());
-			config.setConnectionTimeout(connectionTimeout(properties, shard).toMillis());
-			config.setPoolName("shard-" + id);
-			builder.shard(id, shard.getRegion(), config);
-		});
+		builder.directory(pools.directory());
+		properties.getShards().forEach((id, shard) -> builder.shard(id, shard.getRegion(), pools.shard(id)));
 		builder.router(new RouterSettings(properties.getCache().getMaximumEntries(),
 				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
 				properties.getDirectoryDownPolicy()))
@@ -105,15 +90,6 @@ class ShardTenancyCoreConfiguration {
 		ShardTenancy tenancy = builder.build();
 		tables.topology(tenancy.topology());
 		return tenancy;
-	}
-
-	/**
-	 * @return {@code shard-tenancy.shards.<id>.connection-timeout} if set, else
-	 * {@code shard-tenancy.pool.connection-timeout}
-	 */
-	static Duration connectionTimeout(ShardTenancyProperties properties, ShardProperties shard) {
-		return (shard != null && shard.getConnectionTimeout() != null) ? shard.getConnectionTimeout()
-				: properties.getPool().getConnectionTimeout();
 	}
 
 	/**
