@@ -47,8 +47,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>read one tenant ({@code GET /actuator/shardtenancy/{tenant}}): the entry in this instance's cache, the entry
  * in the directory now (its shard is the owner), and the tenant's unfinished move, if any.</li>
  * <li>write ({@code POST /actuator/shardtenancy/{tenant}} with {@code {"targetShard": "shard-2"}}): starts an online
- * move of the tenant on the mover's executor and answers with the move's status as soon as it is recorded. Needs a
- * {@link TenantMover} bean.</li>
+ * move of the tenant on the mover's executor and answers with the move's status as soon as it is recorded (or its
+ * error if it was refused). Needs a {@link TenantMover} bean.</li>
+ * <li>read the timeline ({@code GET /actuator/shardtenancy/timeline/{seconds}}): the {@link Timeline} of the last
+ * {@code seconds} seconds (committed transactions, retries and fence rejections per second, in total and per tenant
+ * being moved, and each move's freeze window), when a {@link TimelineRecorder} is set.</li>
  * </ul>
  * Over HTTP, {@link ShardTenancyEndpointWebExtension} answers refusals with a status and an RFC 9457 problem body.
  * Thread-safe.
@@ -65,6 +68,8 @@ public class ShardTenancyEndpoint {
 	private final ObjectProvider<TenantMover> mover;
 
 	private final MoveSettings moveSettings;
+
+	private volatile @Nullable TimelineRecorder timeline;
 
 	/**
 	 * An endpoint whose moves run with {@link MoveSettings#defaults()}.
@@ -163,6 +168,43 @@ public class ShardTenancyEndpoint {
 					"No mover is configured");
 		}
 		return MoveDescriptor.of(tenantMover.status(tenantMover.move(tenant, targetShard, this.moveSettings)));
+	}
+
+	/**
+	 * Serves this instance's per-second timeline of the last {@code seconds} seconds
+	 * ({@code GET /actuator/shardtenancy/timeline/{seconds}}).
+	 * @param timeline the word {@code timeline}
+	 * @param seconds how many seconds back from now, the current one included; 1 to the recorder's window
+	 * ({@code shard-tenancy.timeline.window})
+	 * @return the timeline; never {@code null}
+	 * @throws InvalidEndpointRequestException (HTTP 400) if the first selector is not {@code timeline}, if
+	 * {@code seconds} is out of range, or if no timeline is recorded ({@code shard-tenancy.timeline.enabled=false})
+	 */
+	@ReadOperation
+	public Timeline timeline(@Selector String timeline, @Selector int seconds) {
+		if (!"timeline".equals(timeline)) {
+			throw new InvalidEndpointRequestException("Unknown view '" + timeline + "': only 'timeline' is served",
+					"Unknown view");
+		}
+		TimelineRecorder recorder = this.timeline;
+		if (recorder == null) {
+			throw new InvalidEndpointRequestException(
+					"No timeline is recorded: shard-tenancy.timeline.enabled is false", "No timeline is recorded");
+		}
+		try {
+			return recorder.timeline(seconds);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
+	}
+
+	/**
+	 * @param timeline the recorder {@link #timeline(String, int)} serves, or {@code null} for none; set once, before
+	 * the endpoint is exposed
+	 */
+	public void setTimeline(@Nullable TimelineRecorder timeline) {
+		this.timeline = timeline;
 	}
 
 	private static void requireValid(String tenant) {
