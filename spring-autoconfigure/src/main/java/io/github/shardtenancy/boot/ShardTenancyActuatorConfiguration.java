@@ -111,6 +111,14 @@ class ShardTenancyActuatorConfiguration {
 			return new CommittedTransactionListenerInstaller(new TimelineCommits(recorder));
 		}
 
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
+		@ConditionalOnAvailableEndpoint(endpoint = ShardTenancyEndpoint.class, exposure = EndpointExposure.WEB)
+		ShardTenancyEndpointWebExtension shardTenancyEndpointWebExtension(ShardTenancyEndpoint endpoint) {
+			return new ShardTenancyEndpointWebExtension(endpoint);
+		}
+
 	}
 
 	/**
@@ -138,14 +146,6 @@ class ShardTenancyActuatorConfiguration {
 				this.counter = listener;
 			}
 			listener.afterCommit(transaction, commitFailure);
-		}
-
-		@Bean
-		@ConditionalOnMissingBean
-		@ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
-		@ConditionalOnAvailableEndpoint(endpoint = ShardTenancyEndpoint.class, exposure = EndpointExposure.WEB)
-		ShardTenancyEndpointWebExtension shardTenancyEndpointWebExtension(ShardTenancyEndpoint endpoint) {
-			return new ShardTenancyEndpointWebExtension(endpoint);
 		}
 
 	}

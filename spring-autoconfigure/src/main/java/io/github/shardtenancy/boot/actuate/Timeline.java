@@ -3,6 +3,7 @@ package io.github.shardtenancy.boot.actuate;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 
 /**
  * The per-second timeline of the last few minutes, as the {@code shardtenancy} endpoint serves it
@@ -19,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param freezes the freeze window of each move frozen in the period, in the order the moves started
  */
 public record Timeline(long fromEpochSecond, long toEpochSecond, int windowSeconds, List<Second> total,
-		List<TenantSeries> tenants, List<FreezeWindow> freezes) {
+		List<TenantSeries> tenants, List<FreezeWindow> freezes) implements OperationResponseBody {
 
 	/**
 	 * One second's counts.
