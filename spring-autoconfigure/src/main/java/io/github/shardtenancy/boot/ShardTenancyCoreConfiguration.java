@@ -41,14 +41,15 @@ class ShardTenancyCoreConfiguration {
 	@ConditionalOnMissingBean
 	ShardTenancy shardTenancy(ShardTenancyProperties properties, MoveSettings moveSettings, PlacementPolicy policy,
 			ShardMigrator migrator, ShardPoolFactory connector, ObjectProvider<EntityManagerFactory> entityManagerFactory,
-			ObjectProvider<ShardTenancyBuilderCustomizer> customizers) {
+			ObjectProvider<ShardTenancyBuilderCustomizer> customizers, ShardTenancyConnectionDetails connections) {
 		ShardTenancyBuilder builder = ShardTenancy.builder();
-		if (properties.getShards().isEmpty()) {
+		if (connections.getShards().isEmpty()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards",
 					"No shards are configured: define at least one under shard-tenancy.shards.<shard-id>.url");
 		}
 		ShardTenancyProperties.Directory directory = properties.getDirectory();
-		if (directory.getUrl() == null || directory.getUrl().isBlank()) {
+		ShardTenancyConnectionDetails.JdbcDatabase directoryDatabase = connections.getDirectory();
+		if (directoryDatabase.jdbcUrl().isBlank()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.directory.url",
 					"No directory database is configured: set shard-tenancy.directory.url to its JDBC URL");
 		}
@@ -63,23 +64,24 @@ class ShardTenancyCoreConfiguration {
 		}
 		TenantTableResolver tables = new TenantTableResolver(properties.getTenantTables(), entityManagerFactory);
 		HikariConfig directoryConfig = new HikariConfig();
-		directoryConfig.setJdbcUrl(directory.getUrl());
-		directoryConfig.setUsername(directory.getUsername());
-		directoryConfig.setPassword(directory.getPassword());
+		directoryConfig.setJdbcUrl(directoryDatabase.jdbcUrl());
+		directoryConfig.setUsername(directoryDatabase.username());
+		directoryConfig.setPassword(directoryDatabase.password());
 		directoryConfig.setMaximumPoolSize(directory.getMaximumPoolSize());
 		directoryConfig.setPoolName("shard-tenancy-directory");
-		properties.getShards().forEach((id, shard) -> {
-			if (shard.getUrl() == null || shard.getUrl().isBlank()) {
+		connections.getShards().forEach((id, database) -> {
+			if (database.jdbcUrl().isBlank()) {
 				throw new ShardTenancyConfigurationException("shard-tenancy.shards." + id + ".url",
 						"Shard '" + id + "' has no JDBC URL: set shard-tenancy.shards." + id + ".url");
 			}
 		});
 		builder.directory(directoryConfig);
-		properties.getShards().forEach((id, shard) -> {
+		connections.getShards().forEach((id, database) -> {
+			ShardProperties shard = properties.getShards().getOrDefault(id, new ShardProperties());
 			HikariConfig config = new HikariConfig();
-			config.setJdbcUrl(shard.getUrl());
-			config.setUsername(shard.getUsername());
-			config.setPassword(shard.getPassword());
+			config.setJdbcUrl(database.jdbcUrl());
+			config.setUsername(database.username());
+			config.setPassword(database.password());
 			config.setMaximumPoolSize(shard.getMaximumPoolSize());
 			config.setConnectionTimeout(connectionTimeout(properties, shard).toMillis());
 			config.setPoolName("shard-" + id);
@@ -105,6 +107,20 @@ class ShardTenancyCoreConfiguration {
 		ShardTenancy tenancy = builder.build();
 		tables.topology(tenancy.topology());
 		return tenancy;
+	}
+
+	/**
+	 * The URLs and credentials of the directory and the shards: {@code shard-tenancy.directory.*} and
+	 * {@code shard-tenancy.shards.<id>.*}, overlaid with the databases of development services (Testcontainers'
+	 * {@code @ServiceConnection}, Docker Compose). Backs off to the application's own.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(ShardTenancyConnectionDetails.class)
+	PropertiesShardTenancyConnectionDetails shardTenancyConnectionDetails(ShardTenancyProperties properties,
+			ObjectProvider<ShardTenancyDirectoryConnectionDetails> directories,
+			ObjectProvider<ShardConnectionDetails> shards) {
+		return new PropertiesShardTenancyConnectionDetails(properties, directories.orderedStream().toList(),
+				shards.orderedStream().toList());
 	}
 
 	/**

@@ -25,16 +25,16 @@ class ShardTenancyPostgresConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	DirectoryWatcher shardTenancyDirectoryWatcher(ShardTenancy tenancy, ShardTenancyStart start,
-			ShardTenancyProperties properties) {
-		ShardTenancyProperties.Directory directory = properties.getDirectory();
+			ShardTenancyProperties properties, ShardTenancyConnectionDetails connections) {
+		ShardTenancyConnectionDetails.JdbcDatabase directory = connections.getDirectory();
 		Properties connection = new Properties();
-		if (directory.getUsername() != null) {
-			connection.setProperty("user", directory.getUsername());
+		if (directory.username() != null) {
+			connection.setProperty("user", directory.username());
 		}
-		if (directory.getPassword() != null) {
-			connection.setProperty("password", directory.getPassword());
+		if (directory.password() != null) {
+			connection.setProperty("password", directory.password());
 		}
-		DirectoryWatcher watcher = new DirectoryWatcher(tenancy.routeFeed(), directory.getUrl(), connection,
+		DirectoryWatcher watcher = new DirectoryWatcher(tenancy.routeFeed(), directory.jdbcUrl(), connection,
 				WatcherSettings.defaults()
 					.withPollInterval(properties.getSync().getSafetyPoll())
 					.withSetting("shard-tenancy.directory.url"));
