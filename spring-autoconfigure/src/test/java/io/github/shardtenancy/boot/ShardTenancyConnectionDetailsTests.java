@@ -72,7 +72,8 @@ class ShardTenancyConnectionDetailsTests {
 
 			assertThat(tenantOf(SHARD_2, saved.getId())).isEqualTo("acme");
 			assertThat(tenantOf(SHARD_1, saved.getId())).isNull();
-			assertThat(TenantContext.callAs("acme", notes::count)).isOne();
+			long count = TenantContext.callAs("acme", notes::count);
+			assertThat(count).isOne();
 		}
 	}
 
@@ -95,20 +96,23 @@ class ShardTenancyConnectionDetailsTests {
 				assertThat(shard1.getJdbcUrl()).isEqualTo(SHARD_1);
 				assertThat(shard1.getMaximumPoolSize()).isEqualTo(3);
 				assertThat(((HikariDataSource) topology.dataSource("shard-2")).getJdbcUrl()).isEqualTo(SHARD_2);
-				assertThat(context.getBean(TenantAdmin.class).create("acme", "shard-2").shardId()).isEqualTo("shard-2");
+				assertThat(context.getBean(TenantAdmin.class).create("beta", "shard-2").shardId()).isEqualTo("shard-2");
 			});
 	}
 
 	@Test
 	@DisplayName("without services or an own bean, the details are the properties")
 	void propertiesByDefault() {
+		String directory = h2("own-directory");
+		String shard = h2("own-shard");
 		this.runner
-			.withPropertyValues("shard-tenancy.directory.url=" + DIRECTORY, "shard-tenancy.directory.username=sa",
-					"shard-tenancy.shards.shard-1.url=" + SHARD_1, "shard-tenancy.shards.shard-1.password=secret")
+			.withPropertyValues("shard-tenancy.directory.url=" + directory, "shard-tenancy.directory.username=sa",
+					"shard-tenancy.shards.shard-1.url=" + shard, "shard-tenancy.shards.shard-1.password=secret")
 			.run((context) -> {
+				assertThat(context).hasNotFailed();
 				ShardTenancyConnectionDetails details = context.getBean(ShardTenancyConnectionDetails.class);
-				assertThat(details.getDirectory()).isEqualTo(new JdbcDatabase(DIRECTORY, "sa", null));
-				assertThat(details.getShards()).containsExactly(Map.entry("shard-1", new JdbcDatabase(SHARD_1, null,
+				assertThat(details.getDirectory()).isEqualTo(new JdbcDatabase(directory, "sa", null));
+				assertThat(details.getShards()).containsExactly(Map.entry("shard-1", new JdbcDatabase(shard, null,
 						"secret")));
 				assertThat(details.getDirectory().toString()).doesNotContain("secret");
 			});
