@@ -20,8 +20,13 @@ import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.task.ThreadPoolTaskExecutorBuilder;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * The one {@link ShardTenancy}, built from {@code shard-tenancy.*} with the core's builder and the application's
@@ -41,7 +46,8 @@ class ShardTenancyCoreConfiguration {
 	@ConditionalOnMissingBean
 	ShardTenancy shardTenancy(ShardTenancyProperties properties, MoveSettings moveSettings, PlacementPolicy policy,
 			ShardMigrator migrator, ShardPoolFactory connector, ObjectProvider<EntityManagerFactory> entityManagerFactory,
-			ObjectProvider<ShardTenancyBuilderCustomizer> customizers, ShardTenancyConnectionDetails connections) {
+			ObjectProvider<ShardTenancyBuilderCustomizer> customizers, ShardTenancyConnectionDetails connections,
+			ShardTenancyBackgroundThreads threads) {
 		ShardTenancyBuilder builder = ShardTenancy.builder();
 		if (connections.getShards().isEmpty()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards",
@@ -102,11 +108,27 @@ class ShardTenancyCoreConfiguration {
 			.requireRowLevelSecurity(properties.getFence().isRequireRowLevelSecurity())
 			.installCapture(move.isInstallCapture())
 			.registerShards(properties.getLifecycle().isRegisterShards())
-			.prepareShardsOnStart(false);
+			.prepareShardsOnStart(false)
+			.backgroundScheduler(threads.scheduler());
+		if (threads.moveExecutor() != null) {
+			builder.moveExecutor(threads.moveExecutor());
+		}
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		ShardTenancy tenancy = builder.build();
 		tables.topology(tenancy.topology());
 		return tenancy;
+	}
+
+	/**
+	 * The threads of the tenancy's background work: the application's {@code TaskScheduler} or one built with Boot's
+	 * builder, and a move executor built with Boot's builder (see {@link ShardTenancyBackgroundThreads}).
+	 */
+	@Bean
+	ShardTenancyBackgroundThreads shardTenancyBackgroundThreads(ObjectProvider<TaskScheduler> schedulers,
+			ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulerBuilder,
+			ObjectProvider<ThreadPoolTaskExecutorBuilder> executorBuilder, Environment environment) {
+		return new ShardTenancyBackgroundThreads(schedulers.getIfUnique(), schedulerBuilder.getIfAvailable(),
+				executorBuilder.getIfAvailable(), Threading.VIRTUAL.isActive(environment));
 	}
 
 	/**
