@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -68,7 +69,9 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
 	private final AtomicLong version = new AtomicLong();
 
-	private final Object syncLock = new Object();
+	// A lock rather than a monitor: the holder reads the directory over JDBC, which would pin a virtual thread to its
+	// carrier on JDK 21 to 23 (https://openjdk.org/jeps/491).
+	private final ReentrantLock syncLock = new ReentrantLock();
 
 	/** The sync or snapshot load in flight (they hold {@link #syncLock}), or {@code null} while none runs. */
 	private volatile SyncPass syncInFlight;
@@ -314,7 +317,8 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
 	@Override
 	public long refresh() {
-		synchronized (this.syncLock) {
+		this.syncLock.lock();
+		try {
 			SyncPass sync = new SyncPass();
 			this.syncInFlight = sync;
 			try {
@@ -340,6 +344,9 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 				this.syncInFlight = null;
 			}
 		}
+		finally {
+			this.syncLock.unlock();
+		}
 	}
 
 	@Override
@@ -353,7 +360,8 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	 * @throws DirectoryUnavailableException if the directory cannot be read
 	 */
 	public long loadSnapshot() {
-		synchronized (this.syncLock) {
+		this.syncLock.lock();
+		try {
 			SyncPass sync = new SyncPass();
 			this.syncInFlight = sync;
 			try {
@@ -375,6 +383,9 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 			finally {
 				this.syncInFlight = null;
 			}
+		}
+		finally {
+			this.syncLock.unlock();
 		}
 	}
 
