@@ -58,9 +58,20 @@ class BackgroundThreadsTests {
 		return "jdbc:h2:mem:" + name + "-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
 	}
 
+	/** The tenancy's platform threads alive before the test's context started (other tests' cached contexts). */
+	private static Set<Thread> before = Set.of();
+
+	private static Set<Thread> tenancyThreads() {
+		Set<Thread> threads = ConcurrentHashMap.newKeySet();
+		Thread.getAllStackTraces().keySet().stream().filter((thread) -> thread.getName().startsWith("shard-tenancy-"))
+			.forEach(threads::add);
+		return threads;
+	}
+
 	private static ConfigurableApplicationContext start(Class<?>[] sources, String... properties) {
 		poolFactoryThreads.clear();
 		moveThreads.clear();
+		before = tenancyThreads();
 		List<String> all = new ArrayList<>(List.of("shard-tenancy.directory.url=" + h2("bg-directory"),
 				"shard-tenancy.shards.shard-1.url=" + h2("bg-shard-1"),
 				"shard-tenancy.shards.shard-2.url=" + h2("bg-shard-2"),
@@ -202,9 +213,9 @@ class BackgroundThreadsTests {
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 			assertThat(poolFactoryThreads).noneMatch(Thread::isAlive);
 			assertThat(moveThreads).noneMatch(Thread::isAlive);
-			assertThat(Thread.getAllStackTraces().keySet()).noneMatch(
-					(thread) -> thread.getName().startsWith("shard-tenancy-scheduler") || thread.getName()
-						.startsWith("shard-tenancy-move") || thread.getName().startsWith("shard-tenancy-directory-sync"));
+			Set<Thread> started = tenancyThreads();
+			started.removeAll(before);
+			assertThat(started).as("threads of the tenancy started by this test's context").isEmpty();
 		});
 	}
 
