@@ -195,7 +195,6 @@ class TenantRouterTest {
 		Directory otherWriter = new Directory(fixture.directoryDataSource());
 		DirectoryEntry moved = otherWriter.update(t, 1, "shard-2", TenantState.ACTIVE, null, "other-instance");
 
-		// the sync counts its pass after applying the entries: wait for both
 		await("the sync applied the move").atMost(Duration.ofSeconds(30))
 			.until(() -> router.cached(t).equals(Optional.of(moved)) && router.stats().syncs() > 0);
 		assertThat(router.version()).isGreaterThanOrEqualTo(moved.version());
