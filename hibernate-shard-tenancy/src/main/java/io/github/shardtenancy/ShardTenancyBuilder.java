@@ -15,6 +15,7 @@ import io.github.shardtenancy.spi.BackgroundScheduler;
 import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardPoolFactory;
+import io.github.shardtenancy.spi.ShardPoolListener;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.spi.ShardTenancyProvider;
@@ -201,6 +202,16 @@ public final class ShardTenancyBuilder {
 	 */
 	public ShardTenancyBuilder shardPoolFactory(ShardPoolFactory factory) {
 		this.plan.shardPoolFactory = Objects.requireNonNull(factory, "factory");
+		return this;
+	}
+
+	/**
+	 * @param listener told when a shard's pool joins the topology (from {@link #build()} on, including the shards
+	 * added to this builder) or leaves it, besides the others added; never {@code null}
+	 * @return this builder
+	 */
+	public ShardTenancyBuilder shardPoolListener(ShardPoolListener listener) {
+		this.plan.shardPoolListeners.add(Objects.requireNonNull(listener, "listener"));
 		return this;
 	}
 

@@ -96,4 +96,7 @@ public final class TenancyPlan {
 	/** Whether starting the tenancy prepares the shards. */
 	public boolean prepareShardsOnStart = true;
 
+	/** Told when a shard's pool joins or leaves the topology, in the order added. */
+	public final List<ShardPoolListener> shardPoolListeners = new ArrayList<>();
+
 }

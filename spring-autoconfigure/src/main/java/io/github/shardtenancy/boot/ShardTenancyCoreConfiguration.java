@@ -1,8 +1,5 @@
 package io.github.shardtenancy.boot;
 
-import java.time.Duration;
-
-import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
@@ -40,22 +37,21 @@ class ShardTenancyCoreConfiguration {
 	/**
 	 * The tenancy, not started: {@link ShardTenancyStart} starts it once the migrations ran. Its tenant tables are
 	 * {@code shard-tenancy.tenant-tables}, or discovered from the JPA metamodel on first need; its shards are prepared
-	 * (fence write check, change capture) once every singleton exists.
+	 * (fence write check, change capture) once every singleton exists. Its pools' HikariCP settings are layered as
+	 * {@link ShardPoolSettings} describes.
 	 */
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	ShardTenancy shardTenancy(ShardTenancyProperties properties, MoveSettings moveSettings, PlacementPolicy policy,
 			ShardMigrator migrator, ShardPoolFactory connector, ObjectProvider<EntityManagerFactory> entityManagerFactory,
-			ObjectProvider<ShardTenancyBuilderCustomizer> customizers, ShardTenancyConnectionDetails connections,
-			ShardTenancyBackgroundThreads threads) {
+			ObjectProvider<ShardTenancyBuilderCustomizer> customizers, Environment environment,
+			ShardTenancyConnectionDetails connections, ShardTenancyBackgroundThreads threads) {
 		ShardTenancyBuilder builder = ShardTenancy.builder();
 		if (connections.getShards().isEmpty()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards",
 					"No shards are configured: define at least one under shard-tenancy.shards.<shard-id>.url");
 		}
-		ShardTenancyProperties.Directory directory = properties.getDirectory();
-		ShardTenancyConnectionDetails.JdbcDatabase directoryDatabase = connections.getDirectory();
-		if (directoryDatabase.jdbcUrl().isBlank()) {
+		if (connections.getDirectory().jdbcUrl().isBlank()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.directory.url",
 					"No directory database is configured: set shard-tenancy.directory.url to its JDBC URL");
 		}
@@ -69,30 +65,16 @@ class ShardTenancyCoreConfiguration {
 					"shard-tenancy.move.clean-delay must not be negative: " + move.getCleanDelay());
 		}
 		TenantTableResolver tables = new TenantTableResolver(properties.getTenantTables(), entityManagerFactory);
-		HikariConfig directoryConfig = new HikariConfig();
-		directoryConfig.setJdbcUrl(directoryDatabase.jdbcUrl());
-		directoryConfig.setUsername(directoryDatabase.username());
-		directoryConfig.setPassword(directoryDatabase.password());
-		directoryConfig.setMaximumPoolSize(directory.getMaximumPoolSize());
-		directoryConfig.setPoolName("shard-tenancy-directory");
+		ShardPoolSettings pools = new ShardPoolSettings(properties, environment, connections);
 		connections.getShards().forEach((id, database) -> {
 			if (database.jdbcUrl().isBlank()) {
 				throw new ShardTenancyConfigurationException("shard-tenancy.shards." + id + ".url",
 						"Shard '" + id + "' has no JDBC URL: set shard-tenancy.shards." + id + ".url");
 			}
 		});
-		builder.directory(directoryConfig);
-		connections.getShards().forEach((id, database) -> {
-			ShardProperties shard = properties.getShards().getOrDefault(id, new ShardProperties());
-			HikariConfig config = new HikariConfig();
-			config.setJdbcUrl(database.jdbcUrl());
-			config.setUsername(database.username());
-			config.setPassword(database.password());
-			config.setMaximumPoolSize(shard.getMaximumPoolSize());
-			config.setConnectionTimeout(connectionTimeout(properties, shard).toMillis());
-			config.setPoolName("shard-" + id);
-			builder.shard(id, shard.getRegion(), config);
-		});
+		builder.directory(pools.directory());
+		connections.getShards().forEach((id, database) -> builder.shard(id,
+				properties.getShards().getOrDefault(id, new ShardProperties()).getRegion(), pools.shard(id)));
 		builder.router(new RouterSettings(properties.getCache().getMaximumEntries(),
 				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
 				properties.getDirectoryDownPolicy()))
@@ -143,15 +125,6 @@ class ShardTenancyCoreConfiguration {
 			ObjectProvider<ShardConnectionDetails> shards) {
 		return new PropertiesShardTenancyConnectionDetails(properties, directories.orderedStream().toList(),
 				shards.orderedStream().toList());
-	}
-
-	/**
-	 * @return {@code shard-tenancy.shards.<id>.connection-timeout} if set, else
-	 * {@code shard-tenancy.pool.connection-timeout}
-	 */
-	static Duration connectionTimeout(ShardTenancyProperties properties, ShardProperties shard) {
-		return (shard != null && shard.getConnectionTimeout() != null) ? shard.getConnectionTimeout()
-				: properties.getPool().getConnectionTimeout();
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.DirectoryDownPolicy;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -209,6 +210,17 @@ public class ShardTenancyProperties implements InitializingBean {
 		/** Maximum size of the directory's own HikariCP pool, in connections. Default 4. */
 		private int maximumPoolSize = 4;
 
+		/**
+		 * Any HikariCP setting of the directory's pool, bound as {@code spring.datasource.hikari.*} is; it wins over
+		 * the settings above. Default: HikariCP's, except those above.
+		 */
+		@NestedConfigurationProperty
+		private final HikariConfig hikari = new HikariConfig();
+
+		public HikariConfig getHikari() {
+			return this.hikari;
+		}
+
 		public String getUrl() {
 			return this.url;
 		}
@@ -376,6 +388,20 @@ public class ShardTenancyProperties implements InitializingBean {
 		 * (HikariCP's own default is 30 s).
 		 */
 		private Duration connectionTimeout = Duration.ofSeconds(5);
+
+		/**
+		 * Any HikariCP setting of every shard pool the starter builds, bound as {@code spring.datasource.hikari.*} is
+		 * (durations in milliseconds). It wins over {@code connection-timeout} above and loses to a shard's own
+		 * settings ({@code shard-tenancy.shards.<id>.*} and {@code shard-tenancy.shards.<id>.hikari.*}); its
+		 * {@code pool-name} cannot be set (each pool is named {@code shard-<id>}). Default: HikariCP's, except the
+		 * connection timeout.
+		 */
+		@NestedConfigurationProperty
+		private final HikariConfig hikari = new HikariConfig();
+
+		public HikariConfig getHikari() {
+			return this.hikari;
+		}
 
 		public Duration getConnectionTimeout() {
 			return this.connectionTimeout;

@@ -26,7 +26,9 @@ final class ShardTenancyPropertiesValidation {
 	static void validate(ShardTenancyProperties p) {
 		atLeast("shard-tenancy.directory.maximum-pool-size", p.getDirectory().getMaximumPoolSize(), 1);
 		p.getShards().forEach((id, shard) -> {
-			atLeast("shard-tenancy.shards." + id + ".maximum-pool-size", shard.getMaximumPoolSize(), 1);
+			if (shard.getMaximumPoolSize() != null) {
+				atLeast("shard-tenancy.shards." + id + ".maximum-pool-size", shard.getMaximumPoolSize(), 1);
+			}
 			if (shard.getConnectionTimeout() != null) {
 				atLeast("shard-tenancy.shards." + id + ".connection-timeout", shard.getConnectionTimeout(),
 						MIN_CONNECTION_TIMEOUT);

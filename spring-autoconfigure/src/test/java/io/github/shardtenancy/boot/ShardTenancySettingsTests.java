@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DisplayName("Shard tenancy settings")
 class ShardTenancySettingsTests {
 
-	private static String h2(String name) {
+	/** @return the URL of a new in-memory H2 database named after {@code name} (also used by the pool tests) */
+	static String h2(String name) {
 		return "jdbc:h2:mem:" + name + "-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
 	}
 
