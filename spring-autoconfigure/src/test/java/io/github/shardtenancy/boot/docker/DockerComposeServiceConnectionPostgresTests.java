@@ -40,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The Docker Compose service connections end to end on real PostgreSQL servers (embedded without Docker): each server
  * described as the running {@code postgres} service Boot's Docker Compose support would report, the details Boot's
  * factories make of them registered as beans (as Boot's Docker Compose support does), and the tenancy built on them
- * while {@code shard-tenancy.*} names no reachable database.
+ * while {@code shard-tenancy.*} names no reachable database (the directory's an H2 one: the watcher is switched on by
+ * the directory service).
  */
 @DisplayName("Docker Compose service connections on PostgreSQL")
 class DockerComposeServiceConnectionPostgresTests {
@@ -53,7 +54,7 @@ class DockerComposeServiceConnectionPostgresTests {
 	void tenancyRunsOnTheServices() {
 		ApplicationContextRunner runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(ShardTenancyAutoConfiguration.class))
-			.withPropertyValues("shard-tenancy.directory.url=jdbc:postgresql://compose.invalid:1/directory",
+			.withPropertyValues("shard-tenancy.directory.url=jdbc:h2:file:/nonexistent-shard-tenancy/db;IFEXISTS=TRUE",
 					"shard-tenancy.shards.shard-1.url=jdbc:postgresql://compose.invalid:1/shard-1",
 					"shard-tenancy.shards.shard-1.maximum-pool-size=3",
 					"shard-tenancy.liquibase.shard-changelogs=" + PostgresCluster.NOTES_CHANGELOG,
