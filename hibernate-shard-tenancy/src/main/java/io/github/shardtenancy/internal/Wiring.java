@@ -89,7 +89,7 @@ public final class Wiring implements AutoCloseable {
 		this.plan = plan;
 		this.directory = new Directory(Objects.requireNonNull(plan.directoryDataSource, "directoryDataSource"));
 		this.topology = topology;
-		this.router = new Router(this.directory, plan.routerSettings);
+		this.router = new Router(this.directory, plan.routerSettings, plan.backgroundScheduler);
 		plan.observers.forEach(this.router::addObserver);
 		this.observer = new RouterObservers(this.router);
 		this.connectionProvider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
