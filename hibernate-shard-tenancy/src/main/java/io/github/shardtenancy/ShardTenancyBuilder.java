@@ -11,6 +11,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.spi.BackgroundScheduler;
 import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardPoolFactory;
@@ -246,6 +247,19 @@ public final class ShardTenancyBuilder {
 	 */
 	public ShardTenancyBuilder moveExecutor(Executor executor) {
 		this.plan.moveExecutor = Objects.requireNonNull(executor, "executor");
+		return this;
+	}
+
+	/**
+	 * @param scheduler runs the router's background directory sync (every {@link RouterSettings#syncInterval()});
+	 * owned by the caller, who keeps it running while the tenancy is open and shuts it down after
+	 * {@link ShardTenancy#close()}, which cancels the sync. Default: a daemon thread the router creates and stops on
+	 * close
+	 * @return this builder
+	 * @throws NullPointerException if {@code scheduler} is {@code null}
+	 */
+	public ShardTenancyBuilder backgroundScheduler(BackgroundScheduler scheduler) {
+		this.plan.backgroundScheduler = Objects.requireNonNull(scheduler, "scheduler");
 		return this;
 	}
 

@@ -3,6 +3,7 @@ package io.github.shardtenancy.spi;
 import java.util.List;
 import java.util.function.Consumer;
 
+import io.github.shardtenancy.MoveStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,11 @@ final class CompositeObserver implements ShardTenancyObserver {
 	public void moveFlipped(String mover, String sourceShardId, String targetShardId, long totalNanos,
 			long freezeNanos) {
 		tellAll((o) -> o.moveFlipped(mover, sourceShardId, targetShardId, totalNanos, freezeNanos));
+	}
+
+	@Override
+	public void moveStepRecorded(MoveStatus move) {
+		tellAll((o) -> o.moveStepRecorded(move));
 	}
 
 	private void tellAll(Consumer<ShardTenancyObserver> event) {

@@ -2,6 +2,8 @@ package io.github.shardtenancy.spi;
 
 import java.util.List;
 
+import io.github.shardtenancy.MoveStatus;
+
 /**
  * Told about the protocol's events as they happen: what a metrics binder (such as the one in
  * {@code hibernate-shard-tenancy-micrometer}) or other operations tooling needs and cannot read from a counter
@@ -16,7 +18,8 @@ import java.util.List;
  * <p>Contract for implementations: methods are called on the thread where the event happened (a request thread, the
  * mover's thread), possibly from many threads at once, so they must be thread-safe, fast and must not throw. The
  * callers pass values they already hold (no allocation on their side); durations are in nanoseconds. No tenant id is
- * passed: tenants are too many to be a metric dimension.
+ * passed (tenants are too many to be a metric dimension), except in the move's status of
+ * {@link #moveStepRecorded(MoveStatus)}.
  */
 public interface ShardTenancyObserver {
 
@@ -78,6 +81,16 @@ public interface ShardTenancyObserver {
 	 */
 	default void moveFlipped(String mover, String sourceShardId, String targetShardId, long totalNanos,
 			long freezeNanos) {
+	}
+
+	/**
+	 * A move recorded a step in the move log ({@link io.github.shardtenancy.MoveStep#PLANNED} when it was recorded,
+	 * then each step after it, {@link io.github.shardtenancy.MoveStep#ABORTED} however it was aborted), on the thread
+	 * running the move, before the move's {@link MoveHook} is called. Moves are few, so the status names the tenant;
+	 * an observer that feeds metrics must still keep it out of meter tags.
+	 * @param move the move as just recorded (its step, {@code frozenAt}, {@code flippedAt}, ...); never {@code null}
+	 */
+	default void moveStepRecorded(MoveStatus move) {
 	}
 
 }

@@ -1,8 +1,12 @@
 package io.github.shardtenancy.spi;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.MoveStatus;
+import io.github.shardtenancy.MoveStep;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -32,14 +36,22 @@ class CompositeObserverTest {
 			public void retriesExhausted() {
 				seen.add("recording exhausted");
 			}
+
+			@Override
+			public void moveStepRecorded(MoveStatus move) {
+				seen.add("recording " + move.moveId() + " " + move.tenantId() + " " + move.step());
+			}
 		};
 
 		ShardTenancyObserver composite = ShardTenancyObserver.composite(List.of(failing, recording));
 		composite.moveFlipped("online", "shard-1", "shard-2", 30, 7);
 		composite.retriesExhausted();
+		Instant now = Instant.now();
+		composite.moveStepRecorded(new MoveStatus("m-1", "acme", "shard-1", "shard-2", MoveStep.FROZEN, null,
+				MoveSettings.defaults(), "owner", now, now, now, null, null, null));
 
 		assertThat(seen).containsExactly("failing flipped shard-1>shard-2",
-				"recording flipped shard-1>shard-2 in 30/7", "recording exhausted");
+				"recording flipped shard-1>shard-2 in 30/7", "recording exhausted", "recording m-1 acme FROZEN");
 	}
 
 	@Test

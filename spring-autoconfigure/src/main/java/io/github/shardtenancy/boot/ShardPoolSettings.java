@@ -2,6 +2,7 @@ package io.github.shardtenancy.boot;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -17,13 +18,15 @@ import org.springframework.core.env.Environment;
  * <li>{@code shard-tenancy.pool.connection-timeout} (5 s by default);</li>
  * <li>{@code shard-tenancy.pool.hikari.*};</li>
  * <li>the pool name {@code shard-<id>};</li>
- * <li>{@code shard-tenancy.shards.<id>.url}, {@code .username}, {@code .password}, {@code .maximum-pool-size},
- * {@code .connection-timeout}, those that are set;</li>
+ * <li>{@code shard-tenancy.shards.<id>.url}, {@code .username}, {@code .password} (or, when given, the shard's
+ * {@link ShardTenancyConnectionDetails}), {@code .maximum-pool-size}, {@code .connection-timeout}, those that are
+ * set;</li>
  * <li>{@code shard-tenancy.shards.<id>.hikari.*};</li>
  * <li>for a shard another instance registered: the JDBC URL and user name recorded in the shard registry.</li>
  * </ol>
  * For the directory: HikariCP's defaults, the pool name {@code shard-tenancy-directory},
- * {@code shard-tenancy.directory.*}, then {@code shard-tenancy.directory.hikari.*}.
+ * {@code shard-tenancy.directory.*} (its URL, user and password from the {@link ShardTenancyConnectionDetails} when
+ * given), then {@code shard-tenancy.directory.hikari.*}.
  *
  * <p>Thread-safe: each call binds onto a new {@link HikariConfig}.
  *
@@ -39,13 +42,27 @@ final class ShardPoolSettings {
 
 	private final Binder binder;
 
+	private final @Nullable ShardTenancyConnectionDetails connections;
+
 	/**
 	 * @param properties the bound {@code shard-tenancy.*} settings
 	 * @param environment where the {@code hikari.*} settings are bound from
 	 */
 	ShardPoolSettings(ShardTenancyProperties properties, Environment environment) {
+		this(properties, environment, null);
+	}
+
+	/**
+	 * @param properties the bound {@code shard-tenancy.*} settings
+	 * @param environment where the {@code hikari.*} settings are bound from
+	 * @param connections where the URLs, users and passwords come from instead of the {@code url}, {@code username}
+	 * and {@code password} properties (same precedence); {@code null} for those properties
+	 */
+	ShardPoolSettings(ShardTenancyProperties properties, Environment environment,
+			@Nullable ShardTenancyConnectionDetails connections) {
 		this.properties = properties;
 		this.binder = Binder.get(environment);
+		this.connections = connections;
 	}
 
 	/** @return the settings of the directory's pool; a new instance */
@@ -53,9 +70,17 @@ final class ShardPoolSettings {
 		ShardTenancyProperties.Directory directory = this.properties.getDirectory();
 		HikariConfig config = new HikariConfig();
 		config.setPoolName(DIRECTORY_POOL_NAME);
-		config.setJdbcUrl(directory.getUrl());
-		config.setUsername(directory.getUsername());
-		config.setPassword(directory.getPassword());
+		if (this.connections != null) {
+			ShardTenancyConnectionDetails.JdbcDatabase database = this.connections.getDirectory();
+			config.setJdbcUrl(database.jdbcUrl());
+			config.setUsername(database.username());
+			config.setPassword(database.password());
+		}
+		else {
+			config.setJdbcUrl(directory.getUrl());
+			config.setUsername(directory.getUsername());
+			config.setPassword(directory.getPassword());
+		}
 		config.setMaximumPoolSize(directory.getMaximumPoolSize());
 		bind("shard-tenancy.directory.hikari", config);
 		return config;
@@ -78,10 +103,19 @@ final class ShardPoolSettings {
 		bind("shard-tenancy.pool.hikari", config);
 		config.setPoolName("shard-" + shardId);
 		ShardProperties shard = this.properties.getShards().get(shardId);
+		ShardTenancyConnectionDetails.JdbcDatabase database = (this.connections != null)
+				? this.connections.getShards().get(shardId) : null;
+		if (database != null) {
+			setIfPresent(database.jdbcUrl().isBlank() ? null : database.jdbcUrl(), config::setJdbcUrl);
+			setIfPresent(database.username(), config::setUsername);
+			setIfPresent(database.password(), config::setPassword);
+		}
 		if (shard != null) {
-			setIfPresent(shard.getUrl(), config::setJdbcUrl);
-			setIfPresent(shard.getUsername(), config::setUsername);
-			setIfPresent(shard.getPassword(), config::setPassword);
+			if (database == null) {
+				setIfPresent(shard.getUrl(), config::setJdbcUrl);
+				setIfPresent(shard.getUsername(), config::setUsername);
+				setIfPresent(shard.getPassword(), config::setPassword);
+			}
 			setIfPresent(shard.getMaximumPoolSize(), config::setMaximumPoolSize);
 			setIfPresent(shard.getConnectionTimeout(), (timeout) -> config.setConnectionTimeout(timeout.toMillis()));
 			bind(ConfigurationPropertyName.of("shard-tenancy.shards").append("[" + shardId + "]").append("hikari"),

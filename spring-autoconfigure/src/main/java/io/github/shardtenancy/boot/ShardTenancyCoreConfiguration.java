@@ -17,9 +17,13 @@ import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.task.ThreadPoolTaskExecutorBuilder;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * The one {@link ShardTenancy}, built from {@code shard-tenancy.*} with the core's builder and the application's
@@ -40,14 +44,14 @@ class ShardTenancyCoreConfiguration {
 	@ConditionalOnMissingBean
 	ShardTenancy shardTenancy(ShardTenancyProperties properties, MoveSettings moveSettings, PlacementPolicy policy,
 			ShardMigrator migrator, ShardPoolFactory connector, ObjectProvider<EntityManagerFactory> entityManagerFactory,
-			ObjectProvider<ShardTenancyBuilderCustomizer> customizers, Environment environment) {
+			ObjectProvider<ShardTenancyBuilderCustomizer> customizers, Environment environment,
+			ShardTenancyConnectionDetails connections, ShardTenancyBackgroundThreads threads) {
 		ShardTenancyBuilder builder = ShardTenancy.builder();
-		if (properties.getShards().isEmpty()) {
+		if (connections.getShards().isEmpty()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards",
 					"No shards are configured: define at least one under shard-tenancy.shards.<shard-id>.url");
 		}
-		ShardTenancyProperties.Directory directory = properties.getDirectory();
-		if (directory.getUrl() == null || directory.getUrl().isBlank()) {
+		if (connections.getDirectory().jdbcUrl().isBlank()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.directory.url",
 					"No directory database is configured: set shard-tenancy.directory.url to its JDBC URL");
 		}
@@ -61,15 +65,16 @@ class ShardTenancyCoreConfiguration {
 					"shard-tenancy.move.clean-delay must not be negative: " + move.getCleanDelay());
 		}
 		TenantTableResolver tables = new TenantTableResolver(properties.getTenantTables(), entityManagerFactory);
-		ShardPoolSettings pools = new ShardPoolSettings(properties, environment);
-		properties.getShards().forEach((id, shard) -> {
-			if (shard.getUrl() == null || shard.getUrl().isBlank()) {
+		ShardPoolSettings pools = new ShardPoolSettings(properties, environment, connections);
+		connections.getShards().forEach((id, database) -> {
+			if (database.jdbcUrl().isBlank()) {
 				throw new ShardTenancyConfigurationException("shard-tenancy.shards." + id + ".url",
 						"Shard '" + id + "' has no JDBC URL: set shard-tenancy.shards." + id + ".url");
 			}
 		});
 		builder.directory(pools.directory());
-		properties.getShards().forEach((id, shard) -> builder.shard(id, shard.getRegion(), pools.shard(id)));
+		connections.getShards().forEach((id, database) -> builder.shard(id,
+				properties.getShards().getOrDefault(id, new ShardProperties()).getRegion(), pools.shard(id)));
 		builder.router(new RouterSettings(properties.getCache().getMaximumEntries(),
 				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
 				properties.getDirectoryDownPolicy()))
@@ -85,11 +90,41 @@ class ShardTenancyCoreConfiguration {
 			.requireRowLevelSecurity(properties.getFence().isRequireRowLevelSecurity())
 			.installCapture(move.isInstallCapture())
 			.registerShards(properties.getLifecycle().isRegisterShards())
-			.prepareShardsOnStart(false);
+			.prepareShardsOnStart(false)
+			.backgroundScheduler(threads.scheduler());
+		if (threads.moveExecutor() != null) {
+			builder.moveExecutor(threads.moveExecutor());
+		}
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		ShardTenancy tenancy = builder.build();
 		tables.topology(tenancy.topology());
 		return tenancy;
+	}
+
+	/**
+	 * The threads of the tenancy's background work: the application's {@code TaskScheduler} or one built with Boot's
+	 * builder, and a move executor built with Boot's builder (see {@link ShardTenancyBackgroundThreads}).
+	 */
+	@Bean
+	ShardTenancyBackgroundThreads shardTenancyBackgroundThreads(ObjectProvider<TaskScheduler> schedulers,
+			ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulerBuilder,
+			ObjectProvider<ThreadPoolTaskExecutorBuilder> executorBuilder, Environment environment) {
+		return new ShardTenancyBackgroundThreads(schedulers.getIfUnique(), schedulerBuilder.getIfAvailable(),
+				executorBuilder.getIfAvailable(), Threading.VIRTUAL.isActive(environment));
+	}
+
+	/**
+	 * The URLs and credentials of the directory and the shards: {@code shard-tenancy.directory.*} and
+	 * {@code shard-tenancy.shards.<id>.*}, overlaid with the databases of development services (Testcontainers'
+	 * {@code @ServiceConnection}, Docker Compose). Backs off to the application's own.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(ShardTenancyConnectionDetails.class)
+	PropertiesShardTenancyConnectionDetails shardTenancyConnectionDetails(ShardTenancyProperties properties,
+			ObjectProvider<ShardTenancyDirectoryConnectionDetails> directories,
+			ObjectProvider<ShardConnectionDetails> shards) {
+		return new PropertiesShardTenancyConnectionDetails(properties, directories.orderedStream().toList(),
+				shards.orderedStream().toList());
 	}
 
 	/**

@@ -63,8 +63,8 @@ class ShardTenancyLifecycleConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ShardTenancyLifecycleScheduler shardTenancyLifecycleScheduler(ShardTenancy tenancy, ShardTenancyStart start,
-			ShardTenancyProperties properties) {
-		return new ShardTenancyLifecycleScheduler(tenancy, properties);
+			ShardTenancyProperties properties, ShardTenancyBackgroundThreads threads) {
+		return new ShardTenancyLifecycleScheduler(tenancy, properties, threads.scheduler());
 	}
 
 }

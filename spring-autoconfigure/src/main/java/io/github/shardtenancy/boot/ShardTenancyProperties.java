@@ -91,6 +91,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final FenceProperties fence = new FenceProperties();
 
+	/** The per-second timeline of the {@code shardtenancy} Actuator endpoint. */
+	@NestedConfigurationProperty
+	private final TimelineProperties timeline = new TimelineProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -171,6 +175,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public FenceProperties getFence() {
 		return this.fence;
+	}
+
+	public TimelineProperties getTimeline() {
+		return this.timeline;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */

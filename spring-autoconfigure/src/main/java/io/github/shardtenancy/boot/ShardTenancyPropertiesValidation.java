@@ -51,6 +51,8 @@ final class ShardTenancyPropertiesValidation {
 		notNegative("shard-tenancy.move.lease", move.getLease());
 		positive("shard-tenancy.lifecycle.registry-sync-interval", p.getLifecycle().getRegistrySyncInterval());
 		positive("shard-tenancy.reconciliation.interval", p.getReconciliation().getInterval());
+		atLeast("shard-tenancy.timeline.window", p.getTimeline().getWindow(), Duration.ofSeconds(10));
+		atMost("shard-tenancy.timeline.window", p.getTimeline().getWindow(), Duration.ofHours(1));
 	}
 
 	private static void atLeast(String property, long value, long min) {
@@ -62,6 +64,12 @@ final class ShardTenancyPropertiesValidation {
 	private static void atLeast(String property, Duration value, Duration min) {
 		if (value == null || value.compareTo(min) < 0) {
 			throw invalid(property, value, "at least " + min.toMillis() + " ms");
+		}
+	}
+
+	private static void atMost(String property, Duration value, Duration max) {
+		if (value == null || value.compareTo(max) > 0) {
+			throw invalid(property, value, "at most " + max.toMillis() + " ms");
 		}
 	}
 

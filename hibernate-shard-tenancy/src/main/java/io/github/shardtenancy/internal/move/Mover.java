@@ -159,6 +159,7 @@ public class Mover implements TenantMover {
 			this.executor.execute(() -> {
 				try {
 					exclusive(moveId, () -> {
+						tellObservers(run.move);
 						this.hook.stepRecorded(moveId, MoveStep.PLANNED);
 						return run(run, false);
 					});
@@ -187,6 +188,7 @@ public class Mover implements TenantMover {
 		MoveRun run = start(tenantId, targetShardId, settings);
 		String moveId = run.move.moveId();
 		MoveStatus end = exclusive(moveId, () -> {
+			tellObservers(run.move);
 			this.hook.stepRecorded(moveId, MoveStep.PLANNED);
 			return run(run, false);
 		});
@@ -330,6 +332,7 @@ public class Mover implements TenantMover {
 				}
 				log.info("Move {} of tenant '{}': {} in {} ms ({})", move.moveId(), move.tenantId(), step,
 						(System.nanoTime() - stepStarted) / 1_000_000, recorded.stepData());
+				tellObservers(recorded);
 				this.hook.stepRecorded(move.moveId(), step);
 			}
 			MoveStatus done = require(move.moveId());
@@ -378,6 +381,25 @@ public class Mover implements TenantMover {
 		MoveStatus move = run.move;
 		log.info("Move {} of tenant '{}' aborted after step {}; tenant {} on '{}' (directory version {})",
 				move.moveId(), move.tenantId(), move.step(), restored.state(), restored.shardId(), restored.version());
+		try {
+			this.moveLog.find(move.moveId()).map(MoveLog.Row::status).ifPresent(this::tellObservers);
+		}
+		catch (RuntimeException ex) {
+			// the abort is done; only the observers miss it
+			log.warn("Move {} of tenant '{}' aborted, but its status could not be read for the observers: {}",
+					move.moveId(), move.tenantId(), ex.getMessage());
+		}
+	}
+
+	/** Tells the observers a recorded step; an observer that throws (breaking its contract) never fails the move. */
+	private void tellObservers(MoveStatus move) {
+		try {
+			this.router.observer().moveStepRecorded(move);
+		}
+		catch (RuntimeException ex) {
+			log.warn("Observer {} failed on step {} of move {}; the move goes on", this.router.observer(), move.step(),
+					move.moveId(), ex);
+		}
 	}
 
 	/**
