@@ -291,6 +291,22 @@ public final class Wiring implements AutoCloseable {
 			this.router.observer().moveFlipped(mover, sourceShardId, targetShardId, totalNanos, freezeNanos);
 		}
 
+		@Override
+		public Scope retryStarted(String tenantId) {
+			return this.router.observer().retryStarted(tenantId);
+		}
+
+		@Override
+		public Scope attemptStarted(String tenantId, int attempt) {
+			return this.router.observer().attemptStarted(tenantId, attempt);
+		}
+
+		@Override
+		public Scope moveStepStarted(String moveId, String tenantId, String mover, String step, String sourceShardId,
+				String targetShardId) {
+			return this.router.observer().moveStepStarted(moveId, tenantId, mover, step, sourceShardId, targetShardId);
+		}
+
 	}
 
 }
