@@ -90,6 +90,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final FenceProperties fence = new FenceProperties();
 
+	/** Micrometer Observation settings (spans and timers of retried work, attempts and move steps). */
+	@NestedConfigurationProperty
+	private final ObservationProperties observations = new ObservationProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -170,6 +174,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public FenceProperties getFence() {
 		return this.fence;
+	}
+
+	public ObservationProperties getObservations() {
+		return this.observations;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
