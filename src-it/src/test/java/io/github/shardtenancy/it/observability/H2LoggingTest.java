@@ -1,0 +1,307 @@
+package io.github.shardtenancy.it.observability;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.ThrowableProxyUtil;
+import ch.qos.logback.core.read.ListAppender;
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.RetriesExhaustedException;
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
+import io.github.shardtenancy.internal.fence.FenceState;
+import io.github.shardtenancy.internal.fence.ShardFence;
+import io.github.shardtenancy.it.boot.H2App;
+import io.github.shardtenancy.it.boot.orders.PurchaseOrder;
+import io.github.shardtenancy.retry.RetryAttempts;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+import org.springframework.orm.jpa.EntityManagerFactoryUtils;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What the library logs, as the application's Logback sees it (a {@link ListAppender} on the root logger of two real
+ * Spring Boot instances on H2): fence rejections logged once, at DEBUG while the retry absorbs them and at WARN when
+ * they reach the caller, never as Hibernate's two WARN lines; and the tenant and shard in the MDC of every log line of
+ * a transaction, gone after it (commit, rollback, retry, and on a pooled thread reused afterwards).
+ */
+@DisplayName("Fence rejections are logged once; tenant and shard are in the MDC while a transaction runs (H2, Boot)")
+class H2LoggingTest {
+
+	private static final org.slf4j.Logger log = LoggerFactory.getLogger(H2LoggingTest.class);
+
+	private static final String FENCE_LOGGER = "io.github.shardtenancy.internal.hibernate.FenceRejectionLogging";
+
+	private static final String RETRY_LOGGER = RetryAttempts.class.getName();
+
+	private static H2App a;
+
+	private static H2App b;
+
+	private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+
+	private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+
+	@BeforeAll
+	static void start() {
+		String cluster = H2App.newCluster("logging");
+		a = H2App.start(cluster, "instance-a");
+		b = H2App.start(cluster, "instance-b");
+	}
+
+	@AfterAll
+	static void stop() {
+		b.close();
+		a.close();
+	}
+
+	@BeforeEach
+	void capture() {
+		((Logger) LoggerFactory.getLogger(FENCE_LOGGER)).setLevel(Level.DEBUG);
+		((Logger) LoggerFactory.getLogger(RETRY_LOGGER)).setLevel(Level.DEBUG);
+		this.appender.start();
+		this.root.addAppender(this.appender);
+	}
+
+	@AfterEach
+	void release() {
+		this.root.detachAppender(this.appender);
+		((Logger) LoggerFactory.getLogger(FENCE_LOGGER)).setLevel(null);
+		((Logger) LoggerFactory.getLogger(RETRY_LOGGER)).setLevel(null);
+	}
+
+	private List<ILoggingEvent> events() {
+		return List.copyOf(this.appender.list);
+	}
+
+	private static String text(ILoggingEvent event) {
+		String text = event.getFormattedMessage();
+		return (event.getThrowableProxy() != null) ? text + "\n" + ThrowableProxyUtil.asString(event.getThrowableProxy())
+				: text;
+	}
+
+	private static boolean mentionsRejection(ILoggingEvent event) {
+		String text = text(event);
+		return text.contains("40001") || text.contains("shard fence");
+	}
+
+	private List<ILoggingEvent> warningsAboutRejections() {
+		return events().stream()
+			.filter((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
+			.filter(H2LoggingTest::mentionsRejection)
+			.toList();
+	}
+
+	@Test
+	@DisplayName("control: an SQL error that is not a fence rejection is still logged by Hibernate at WARN (the capture "
+			+ "sees Hibernate's logger)")
+	void otherSqlErrorsAreStillLoggedByHibernate() {
+		String t = "log-control";
+		a.admin().create(t, "shard-1");
+		TransactionTemplate transactions = a.bean(TransactionTemplate.class);
+		EntityManagerFactory factory = a.bean(EntityManagerFactory.class);
+
+		assertThatThrownBy(() -> TenantContext.runAs(t, () -> transactions.executeWithoutResult((status) -> {
+			EntityManager entityManager = EntityManagerFactoryUtils.getTransactionalEntityManager(factory);
+			entityManager.createNativeQuery("select * from no_such_table").getResultList();
+		}))).isNotNull();
+
+		assertThat(events()).filteredOn((event) -> event.getLevel() == Level.WARN)
+			.filteredOn((event) -> event.getLoggerName().startsWith("org.hibernate"))
+			.isNotEmpty();
+	}
+
+	@Test
+	@DisplayName("a rejection the retry absorbs (a stale route, MOVED) logs no WARN line and Hibernate none at all: one "
+			+ "DEBUG line of the fence and one of the retry")
+	void retriedRejectionIsLoggedAtDebugOnly() {
+		String t = "log-retried";
+		a.admin().create(t, "shard-1");
+		TenantContext.runAs(t, () -> a.orders().place("before the move"));
+		b.admin().move(t, "shard-2");
+		this.appender.list.clear();
+
+		TenantContext.runAs(t, () -> a.orders().place("after the move"));
+
+		assertThat(a.orders("shard-2", t, "after the move")).isEqualTo(1);
+		assertThat(warningsAboutRejections()).isEmpty();
+		assertThat(events()).filteredOn((event) -> event.getLoggerName().startsWith("org.hibernate"))
+			.filteredOn(H2LoggingTest::mentionsRejection)
+			.isEmpty();
+		assertThat(events()).filteredOn((event) -> event.getLoggerName().equals(FENCE_LOGGER))
+			.singleElement()
+			.satisfies((event) -> {
+				assertThat(event.getLevel()).isEqualTo(Level.DEBUG);
+				assertThat(event.getFormattedMessage()).contains("'" + t + "'", "'shard-1'", "MOVED");
+			});
+		assertThat(events()).filteredOn((event) -> event.getLoggerName().equals(RETRY_LOGGER))
+			.singleElement()
+			.satisfies((event) -> {
+				assertThat(event.getLevel()).isEqualTo(Level.DEBUG);
+				assertThat(event.getFormattedMessage()).contains("'" + t + "'", "retrying");
+			});
+	}
+
+	@Test
+	@DisplayName("a rejection on every attempt ends in exactly one WARN line naming tenant, shard and reason; "
+			+ "Hibernate logs none")
+	void exhaustedRejectionIsLoggedOnceAtWarn() {
+		String t = "log-exhausted";
+		DirectoryEntry entry = a.admin().create(t, "shard-1");
+		ShardFence.set(a.topology().dataSource("shard-1"), "shard-1", t, FenceState.OWNED, entry.version() + 1_000);
+		this.appender.list.clear();
+
+		assertThatThrownBy(() -> TenantContext.runAs(t, () -> a.orders().place("never")))
+			.isInstanceOf(RetriesExhaustedException.class);
+
+		assertThat(warningsAboutRejections()).isEmpty();
+		assertThat(events()).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
+			.filteredOn((event) -> event.getFormattedMessage().contains("'" + t + "'"))
+			.singleElement()
+			.satisfies((event) -> {
+				assertThat(event.getLoggerName()).isEqualTo(RETRY_LOGGER);
+				assertThat(event.getFormattedMessage()).contains("'shard-1'", "STALE", "giving up");
+			});
+		assertThat(events()).filteredOn((event) -> event.getLoggerName().startsWith("org.hibernate"))
+			.filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
+			.isEmpty();
+	}
+
+	@Test
+	@DisplayName("a log line inside a transaction carries tenant and shard in the MDC; after the commit the MDC holds "
+			+ "what it held before")
+	void transactionLogLinesCarryTenantAndShard() {
+		String t = "mdc-commit";
+		a.admin().create(t, "shard-1");
+		TransactionTemplate transactions = a.bean(TransactionTemplate.class);
+		MDC.put(TenantContext.MDC_TENANT, "outer-value");
+		try {
+			TenantContext.runAs(t, () -> transactions.executeWithoutResult((status) -> {
+				a.repository().count();
+				log.info("inside the transaction");
+			}));
+			assertThat(MDC.get(TenantContext.MDC_TENANT)).as("restored").isEqualTo("outer-value");
+			assertThat(MDC.get(TenantContext.MDC_SHARD)).as("removed").isNull();
+		}
+		finally {
+			MDC.remove(TenantContext.MDC_TENANT);
+		}
+		assertThat(events()).filteredOn((event) -> event.getFormattedMessage().equals("inside the transaction"))
+			.singleElement()
+			.satisfies((event) -> assertThat(event.getMDCPropertyMap()).containsEntry(TenantContext.MDC_TENANT, t)
+				.containsEntry(TenantContext.MDC_SHARD, "shard-1"));
+	}
+
+	@Test
+	@DisplayName("after a rollback the MDC keys are gone")
+	void rollbackClearsTheMdc() {
+		String t = "mdc-rollback";
+		a.admin().create(t, "shard-1");
+		TransactionTemplate transactions = a.bean(TransactionTemplate.class);
+
+		assertThatThrownBy(() -> TenantContext.runAs(t, () -> transactions.executeWithoutResult((status) -> {
+			a.repository().count();
+			log.info("before the rollback");
+			throw new IllegalStateException("roll back");
+		}))).isInstanceOf(IllegalStateException.class);
+
+		assertThat(MDC.get(TenantContext.MDC_TENANT)).isNull();
+		assertThat(MDC.get(TenantContext.MDC_SHARD)).isNull();
+		assertThat(events()).filteredOn((event) -> event.getFormattedMessage().equals("before the rollback"))
+			.singleElement()
+			.satisfies((event) -> assertThat(event.getMDCPropertyMap()).containsEntry(TenantContext.MDC_TENANT, t));
+	}
+
+	@Test
+	@DisplayName("a retried unit of work: the attempt that commits logs the new shard, and after the retry the MDC keys "
+			+ "are gone")
+	void retriedWorkLogsTheShardOfItsAttempt() {
+		String t = "mdc-retry";
+		a.admin().create(t, "shard-1");
+		TenantContext.runAs(t, () -> a.orders().place("before the move"));
+		b.admin().move(t, "shard-2");
+		TransactionTemplate transactions = a.bean(TransactionTemplate.class);
+		EntityManagerFactory factory = a.bean(EntityManagerFactory.class);
+		ShardTenancyRetry retry = a.bean(ShardTenancyRetry.class);
+		this.appender.list.clear();
+
+		TenantContext.runAs(t, () -> retry.run(() -> transactions.executeWithoutResult((status) -> {
+			EntityManagerFactoryUtils.getTransactionalEntityManager(factory)
+				.persist(new PurchaseOrder("retried", 1));
+			log.info("attempt body");
+		})));
+
+		assertThat(MDC.get(TenantContext.MDC_TENANT)).isNull();
+		assertThat(MDC.get(TenantContext.MDC_SHARD)).isNull();
+		assertThat(a.orders("shard-2", t, "retried")).isEqualTo(1);
+		assertThat(events()).filteredOn((event) -> event.getFormattedMessage().equals("attempt body"))
+			.singleElement()
+			.satisfies((event) -> assertThat(event.getMDCPropertyMap()).containsEntry(TenantContext.MDC_TENANT, t)
+				.containsEntry(TenantContext.MDC_SHARD, "shard-2"));
+	}
+
+	@Test
+	@DisplayName("a pooled thread that ran a transaction (committed, then rolled back) carries no tenant or shard in "
+			+ "its MDC for its next task")
+	void pooledThreadIsCleanAfterwards() throws Exception {
+		String t = "mdc-pooled";
+		a.admin().create(t, "shard-1");
+		TransactionTemplate transactions = a.bean(TransactionTemplate.class);
+		ExecutorService pool = Executors.newSingleThreadExecutor();
+		try {
+			AtomicReference<Thread> first = new AtomicReference<>();
+			AtomicReference<String> inside = new AtomicReference<>();
+			pool.submit(() -> {
+				first.set(Thread.currentThread());
+				TenantContext.runAs(t, () -> transactions.executeWithoutResult((status) -> {
+					a.repository().count();
+					inside.set(MDC.get(TenantContext.MDC_SHARD));
+				}));
+			}).get(30, TimeUnit.SECONDS);
+			pool.submit(() -> {
+				try {
+					TenantContext.runAs(t, () -> transactions.executeWithoutResult((status) -> {
+						a.repository().count();
+						throw new IllegalStateException("roll back");
+					}));
+				}
+				catch (IllegalStateException expected) {
+					// rolled back
+				}
+			}).get(30, TimeUnit.SECONDS);
+			AtomicReference<Thread> second = new AtomicReference<>();
+			AtomicReference<Map<String, String>> afterwards = new AtomicReference<>();
+			pool.submit(() -> {
+				second.set(Thread.currentThread());
+				afterwards.set(MDC.getCopyOfContextMap());
+			}).get(30, TimeUnit.SECONDS);
+
+			assertThat(inside.get()).isEqualTo("shard-1");
+			assertThat(second.get()).isSameAs(first.get());
+			Map<String, String> mdc = (afterwards.get() != null) ? afterwards.get() : Map.of();
+			assertThat(mdc).doesNotContainKeys(TenantContext.MDC_TENANT, TenantContext.MDC_SHARD);
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+}
