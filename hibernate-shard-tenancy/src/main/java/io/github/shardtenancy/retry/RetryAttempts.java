@@ -253,8 +253,8 @@ public final class RetryAttempts implements AutoCloseable {
 						rejection.seenVersion(), rejection.requiredVersion());
 			}
 			else {
-				// The one line a rejection that reaches the caller is logged with (Hibernate's own lines are
-				// lowered to DEBUG for fence rejections, see FenceRejectionLogging in the core's hibernate package).
+				// The one line a rejection that reaches the caller is logged with: the library logs what Hibernate
+				// saw of a fence rejection at DEBUG only.
 				log.warn("Attempt {} of tenant '{}' rejected on shard '{}' ({}, directory version seen {}, required {}); "
 						+ "giving up ({})", this.attempts, rejection.tenantId(), rejection.shardId(), rejection.reason(),
 						rejection.seenVersion(), rejection.requiredVersion(),
