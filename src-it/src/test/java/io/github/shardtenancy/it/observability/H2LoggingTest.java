@@ -110,6 +110,18 @@ class H2LoggingTest {
 			.toList();
 	}
 
+	/**
+	 * Creates the tenant on shard-1 and writes through instance A, then moves it to shard-2 through instance B: A's
+	 * router still routes it to shard-1, whose fence rejects it MOVED. Clears the captured events.
+	 */
+	private String movedByTheOtherInstance(String t) {
+		a.admin().create(t, "shard-1");
+		TenantContext.runAs(t, () -> a.orders().place("before the move"));
+		b.admin().move(t, "shard-2");
+		this.appender.list.clear();
+		return t;
+	}
+
 	@Test
 	@DisplayName("control: an SQL error that is not a fence rejection is still logged by Hibernate at WARN (the capture "
 			+ "sees Hibernate's logger)")
@@ -133,11 +145,7 @@ class H2LoggingTest {
 	@DisplayName("a rejection the retry absorbs (a stale route, MOVED) logs no WARN line and Hibernate none at all: one "
 			+ "DEBUG line of the fence and one of the retry")
 	void retriedRejectionIsLoggedAtDebugOnly() {
-		String t = "log-retried";
-		a.admin().create(t, "shard-1");
-		TenantContext.runAs(t, () -> a.orders().place("before the move"));
-		b.admin().move(t, "shard-2");
-		this.appender.list.clear();
+		String t = movedByTheOtherInstance("log-retried");
 
 		TenantContext.runAs(t, () -> a.orders().place("after the move"));
 
@@ -234,14 +242,10 @@ class H2LoggingTest {
 	@DisplayName("a retried unit of work: the attempt that commits logs the new shard, and after the retry the MDC keys "
 			+ "are gone")
 	void retriedWorkLogsTheShardOfItsAttempt() {
-		String t = "mdc-retry";
-		a.admin().create(t, "shard-1");
-		TenantContext.runAs(t, () -> a.orders().place("before the move"));
-		b.admin().move(t, "shard-2");
+		String t = movedByTheOtherInstance("mdc-retry");
 		TransactionTemplate transactions = a.bean(TransactionTemplate.class);
 		EntityManagerFactory factory = a.bean(EntityManagerFactory.class);
 		ShardTenancyRetry retry = a.bean(ShardTenancyRetry.class);
-		this.appender.list.clear();
 
 		TenantContext.runAs(t, () -> retry.run(() -> transactions.executeWithoutResult((status) -> {
 			EntityManagerFactoryUtils.getTransactionalEntityManager(factory)
