@@ -1,6 +1,5 @@
 package io.github.shardtenancy.it.observability;
 
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -8,25 +7,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.classic.spi.ThrowableProxyUtil;
-import ch.qos.logback.core.read.ListAppender;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.it.boot.H2App;
 import io.github.shardtenancy.it.boot.orders.PurchaseOrder;
-import io.github.shardtenancy.retry.RetryAttempts;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
@@ -38,27 +29,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * What the library logs, as the application's Logback sees it (a {@link ListAppender} on the root logger of two real
- * Spring Boot instances on H2): fence rejections logged once, at DEBUG while the retry absorbs them and at WARN when
- * they reach the caller, never as Hibernate's two WARN lines; and the tenant and shard in the MDC of every log line of
- * a transaction, gone after it (commit, rollback, retry, and on a pooled thread reused afterwards).
+ * What the library logs on two real Spring Boot instances on H2: fence rejections once
+ * ({@link FenceRejectionLoggingContract}); Hibernate's own lines for other SQL errors; and the tenant and shard in
+ * the MDC of every log line of a transaction, gone after it (commit, rollback, retry, and on a pooled thread reused
+ * afterwards).
  */
 @DisplayName("Fence rejections are logged once; tenant and shard are in the MDC while a transaction runs (H2, Boot)")
-class H2LoggingTest {
+class H2LoggingTest extends FenceRejectionLoggingContract {
 
 	private static final org.slf4j.Logger log = LoggerFactory.getLogger(H2LoggingTest.class);
-
-	private static final String FENCE_LOGGER = "io.github.shardtenancy.internal.hibernate.FenceRejectionLogging";
-
-	private static final String RETRY_LOGGER = RetryAttempts.class.getName();
 
 	private static H2App a;
 
 	private static H2App b;
-
-	private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
-
-	private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
 
 	@BeforeAll
 	static void start() {
@@ -73,53 +56,29 @@ class H2LoggingTest {
 		a.close();
 	}
 
-	@BeforeEach
-	void capture() {
-		((Logger) LoggerFactory.getLogger(FENCE_LOGGER)).setLevel(Level.DEBUG);
-		((Logger) LoggerFactory.getLogger(RETRY_LOGGER)).setLevel(Level.DEBUG);
-		this.appender.start();
-		this.root.addAppender(this.appender);
-	}
-
-	@AfterEach
-	void release() {
-		this.root.detachAppender(this.appender);
-		((Logger) LoggerFactory.getLogger(FENCE_LOGGER)).setLevel(null);
-		((Logger) LoggerFactory.getLogger(RETRY_LOGGER)).setLevel(null);
-	}
-
-	private List<ILoggingEvent> events() {
-		return List.copyOf(this.appender.list);
-	}
-
-	private static String text(ILoggingEvent event) {
-		String text = event.getFormattedMessage();
-		return (event.getThrowableProxy() != null) ? text + "\n" + ThrowableProxyUtil.asString(event.getThrowableProxy())
-				: text;
-	}
-
-	private static boolean mentionsRejection(ILoggingEvent event) {
-		String text = text(event);
-		return text.contains("40001") || text.contains("shard fence");
-	}
-
-	private List<ILoggingEvent> warningsAboutRejections() {
-		return events().stream()
-			.filter((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
-			.filter(H2LoggingTest::mentionsRejection)
-			.toList();
-	}
-
-	/**
-	 * Creates the tenant on shard-1 and writes through instance A, then moves it to shard-2 through instance B: A's
-	 * router still routes it to shard-1, whose fence rejects it MOVED. Clears the captured events.
-	 */
-	private String movedByTheOtherInstance(String t) {
+	@Override
+	String movedByTheOtherInstance(String t) {
 		a.admin().create(t, "shard-1");
 		TenantContext.runAs(t, () -> a.orders().place("before the move"));
 		b.admin().move(t, "shard-2");
-		this.appender.list.clear();
 		return t;
+	}
+
+	@Override
+	String staleOnShard1(String t) {
+		DirectoryEntry entry = a.admin().create(t, "shard-1");
+		ShardFence.set(a.topology().dataSource("shard-1"), "shard-1", t, FenceState.OWNED, entry.version() + 1_000);
+		return t;
+	}
+
+	@Override
+	void place(String tenant, String customer) {
+		TenantContext.runAs(tenant, () -> a.orders().place(customer));
+	}
+
+	@Override
+	long orders(String shard, String tenant, String customer) {
+		return a.orders(shard, tenant, customer);
 	}
 
 	@Test
@@ -139,58 +98,6 @@ class H2LoggingTest {
 		assertThat(events()).filteredOn((event) -> event.getLevel() == Level.WARN)
 			.filteredOn((event) -> event.getLoggerName().startsWith("org.hibernate"))
 			.isNotEmpty();
-	}
-
-	@Test
-	@DisplayName("a rejection the retry absorbs (a stale route, MOVED) logs no WARN line and Hibernate none at all: one "
-			+ "DEBUG line of the fence and one of the retry")
-	void retriedRejectionIsLoggedAtDebugOnly() {
-		String t = movedByTheOtherInstance("log-retried");
-
-		TenantContext.runAs(t, () -> a.orders().place("after the move"));
-
-		assertThat(a.orders("shard-2", t, "after the move")).isEqualTo(1);
-		assertThat(warningsAboutRejections()).isEmpty();
-		assertThat(events()).filteredOn((event) -> event.getLoggerName().startsWith("org.hibernate"))
-			.filteredOn(H2LoggingTest::mentionsRejection)
-			.isEmpty();
-		assertThat(events()).filteredOn((event) -> event.getLoggerName().equals(FENCE_LOGGER))
-			.singleElement()
-			.satisfies((event) -> {
-				assertThat(event.getLevel()).isEqualTo(Level.DEBUG);
-				assertThat(event.getFormattedMessage()).contains("'" + t + "'", "'shard-1'", "MOVED");
-			});
-		assertThat(events()).filteredOn((event) -> event.getLoggerName().equals(RETRY_LOGGER))
-			.singleElement()
-			.satisfies((event) -> {
-				assertThat(event.getLevel()).isEqualTo(Level.DEBUG);
-				assertThat(event.getFormattedMessage()).contains("'" + t + "'", "retrying");
-			});
-	}
-
-	@Test
-	@DisplayName("a rejection on every attempt ends in exactly one WARN line naming tenant, shard and reason; "
-			+ "Hibernate logs none")
-	void exhaustedRejectionIsLoggedOnceAtWarn() {
-		String t = "log-exhausted";
-		DirectoryEntry entry = a.admin().create(t, "shard-1");
-		ShardFence.set(a.topology().dataSource("shard-1"), "shard-1", t, FenceState.OWNED, entry.version() + 1_000);
-		this.appender.list.clear();
-
-		assertThatThrownBy(() -> TenantContext.runAs(t, () -> a.orders().place("never")))
-			.isInstanceOf(RetriesExhaustedException.class);
-
-		assertThat(warningsAboutRejections()).isEmpty();
-		assertThat(events()).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
-			.filteredOn((event) -> event.getFormattedMessage().contains("'" + t + "'"))
-			.singleElement()
-			.satisfies((event) -> {
-				assertThat(event.getLoggerName()).isEqualTo(RETRY_LOGGER);
-				assertThat(event.getFormattedMessage()).contains("'shard-1'", "STALE", "giving up");
-			});
-		assertThat(events()).filteredOn((event) -> event.getLoggerName().startsWith("org.hibernate"))
-			.filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
-			.isEmpty();
 	}
 
 	@Test
@@ -243,6 +150,7 @@ class H2LoggingTest {
 			+ "are gone")
 	void retriedWorkLogsTheShardOfItsAttempt() {
 		String t = movedByTheOtherInstance("mdc-retry");
+		this.appender.list.clear();
 		TransactionTemplate transactions = a.bean(TransactionTemplate.class);
 		EntityManagerFactory factory = a.bean(EntityManagerFactory.class);
 		ShardTenancyRetry retry = a.bean(ShardTenancyRetry.class);
