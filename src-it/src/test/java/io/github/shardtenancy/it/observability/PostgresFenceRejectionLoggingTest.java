@@ -1,10 +1,5 @@
 package io.github.shardtenancy.it.observability;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.TenantAdmin;
@@ -18,6 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * {@link FenceRejectionLoggingContract} on the PostgreSQL servers, where the fence's begin travels with the
@@ -74,19 +70,8 @@ class PostgresFenceRejectionLoggingTest extends FenceRejectionLoggingContract {
 
 	@Override
 	long orders(String shard, String tenant, String customer) {
-		try (Connection connection = a.getBean(ShardTopology.class).dataSource(shard).getConnection();
-				PreparedStatement statement = connection
-					.prepareStatement("SELECT count(*) FROM purchase_order WHERE tenant_id = ? AND customer = ?")) {
-			statement.setString(1, tenant);
-			statement.setString(2, customer);
-			try (ResultSet result = statement.executeQuery()) {
-				result.next();
-				return result.getLong(1);
-			}
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException(ex);
-		}
+		return new JdbcTemplate(a.getBean(ShardTopology.class).dataSource(shard)).queryForObject(
+				"SELECT count(*) FROM purchase_order WHERE tenant_id = ? AND customer = ?", Long.class, tenant, customer);
 	}
 
 }
