@@ -297,6 +297,22 @@ public final class Wiring implements AutoCloseable {
 			this.router.observer().moveStepRecorded(move);
 		}
 
+		@Override
+		public Scope retryStarted(String tenantId) {
+			return this.router.observer().retryStarted(tenantId);
+		}
+
+		@Override
+		public Scope attemptStarted(String tenantId, int attempt) {
+			return this.router.observer().attemptStarted(tenantId, attempt);
+		}
+
+		@Override
+		public Scope moveStepStarted(String moveId, String tenantId, String mover, String step, String sourceShardId,
+				String targetShardId) {
+			return this.router.observer().moveStepStarted(moveId, tenantId, mover, step, sourceShardId, targetShardId);
+		}
+
 	}
 
 }

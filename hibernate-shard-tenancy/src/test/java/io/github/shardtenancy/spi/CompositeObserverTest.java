@@ -55,6 +55,64 @@ class CompositeObserverTest {
 	}
 
 	@Test
+	@DisplayName("scopes: every observer's scope is told the shard and the outcome in order and closed in reverse order, "
+			+ "an observer that throws on opening is skipped, and observers without a scope cost nothing")
+	void scopesFanOut() {
+		List<String> seen = new CopyOnWriteArrayList<>();
+		class Recording implements ShardTenancyObserver {
+
+			private final String name;
+
+			Recording(String name) {
+				this.name = name;
+			}
+
+			@Override
+			public Scope attemptStarted(String tenantId, int attempt) {
+				seen.add(this.name + " started " + tenantId + " #" + attempt);
+				return new Scope() {
+					@Override
+					public void routed(String shardId) {
+						seen.add(Recording.this.name + " routed " + shardId);
+					}
+
+					@Override
+					public void outcome(String outcome, String reason, Throwable failure) {
+						seen.add(Recording.this.name + " " + outcome + " " + reason);
+					}
+
+					@Override
+					public void close() {
+						seen.add(Recording.this.name + " closed");
+					}
+				};
+			}
+
+		}
+		ShardTenancyObserver failing = new ShardTenancyObserver() {
+			@Override
+			public Scope attemptStarted(String tenantId, int attempt) {
+				throw new IllegalStateException("breaks the contract");
+			}
+		};
+		ShardTenancyObserver silent = new ShardTenancyObserver() {
+		};
+
+		ShardTenancyObserver composite = ShardTenancyObserver
+			.composite(List.of(new Recording("first"), failing, silent, new Recording("second")));
+		try (ShardTenancyObserver.Scope scope = composite.attemptStarted("acme", 2)) {
+			scope.routed("shard-1");
+			scope.outcome("rejected", "MOVED", null);
+		}
+
+		assertThat(seen).containsExactly("first started acme #2", "second started acme #2", "first routed shard-1",
+				"second routed shard-1", "first rejected MOVED", "second rejected MOVED", "second closed",
+				"first closed");
+		assertThat(ShardTenancyObserver.composite(List.of(silent, failing)).retryStarted("acme"))
+			.isSameAs(ShardTenancyObserver.Scope.NONE);
+	}
+
+	@Test
 	@DisplayName("no observer is NONE and one observer is itself")
 	void emptyAndSingle() {
 		ShardTenancyObserver only = new ShardTenancyObserver() {

@@ -32,7 +32,8 @@ import org.springframework.context.annotation.Import;
 		ShardTenancyWebConfiguration.class, ShardTenancyPostgresConfiguration.class,
 		ShardTenancyLifecycleConfiguration.class, ShardTenancyMoveConfiguration.class,
 		ShardTenancyMetricsConfiguration.class, ShardTenancyActuatorConfiguration.class,
-		ShardTenancyTaskConfiguration.class, ShardTenancyOpenInViewConfiguration.class })
+		ShardTenancyTaskConfiguration.class, ShardTenancyOpenInViewConfiguration.class,
+		ShardTenancyObservationConfiguration.class })
 public final class ShardTenancyAutoConfiguration {
 
 }

@@ -95,6 +95,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final TimelineProperties timeline = new TimelineProperties();
 
+	/** Micrometer Observation settings (spans and timers of retried work, attempts and move steps). */
+	@NestedConfigurationProperty
+	private final ObservationProperties observations = new ObservationProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -179,6 +183,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public TimelineProperties getTimeline() {
 		return this.timeline;
+	}
+
+	public ObservationProperties getObservations() {
+		return this.observations;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */

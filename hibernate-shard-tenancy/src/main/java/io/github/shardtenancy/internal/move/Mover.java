@@ -32,6 +32,7 @@ import io.github.shardtenancy.MoveInProgressException;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.MoveStep;
+import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.internal.topology.Topology;
@@ -321,7 +322,19 @@ public class Mover implements TenantMover {
 						return require(move.moveId());
 					}
 				}
-				Step.after(step, run.settings.capture()).run(run);
+				Step next = Step.after(step, run.settings.capture());
+				try (ShardTenancyObserver.Scope scope = this.router.observer().moveStepStarted(move.moveId(),
+						move.tenantId(), run.settings.capture() ? "online" : "basic", Step.name(next),
+						move.sourceShardId(), move.targetShardId())) {
+					try {
+						next.run(run);
+						scope.outcome("success", null, null);
+					}
+					catch (RuntimeException ex) {
+						scope.outcome("error", null, ex);
+						throw ex;
+					}
+				}
 				MoveStatus recorded = require(move.moveId());
 				step = recorded.step();
 				if (step == MoveStep.FLIPPED && recorded.flippedAt() != null) {
