@@ -41,7 +41,8 @@ class ShardTenancyRuntimeHints implements RuntimeHintsRegistrar {
 	/** The service interfaces for which the library's jars list providers. */
 	static final List<String> SERVICES = List.of("io.github.shardtenancy.spi.ShardTenancyProvider",
 			"io.github.shardtenancy.spi.FenceDialect", "io.github.shardtenancy.spi.BulkCopier",
-			"org.hibernate.integrator.spi.Integrator", "io.micrometer.context.ThreadLocalAccessor");
+			"org.hibernate.integrator.spi.Integrator", "org.hibernate.service.spi.ServiceContributor",
+			"io.micrometer.context.ThreadLocalAccessor");
 
 	/** The class of the H2 fence's Java functions ({@code CREATE ALIAS ... FOR 'class.method'}). */
 	static final String H2_FUNCTIONS = "io.github.shardtenancy.h2.H2Fence";
