@@ -6,10 +6,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.spi.ShardPoolListener;
 import io.github.shardtenancy.spi.SlotPlacement;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.testing.Note;
@@ -25,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The core wired by {@link ShardTenancy#builder()} alone, without Spring, on fenced H2 shards: a plain Hibernate
  * {@link SessionFactory} configured with {@link ShardTenancy#hibernateSettings()}, a tenant created with the admin,
- * written, moved online with the mover while nothing else happens, and written again, with nothing lost.
+ * written, moved online with the mover while nothing else happens, and written again, with nothing lost. And the
+ * builder's {@link ShardPoolListener}s, told of every pool that joins or leaves the topology.
  */
 @DisplayName("ShardTenancy builder: the whole core without Spring")
 class ShardTenancyBuilderTest {
@@ -39,19 +43,22 @@ class ShardTenancyBuilderTest {
 		return config;
 	}
 
-	@Test
-	@DisplayName("admin creates, Hibernate writes, the mover moves, Hibernate writes again: every row on the new owner")
-	void createWriteMoveWrite() throws Exception {
-		List<String> changelogs = List.of(ShardTenancyFixture.CHANGELOG);
-		try (ShardTenancy tenancy = ShardTenancy.builder()
+	/** @return a builder with a directory, shards shard-1 and shard-2, the test tables and a migrator for new shards */
+	private ShardTenancyBuilder twoShards(List<String> changelogs) {
+		return ShardTenancy.builder()
 			.directory(pool("directory"))
 			.shard("shard-1", pool("shard-1"))
 			.shard("shard-2", pool("shard-2"))
 			.tenantTables(ShardTenancyFixture.TABLES)
 			.shardMigrator((shardId, dataSource, dialect) -> ShardTenancyMigrations.migrateShard(dataSource, shardId,
-					changelogs))
-			.actor("builder@test")
-			.build()) {
+					changelogs));
+	}
+
+	@Test
+	@DisplayName("admin creates, Hibernate writes, the mover moves, Hibernate writes again: every row on the new owner")
+	void createWriteMoveWrite() throws Exception {
+		List<String> changelogs = List.of(ShardTenancyFixture.CHANGELOG);
+		try (ShardTenancy tenancy = twoShards(changelogs).actor("builder@test").build()) {
 			// The schemas are the application's: here the Liquibase module's changelogs and the test tables.
 			ShardTenancyMigrations.migrateDirectory(tenancy.directoryDataSource());
 			for (String shardId : tenancy.topology().shardIds()) {
@@ -143,6 +150,65 @@ class ShardTenancyBuilderTest {
 				return rs.getLong(1);
 			}
 		}
+	}
+
+	private record Event(String kind, String shardId, boolean poolOpen) {
+	}
+
+	@Test
+	@DisplayName("shard pool listeners: builder and runtime shards told added, a retired shard and the rest on close told removed; a throwing listener changes nothing")
+	void addedAndRemoved() {
+		List<Event> events = new CopyOnWriteArrayList<>();
+		ShardPoolListener recording = new ShardPoolListener() {
+
+			@Override
+			public void poolAdded(String shardId, DataSource pool) {
+				events.add(new Event("added", shardId, !((HikariDataSource) pool).isClosed()));
+			}
+
+			@Override
+			public void poolRemoved(String shardId, DataSource pool) {
+				events.add(new Event("removed", shardId, !((HikariDataSource) pool).isClosed()));
+			}
+
+		};
+		ShardPoolListener throwing = new ShardPoolListener() {
+
+			@Override
+			public void poolAdded(String shardId, DataSource pool) {
+				throw new IllegalStateException("listener bug");
+			}
+
+		};
+		List<String> changelogs = List.of(ShardTenancyFixture.CHANGELOG);
+		ShardTenancy tenancy = twoShards(changelogs)
+			.shardPoolListener(throwing)
+			.shardPoolListener(recording)
+			.actor("listener@test")
+			.build();
+		try {
+			ShardTenancyMigrations.migrateDirectory(tenancy.directoryDataSource());
+			for (String shardId : tenancy.topology().shardIds()) {
+				ShardTenancyMigrations.migrateShard(tenancy.topology().dataSource(shardId), shardId, changelogs);
+			}
+			tenancy.start();
+			assertThat(events).containsExactlyInAnyOrder(new Event("added", "shard-1", true),
+					new Event("added", "shard-2", true));
+
+			tenancy.admin().registerShard("shard-3", null, pool("shard-3"));
+			assertThat(tenancy.topology().contains("shard-3")).as("the throwing listener kept no shard out").isTrue();
+			assertThat(events).endsWith(new Event("added", "shard-3", true));
+
+			DataSource shard3 = tenancy.topology().dataSource("shard-3");
+			tenancy.admin().retireShard("shard-3");
+			assertThat(events).endsWith(new Event("removed", "shard-3", true));
+			assertThat(((HikariDataSource) shard3).isClosed()).as("the retired shard's pool, after the call").isTrue();
+		}
+		finally {
+			tenancy.close();
+		}
+		assertThat(events.subList(3, events.size())).containsExactlyInAnyOrder(new Event("removed", "shard-3", true),
+				new Event("removed", "shard-1", true), new Event("removed", "shard-2", true));
 	}
 
 }

@@ -11,9 +11,11 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.spi.BackgroundScheduler;
 import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardPoolFactory;
+import io.github.shardtenancy.spi.ShardPoolListener;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.spi.ShardTenancyProvider;
@@ -204,6 +206,16 @@ public final class ShardTenancyBuilder {
 	}
 
 	/**
+	 * @param listener told when a shard's pool joins the topology (from {@link #build()} on, including the shards
+	 * added to this builder) or leaves it, besides the others added; never {@code null}
+	 * @return this builder
+	 */
+	public ShardTenancyBuilder shardPoolListener(ShardPoolListener listener) {
+		this.plan.shardPoolListeners.add(Objects.requireNonNull(listener, "listener"));
+		return this;
+	}
+
+	/**
 	 * @param settings how the admin's slot moves, overrides and drains move tenants; default
 	 * {@link MoveSettings#defaults()} (online)
 	 * @return this builder
@@ -235,6 +247,19 @@ public final class ShardTenancyBuilder {
 	 */
 	public ShardTenancyBuilder moveExecutor(Executor executor) {
 		this.plan.moveExecutor = Objects.requireNonNull(executor, "executor");
+		return this;
+	}
+
+	/**
+	 * @param scheduler runs the router's background directory sync (every {@link RouterSettings#syncInterval()});
+	 * owned by the caller, who keeps it running while the tenancy is open and shuts it down after
+	 * {@link ShardTenancy#close()}, which cancels the sync. Default: a daemon thread the router creates and stops on
+	 * close
+	 * @return this builder
+	 * @throws NullPointerException if {@code scheduler} is {@code null}
+	 */
+	public ShardTenancyBuilder backgroundScheduler(BackgroundScheduler scheduler) {
+		this.plan.backgroundScheduler = Objects.requireNonNull(scheduler, "scheduler");
 		return this;
 	}
 

@@ -29,6 +29,15 @@ import io.github.shardtenancy.spi.ShardTenancyProvider;
  */
 public final class TenantContext {
 
+	/**
+	 * The SLF4J MDC key of the tenant while a transaction runs: from the moment a shard connection of the tenant is
+	 * borrowed on a thread until the thread's last one is released, after which the MDC's previous value is put back.
+	 */
+	public static final String MDC_TENANT = "shardTenancy.tenant";
+
+	/** The SLF4J MDC key of the shard while a transaction runs, for the same span of time as {@link #MDC_TENANT}. */
+	public static final String MDC_SHARD = "shardTenancy.shard";
+
 	private static final ThreadLocal<String> CURRENT = new ThreadLocal<>();
 
 	private TenantContext() {

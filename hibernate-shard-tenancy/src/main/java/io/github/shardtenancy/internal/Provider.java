@@ -15,6 +15,7 @@ public final class Provider implements ShardTenancyProvider {
 	@Override
 	public ShardTenancy create(TenancyPlan plan) {
 		Topology topology = new Topology();
+		topology.setPoolListeners(plan.shardPoolListeners);
 		try {
 			for (TenancyPlan.Shard shard : plan.shards) {
 				topology.addShard(shard.shardId(), shard.dataSource(), shard.owned());

@@ -8,6 +8,7 @@ import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.ReconciliationReport;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantTable;
@@ -88,7 +89,7 @@ public final class Wiring implements AutoCloseable {
 		this.plan = plan;
 		this.directory = new Directory(Objects.requireNonNull(plan.directoryDataSource, "directoryDataSource"));
 		this.topology = topology;
-		this.router = new Router(this.directory, plan.routerSettings);
+		this.router = new Router(this.directory, plan.routerSettings, plan.backgroundScheduler);
 		plan.observers.forEach(this.router::addObserver);
 		this.observer = new RouterObservers(this.router);
 		this.connectionProvider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
@@ -289,6 +290,27 @@ public final class Wiring implements AutoCloseable {
 		public void moveFlipped(String mover, String sourceShardId, String targetShardId, long totalNanos,
 				long freezeNanos) {
 			this.router.observer().moveFlipped(mover, sourceShardId, targetShardId, totalNanos, freezeNanos);
+		}
+
+		@Override
+		public void moveStepRecorded(MoveStatus move) {
+			this.router.observer().moveStepRecorded(move);
+		}
+
+		@Override
+		public Scope retryStarted(String tenantId) {
+			return this.router.observer().retryStarted(tenantId);
+		}
+
+		@Override
+		public Scope attemptStarted(String tenantId, int attempt) {
+			return this.router.observer().attemptStarted(tenantId, attempt);
+		}
+
+		@Override
+		public Scope moveStepStarted(String moveId, String tenantId, String mover, String step, String sourceShardId,
+				String targetShardId) {
+			return this.router.observer().moveStepStarted(moveId, tenantId, mover, step, sourceShardId, targetShardId);
 		}
 
 	}

@@ -50,7 +50,13 @@ import org.slf4j.LoggerFactory;
  * {@link ShardConnectionLostException} if the chain reports a lost connection, else the failure itself. Where the
  * exception differs from the failure the attempt ended with, that failure is attached as a suppressed exception.
  *
- * <p>The observer is told about each fence rejection, each retry and each exhaustion.
+ * <p>The observer is told about each fence rejection, each retry and each exhaustion, and it observes the unit of work
+ * ({@link ShardTenancyObserver#retryStarted}, from {@link #begin} to {@link #close()}) and each attempt
+ * ({@link ShardTenancyObserver#attemptStarted}, around {@link #attempt(Attempt)}), with the shard the attempt was
+ * routed to ({@link #routed(String)}).
+ *
+ * <p>Logging: a fence rejection that is retried is logged at DEBUG; one that ends the attempts (the budget ran out, or
+ * the attempt may not run again) once at WARN, naming the tenant, the shard, the reason and the directory versions.
  *
  * <p>Only the outermost unit of work retries: {@link #begin} marks the calling thread until {@link #close()}, and
  * {@link #inProgress()} tells nested callers to run their work once.
@@ -108,6 +114,15 @@ public final class RetryAttempts implements AutoCloseable {
 
 	private Outcome outcome = Outcome.RETRYING;
 
+	/** Whether the last attempt returned normally. */
+	private boolean succeeded;
+
+	/** The scope of the whole unit of work. */
+	private final ShardTenancyObserver.Scope scope;
+
+	/** The scope of the attempt running now, or {@code null} between attempts. */
+	private ShardTenancyObserver.Scope attemptScope;
+
 	/** What committed inside the last failed attempt, independently of its own transaction. */
 	private List<String> committed = List.of();
 
@@ -117,6 +132,7 @@ public final class RetryAttempts implements AutoCloseable {
 		this.routes = Objects.requireNonNull(routes, "routes");
 		this.observer = Objects.requireNonNull(observer, "observer");
 		this.safeToRerun = Objects.requireNonNull(safeToRerun, "safeToRerun");
+		this.scope = observer.retryStarted(TenantContext.current());
 	}
 
 	/**
@@ -135,11 +151,11 @@ public final class RetryAttempts implements AutoCloseable {
 	 */
 	public static RetryAttempts begin(RetrySettings settings, RouteInvalidation routes, ShardTenancyObserver observer,
 			BooleanSupplier safeToRerun) {
-		RetryAttempts attempts = new RetryAttempts(settings, routes, observer, safeToRerun);
 		if (CURRENT.get() != null) {
 			throw new IllegalStateException("A retried unit of work is already running on this thread; nested work "
 					+ "must run once (check RetryAttempts.inProgress())");
 		}
+		RetryAttempts attempts = new RetryAttempts(settings, routes, observer, safeToRerun);
 		CURRENT.set(attempts);
 		return attempts;
 	}
@@ -153,6 +169,19 @@ public final class RetryAttempts implements AutoCloseable {
 	}
 
 	/**
+	 * Tells the attempt running on the calling thread, if any, that it was routed to a shard (the library's connection
+	 * layer calls this when it borrows a shard connection); the attempt's observer scope records the shard. Does
+	 * nothing when no attempt runs on the thread.
+	 * @param shardId the shard whose connection was borrowed; never {@code null}
+	 */
+	public static void routed(String shardId) {
+		RetryAttempts attempts = CURRENT.get();
+		if (attempts != null && attempts.attemptScope != null) {
+			attempts.attemptScope.routed(shardId);
+		}
+	}
+
+	/**
 	 * Runs one attempt, watching what commits inside it ({@link CommittedWork}); if it fails, remembers that for the
 	 * following {@link #shouldRetry(Throwable)} and rethrows the failure unchanged.
 	 * @param work the attempt; never {@code null}
@@ -162,14 +191,32 @@ public final class RetryAttempts implements AutoCloseable {
 	 * @throws E whatever the attempt threw
 	 */
 	public <T, E extends Throwable> T attempt(Attempt<T, E> work) throws E {
-		try (CommittedWork.Watch watch = CommittedWork.watch()) {
+		this.succeeded = false;
+		ShardTenancyObserver.Scope attemptScope = this.observer.attemptStarted(TenantContext.current(),
+				this.attempts + 1);
+		this.attemptScope = attemptScope;
+		try (attemptScope; CommittedWork.Watch watch = CommittedWork.watch()) {
 			try {
-				return work.run();
+				T result = work.run();
+				this.succeeded = true;
+				attemptScope.outcome("success", null, null);
+				return result;
 			}
 			catch (Throwable ex) {
 				this.committed = watch.committed();
+				FenceRejection rejection = FenceRejection.find(ex).orElse(null);
+				if (rejection != null) {
+					attemptScope.routed(rejection.shardId());
+					attemptScope.outcome("rejected", rejection.reason(), ex);
+				}
+				else {
+					attemptScope.outcome("error", null, ex);
+				}
 				throw ex;
 			}
+		}
+		finally {
+			this.attemptScope = null;
 		}
 	}
 
@@ -199,10 +246,21 @@ public final class RetryAttempts implements AutoCloseable {
 			else {
 				retry = this.attempts - this.moveWaits < this.settings.maxAttempts();
 			}
-			log.debug("Attempt {} of tenant '{}' rejected on shard '{}' ({}, directory version seen {}, required {}); {}",
-					this.attempts, rejection.tenantId(), rejection.shardId(), rejection.reason(),
-					rejection.seenVersion(), rejection.requiredVersion(), retry ? "retrying" : "giving up");
-			return decide(retry);
+			boolean retrying = decide(retry);
+			if (retrying) {
+				log.debug("Attempt {} of tenant '{}' rejected on shard '{}' ({}, directory version seen {}, required {}); "
+						+ "retrying", this.attempts, rejection.tenantId(), rejection.shardId(), rejection.reason(),
+						rejection.seenVersion(), rejection.requiredVersion());
+			}
+			else {
+				// The one line a rejection that reaches the caller is logged with: the library logs what Hibernate
+				// saw of a fence rejection at DEBUG only.
+				log.warn("Attempt {} of tenant '{}' rejected on shard '{}' ({}, directory version seen {}, required {}); "
+						+ "giving up ({})", this.attempts, rejection.tenantId(), rejection.shardId(), rejection.reason(),
+						rejection.seenVersion(), rejection.requiredVersion(),
+						(this.outcome == Outcome.UNSAFE_TO_RERUN) ? "work committed inside the attempt" : "retries exhausted");
+			}
+			return retrying;
 		}
 		this.lastRejection = null;
 		Optional<ShardUnavailableException> unreachable = find(failure, ShardUnavailableException.class);
@@ -265,11 +323,26 @@ public final class RetryAttempts implements AutoCloseable {
 		return lastFailure;
 	}
 
-	/** Ends the attempts: the calling thread is no longer marked as retrying. */
+	/**
+	 * Ends the attempts: the calling thread is no longer marked as retrying, and the observer's scope of the unit of
+	 * work is closed with its outcome.
+	 */
 	@Override
 	public void close() {
-		if (CURRENT.get() == this) {
-			CURRENT.remove();
+		try {
+			if (this.succeeded) {
+				this.scope.outcome("success", null, null);
+			}
+			else if (this.outcome != Outcome.RETRYING) {
+				this.scope.outcome(this.outcome.name().toLowerCase(java.util.Locale.ROOT),
+						(this.lastRejection != null) ? this.lastRejection.reason() : null, this.last);
+			}
+			this.scope.close();
+		}
+		finally {
+			if (CURRENT.get() == this) {
+				CURRENT.remove();
+			}
 		}
 	}
 

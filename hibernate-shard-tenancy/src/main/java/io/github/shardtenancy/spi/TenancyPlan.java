@@ -69,6 +69,9 @@ public final class TenancyPlan {
 	/** The clean delay of the admin's stop-the-world moves. */
 	public Duration stopTheWorldCleanDelay = Duration.ofSeconds(5);
 
+	/** Runs the router's background sync, or {@code null} for a thread the router creates and owns. */
+	public @Nullable BackgroundScheduler backgroundScheduler;
+
 	/** The mover's executor, or {@code null} for one the wiring creates and owns. */
 	public @Nullable Executor moveExecutor;
 
@@ -92,5 +95,8 @@ public final class TenancyPlan {
 
 	/** Whether starting the tenancy prepares the shards. */
 	public boolean prepareShardsOnStart = true;
+
+	/** Told when a shard's pool joins or leaves the topology, in the order added. */
+	public final List<ShardPoolListener> shardPoolListeners = new ArrayList<>();
 
 }

@@ -11,13 +11,22 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionExecutionListener;
 
 /**
- * Adds the {@link CommittedTransactionListener} once to every imperative transaction manager bean that accepts
- * execution listeners: those Spring Boot creates and those the application defines itself (Boot's own
- * {@code TransactionManagerCustomizers} reach only the former). Runs before the bean's initialization callbacks.
+ * Adds a listener (the {@link CommittedTransactionListener} unless told another) once to every imperative transaction
+ * manager bean that accepts execution listeners: those Spring Boot creates and those the application defines itself
+ * (Boot's own {@code TransactionManagerCustomizers} reach only the former). Runs before the bean's initialization
+ * callbacks.
  */
 class CommittedTransactionListenerInstaller implements BeanPostProcessor {
 
-	private final CommittedTransactionListener listener = new CommittedTransactionListener();
+	private final TransactionExecutionListener listener;
+
+	CommittedTransactionListenerInstaller() {
+		this(new CommittedTransactionListener());
+	}
+
+	CommittedTransactionListenerInstaller(TransactionExecutionListener listener) {
+		this.listener = listener;
+	}
 
 	@Override
 	public Object postProcessBeforeInitialization(Object bean, String beanName) {

@@ -2,6 +2,8 @@ package io.github.shardtenancy.boot;
 
 import java.time.Duration;
 
+import com.zaxxer.hikari.HikariConfig;
+
 /** Connection settings of one shard database. Bound from {@code shard-tenancy.shards.<id>.*}, see {@link ShardTenancyProperties}. */
 public class ShardProperties {
 
@@ -14,8 +16,11 @@ public class ShardProperties {
 	/** Password of the shard user. Default: none. */
 	private String password;
 
-	/** Maximum size of the shard's HikariCP pool, in connections. Default 10. */
-	private int maximumPoolSize = 10;
+	/**
+	 * Maximum size of the shard's HikariCP pool, in connections. Default: none,
+	 * {@code shard-tenancy.pool.hikari.maximum-pool-size} or else HikariCP's 10.
+	 */
+	private Integer maximumPoolSize;
 
 	/**
 	 * The shard's region, recorded in the shard registry and used by the {@code region} placement policy (data
@@ -28,6 +33,17 @@ public class ShardProperties {
 	 * {@code connectionTimeout}), at least 250 ms. Default: none, {@code shard-tenancy.pool.connection-timeout}.
 	 */
 	private Duration connectionTimeout;
+
+	/**
+	 * Any HikariCP setting of this shard's pool, bound as {@code spring.datasource.hikari.*} is (durations in
+	 * milliseconds); it wins over every other setting of the pool. Default: none, the settings above and
+	 * {@code shard-tenancy.pool.*}.
+	 */
+	private final HikariConfig hikari = new HikariConfig();
+
+	public HikariConfig getHikari() {
+		return this.hikari;
+	}
 
 	public Duration getConnectionTimeout() {
 		return this.connectionTimeout;
@@ -69,11 +85,11 @@ public class ShardProperties {
 		this.password = password;
 	}
 
-	public int getMaximumPoolSize() {
+	public Integer getMaximumPoolSize() {
 		return this.maximumPoolSize;
 	}
 
-	public void setMaximumPoolSize(int maximumPoolSize) {
+	public void setMaximumPoolSize(Integer maximumPoolSize) {
 		this.maximumPoolSize = maximumPoolSize;
 	}
 

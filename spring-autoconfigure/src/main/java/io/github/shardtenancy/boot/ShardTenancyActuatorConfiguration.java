@@ -7,15 +7,21 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.boot.actuate.WatcherState;
 import io.github.shardtenancy.boot.actuate.ShardDatabasesHealthContributor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
+import io.github.shardtenancy.boot.actuate.ShardTenancyEndpointWebExtension;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
+import io.github.shardtenancy.boot.actuate.TimelineRecorder;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.postgresql.WatcherStatus;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantRouter;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -23,10 +29,14 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.jdbc.health.DataSourceHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.transaction.TransactionExecution;
+import org.springframework.transaction.TransactionExecutionListener;
 
 /**
  * Actuator support, each part active when its classes are on the class path: the {@code shardtenancy} endpoint (when
- * available, that is enabled and exposed, as Actuator decides for every endpoint), the {@code shardTenancy} health
+ * available, that is enabled and exposed, as Actuator decides for every endpoint) and its web extension (problem
+ * bodies over HTTP), the {@code shardTenancy} health
  * indicator ({@code management.health.shardtenancy.enabled}), and the push listener's state they show.
  */
 @Configuration(proxyBeanMethods = false)
@@ -69,9 +79,73 @@ class ShardTenancyActuatorConfiguration {
 		@ConditionalOnMissingBean
 		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
 		ShardTenancyEndpoint shardTenancyEndpoint(ShardTenancy tenancy, ObjectProvider<WatcherState> listener,
-				ObjectProvider<TenantMover> mover, ObjectProvider<MoveSettings> moveSettings) {
-			return new ShardTenancyEndpoint(tenancy, listener.getIfAvailable(() -> WatcherState.NONE), mover,
+				ObjectProvider<TenantMover> mover, ObjectProvider<MoveSettings> moveSettings,
+				ObjectProvider<TimelineRecorder> timeline) {
+			ShardTenancyEndpoint endpoint = new ShardTenancyEndpoint(tenancy,
+					listener.getIfAvailable(() -> WatcherState.NONE), mover,
 					moveSettings.getIfAvailable(MoveSettings::defaults));
+			endpoint.setTimeline(timeline.getIfAvailable());
+			return endpoint;
+		}
+
+		/**
+		 * The endpoint's timeline, recorded only while the endpoint is available: the recorder observes the tenancy
+		 * (retries, fence rejections, move steps) and counts the commits of every transaction manager bean.
+		 */
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
+		@ConditionalOnBooleanProperty(name = "shard-tenancy.timeline.enabled", matchIfMissing = true)
+		TimelineRecorder shardTenancyTimelineRecorder(ShardTenancy tenancy, ShardTenancyProperties properties) {
+			TimelineRecorder recorder = new TimelineRecorder(properties.getTimeline().getWindow());
+			tenancy.addObserver(recorder);
+			return recorder;
+		}
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
+		@ConditionalOnBooleanProperty(name = "shard-tenancy.timeline.enabled", matchIfMissing = true)
+		static CommittedTransactionListenerInstaller shardTenancyTimelineListenerInstaller(
+				ObjectProvider<TimelineRecorder> recorder) {
+			return new CommittedTransactionListenerInstaller(new TimelineCommits(recorder));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
+		@ConditionalOnAvailableEndpoint(endpoint = ShardTenancyEndpoint.class, exposure = EndpointExposure.WEB)
+		ShardTenancyEndpointWebExtension shardTenancyEndpointWebExtension(ShardTenancyEndpoint endpoint) {
+			return new ShardTenancyEndpointWebExtension(endpoint);
+		}
+
+	}
+
+	/**
+	 * The recorder's commit counter, looked up at the first commit: the installer runs before the recorder exists.
+	 */
+	private static final class TimelineCommits implements TransactionExecutionListener {
+
+		private final ObjectProvider<TimelineRecorder> recorder;
+
+		private volatile @Nullable TransactionExecutionListener counter;
+
+		TimelineCommits(ObjectProvider<TimelineRecorder> recorder) {
+			this.recorder = recorder;
+		}
+
+		@Override
+		public void afterCommit(TransactionExecution transaction, @Nullable Throwable commitFailure) {
+			TransactionExecutionListener listener = this.counter;
+			if (listener == null) {
+				TimelineRecorder found = this.recorder.getIfAvailable();
+				if (found == null) {
+					return;
+				}
+				listener = found.transactionListener();
+				this.counter = listener;
+			}
+			listener.afterCommit(transaction, commitFailure);
 		}
 
 	}

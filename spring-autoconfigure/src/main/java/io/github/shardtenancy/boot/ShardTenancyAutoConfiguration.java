@@ -3,6 +3,7 @@ package io.github.shardtenancy.boot;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
 
 /**
@@ -16,12 +17,14 @@ import org.springframework.context.annotation.Import;
  * {@code DataSource}), {@code HibernateJpaAutoConfiguration} (which needs the Hibernate properties customizer) and
  * {@code DataSourceHealthContributorAutoConfiguration} (whose {@code db} health would borrow from the tenant-routing
  * {@code DataSource} with no tenant; it backs off to a {@code db} contributor per database).
- * Switched off with {@code shard-tenancy.enabled=false}.
+ * Switched off with {@code shard-tenancy.enabled=false}, and backs off entirely when the application excludes
+ * {@code DataSourceAutoConfiguration}. Also part of the {@code @DataJpaTest} and {@code @JdbcTest} slices.
  */
 @AutoConfiguration(beforeName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
 		"org.springframework.boot.jdbc.autoconfigure.health.DataSourceHealthContributorAutoConfiguration" })
 @ConditionalOnProperty(prefix = "shard-tenancy", name = "enabled", matchIfMissing = true)
+@Conditional(OnDataSourceAutoConfigurationIncludedCondition.class)
 @EnableConfigurationProperties(ShardTenancyProperties.class)
 @Import({ ShardTenancyCoreConfiguration.class, ShardTenancyMigrationConfiguration.class,
 		ShardTenancyJdbcConfiguration.class, ShardTenancyHibernateConfiguration.class,
@@ -29,7 +32,8 @@ import org.springframework.context.annotation.Import;
 		ShardTenancyWebConfiguration.class, ShardTenancyPostgresConfiguration.class,
 		ShardTenancyLifecycleConfiguration.class, ShardTenancyMoveConfiguration.class,
 		ShardTenancyMetricsConfiguration.class, ShardTenancyActuatorConfiguration.class,
-		ShardTenancyTaskConfiguration.class, ShardTenancyOpenInViewConfiguration.class })
+		ShardTenancyTaskConfiguration.class, ShardTenancyOpenInViewConfiguration.class,
+		ShardTenancyObservationConfiguration.class })
 public final class ShardTenancyAutoConfiguration {
 
 }

@@ -1,8 +1,5 @@
 package io.github.shardtenancy.boot;
 
-import java.time.Duration;
-
-import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
@@ -20,8 +17,13 @@ import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.task.ThreadPoolTaskExecutorBuilder;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * The one {@link ShardTenancy}, built from {@code shard-tenancy.*} with the core's builder and the application's
@@ -35,20 +37,21 @@ class ShardTenancyCoreConfiguration {
 	/**
 	 * The tenancy, not started: {@link ShardTenancyStart} starts it once the migrations ran. Its tenant tables are
 	 * {@code shard-tenancy.tenant-tables}, or discovered from the JPA metamodel on first need; its shards are prepared
-	 * (fence write check, change capture) once every singleton exists.
+	 * (fence write check, change capture) once every singleton exists. Its pools' HikariCP settings are layered as
+	 * {@link ShardPoolSettings} describes.
 	 */
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	ShardTenancy shardTenancy(ShardTenancyProperties properties, MoveSettings moveSettings, PlacementPolicy policy,
 			ShardMigrator migrator, ShardPoolFactory connector, ObjectProvider<EntityManagerFactory> entityManagerFactory,
-			ObjectProvider<ShardTenancyBuilderCustomizer> customizers) {
+			ObjectProvider<ShardTenancyBuilderCustomizer> customizers, Environment environment,
+			ShardTenancyConnectionDetails connections, ShardTenancyBackgroundThreads threads) {
 		ShardTenancyBuilder builder = ShardTenancy.builder();
-		if (properties.getShards().isEmpty()) {
+		if (connections.getShards().isEmpty()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards",
 					"No shards are configured: define at least one under shard-tenancy.shards.<shard-id>.url");
 		}
-		ShardTenancyProperties.Directory directory = properties.getDirectory();
-		if (directory.getUrl() == null || directory.getUrl().isBlank()) {
+		if (connections.getDirectory().jdbcUrl().isBlank()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.directory.url",
 					"No directory database is configured: set shard-tenancy.directory.url to its JDBC URL");
 		}
@@ -62,29 +65,16 @@ class ShardTenancyCoreConfiguration {
 					"shard-tenancy.move.clean-delay must not be negative: " + move.getCleanDelay());
 		}
 		TenantTableResolver tables = new TenantTableResolver(properties.getTenantTables(), entityManagerFactory);
-		HikariConfig directoryConfig = new HikariConfig();
-		directoryConfig.setJdbcUrl(directory.getUrl());
-		directoryConfig.setUsername(directory.getUsername());
-		directoryConfig.setPassword(directory.getPassword());
-		directoryConfig.setMaximumPoolSize(directory.getMaximumPoolSize());
-		directoryConfig.setPoolName("shard-tenancy-directory");
-		properties.getShards().forEach((id, shard) -> {
-			if (shard.getUrl() == null || shard.getUrl().isBlank()) {
+		ShardPoolSettings pools = new ShardPoolSettings(properties, environment, connections);
+		connections.getShards().forEach((id, database) -> {
+			if (database.jdbcUrl().isBlank()) {
 				throw new ShardTenancyConfigurationException("shard-tenancy.shards." + id + ".url",
 						"Shard '" + id + "' has no JDBC URL: set shard-tenancy.shards." + id + ".url");
 			}
 		});
-		builder.directory(directoryConfig);
-		properties.getShards().forEach((id, shard) -> {
-			HikariConfig config = new HikariConfig();
-			config.setJdbcUrl(shard.getUrl());
-			config.setUsername(shard.getUsername());
-			config.setPassword(shard.getPassword());
-			config.setMaximumPoolSize(shard.getMaximumPoolSize());
-			config.setConnectionTimeout(connectionTimeout(properties, shard).toMillis());
-			config.setPoolName("shard-" + id);
-			builder.shard(id, shard.getRegion(), config);
-		});
+		builder.directory(pools.directory());
+		connections.getShards().forEach((id, database) -> builder.shard(id,
+				properties.getShards().getOrDefault(id, new ShardProperties()).getRegion(), pools.shard(id)));
 		builder.router(new RouterSettings(properties.getCache().getMaximumEntries(),
 				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
 				properties.getDirectoryDownPolicy()))
@@ -100,7 +90,11 @@ class ShardTenancyCoreConfiguration {
 			.requireRowLevelSecurity(properties.getFence().isRequireRowLevelSecurity())
 			.installCapture(move.isInstallCapture())
 			.registerShards(properties.getLifecycle().isRegisterShards())
-			.prepareShardsOnStart(false);
+			.prepareShardsOnStart(false)
+			.backgroundScheduler(threads.scheduler());
+		if (threads.moveExecutor() != null) {
+			builder.moveExecutor(threads.moveExecutor());
+		}
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		ShardTenancy tenancy = builder.build();
 		tables.topology(tenancy.topology());
@@ -108,12 +102,29 @@ class ShardTenancyCoreConfiguration {
 	}
 
 	/**
-	 * @return {@code shard-tenancy.shards.<id>.connection-timeout} if set, else
-	 * {@code shard-tenancy.pool.connection-timeout}
+	 * The threads of the tenancy's background work: the application's {@code TaskScheduler} or one built with Boot's
+	 * builder, and a move executor built with Boot's builder (see {@link ShardTenancyBackgroundThreads}).
 	 */
-	static Duration connectionTimeout(ShardTenancyProperties properties, ShardProperties shard) {
-		return (shard != null && shard.getConnectionTimeout() != null) ? shard.getConnectionTimeout()
-				: properties.getPool().getConnectionTimeout();
+	@Bean
+	ShardTenancyBackgroundThreads shardTenancyBackgroundThreads(ObjectProvider<TaskScheduler> schedulers,
+			ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulerBuilder,
+			ObjectProvider<ThreadPoolTaskExecutorBuilder> executorBuilder, Environment environment) {
+		return new ShardTenancyBackgroundThreads(schedulers.getIfUnique(), schedulerBuilder.getIfAvailable(),
+				executorBuilder.getIfAvailable(), Threading.VIRTUAL.isActive(environment));
+	}
+
+	/**
+	 * The URLs and credentials of the directory and the shards: {@code shard-tenancy.directory.*} and
+	 * {@code shard-tenancy.shards.<id>.*}, overlaid with the databases of development services (Testcontainers'
+	 * {@code @ServiceConnection}, Docker Compose). Backs off to the application's own.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(ShardTenancyConnectionDetails.class)
+	PropertiesShardTenancyConnectionDetails shardTenancyConnectionDetails(ShardTenancyProperties properties,
+			ObjectProvider<ShardTenancyDirectoryConnectionDetails> directories,
+			ObjectProvider<ShardConnectionDetails> shards) {
+		return new PropertiesShardTenancyConnectionDetails(properties, directories.orderedStream().toList(),
+				shards.orderedStream().toList());
 	}
 
 	/**

@@ -20,6 +20,9 @@ import org.springframework.core.env.MapPropertySource;
  * database of its own sets {@code spring.liquibase.enabled=true} explicitly.</li>
  * <li>{@code spring.flyway.enabled=false}: the same for Boot's own Flyway run; the directory and the shards are
  * migrated by {@code shard-tenancy.flyway.*} when Flyway is the migration tool.</li>
+ * <li>{@code spring.test.database.replace=none}: in {@code @DataJpaTest} and {@code @JdbcTest}, Boot's
+ * {@code @AutoConfigureTestDatabase} would otherwise replace the tenant-routing {@code DataSource} with one embedded
+ * database, and every query would miss the shards.</li>
  * </ul>
  * Any value the application sets wins. Nothing is added when {@code shard-tenancy.enabled=false}. Registered in
  * {@code META-INF/spring.factories}; stateless.
@@ -37,7 +40,8 @@ class ShardTenancyEnvironmentPostProcessor implements EnvironmentPostProcessor {
 		if (!environment.getPropertySources().contains(PROPERTY_SOURCE)) {
 			environment.getPropertySources()
 				.addLast(new MapPropertySource(PROPERTY_SOURCE, Map.of("spring.jpa.hibernate.ddl-auto", "none",
-					"spring.liquibase.enabled", "false", "spring.flyway.enabled", "false")));
+					"spring.liquibase.enabled", "false", "spring.flyway.enabled", "false", "spring.test.database.replace",
+					"none")));
 		}
 	}
 

@@ -6,6 +6,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
 
 /**
@@ -16,6 +17,7 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(afterName = "org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration")
 @ConditionalOnClass({ HealthEndpointGroupsPostProcessor.class, ConditionalOnEnabledHealthIndicator.class })
 @ConditionalOnProperty(prefix = "shard-tenancy", name = "enabled", matchIfMissing = true)
+@Conditional(OnDataSourceAutoConfigurationIncludedCondition.class)
 public final class ShardTenancyHealthAutoConfiguration {
 
 	@Bean

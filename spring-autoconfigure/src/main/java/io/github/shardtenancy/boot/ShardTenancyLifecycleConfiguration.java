@@ -13,6 +13,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Tenant lifecycle: the placement policy, how shards added at runtime are migrated, how shards registered by other
@@ -43,20 +44,18 @@ class ShardTenancyLifecycleConfiguration {
 	}
 
 	/**
-	 * Pool settings of shards registered by other instances: the registry's URL and user name, and the connection
-	 * timeout of {@code shard-tenancy.shards.<id>.connection-timeout} (when this instance configures the shard too)
-	 * or {@code shard-tenancy.pool.connection-timeout}.
+	 * Pool settings of shards registered by other instances: {@code shard-tenancy.pool.*}, the shard's own
+	 * {@code shard-tenancy.shards.<id>.*} when this instance configures it too, then the registry's URL and user name
+	 * (see {@link ShardPoolSettings}).
 	 */
 	@Bean
 	@ConditionalOnMissingBean
-	ShardPoolFactory shardTenancyShardPoolFactory(ShardTenancyProperties properties) {
+	ShardPoolFactory shardTenancyShardPoolFactory(ShardTenancyProperties properties, Environment environment) {
+		ShardPoolSettings pools = new ShardPoolSettings(properties, environment);
 		return shard -> {
-			HikariConfig config = new HikariConfig();
+			HikariConfig config = pools.shard(shard.shardId());
 			config.setJdbcUrl(shard.jdbcUrl());
 			config.setUsername(shard.username());
-			config.setPoolName("shard-" + shard.shardId());
-			config.setConnectionTimeout(ShardTenancyCoreConfiguration
-				.connectionTimeout(properties, properties.getShards().get(shard.shardId())).toMillis());
 			return new HikariDataSource(config);
 		};
 	}
@@ -64,8 +63,8 @@ class ShardTenancyLifecycleConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ShardTenancyLifecycleScheduler shardTenancyLifecycleScheduler(ShardTenancy tenancy, ShardTenancyStart start,
-			ShardTenancyProperties properties) {
-		return new ShardTenancyLifecycleScheduler(tenancy, properties);
+			ShardTenancyProperties properties, ShardTenancyBackgroundThreads threads) {
+		return new ShardTenancyLifecycleScheduler(tenancy, properties, threads.scheduler());
 	}
 
 }

@@ -1,17 +1,21 @@
 package io.github.shardtenancy.boot;
 
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Future;
 
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.spi.BackgroundScheduler;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * The lifecycle's background work, on one daemon thread of its own (it needs no {@code @EnableScheduling}):
+ * The lifecycle's background work, on the tenancy's background scheduler ({@link ShardTenancyBackgroundThreads}: the
+ * application's {@code TaskScheduler}, or one built with Boot's builder; it needs no {@code @EnableScheduling}):
  * <ul>
  * <li>every {@code shard-tenancy.lifecycle.registry-sync-interval}, {@link TenantAdmin#syncShards()} (changes made
  * by other instances);</li>
@@ -31,15 +35,20 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 
 	private final ShardTenancyProperties properties;
 
-	private ScheduledExecutorService executor;
+	private final BackgroundScheduler scheduler;
+
+	private @Nullable List<Future<?>> tasks;
 
 	/**
 	 * @param tenancy the tenancy
 	 * @param properties the settings
+	 * @param scheduler runs the background work
 	 */
-	ShardTenancyLifecycleScheduler(ShardTenancy tenancy, ShardTenancyProperties properties) {
+	ShardTenancyLifecycleScheduler(ShardTenancy tenancy, ShardTenancyProperties properties,
+			BackgroundScheduler scheduler) {
 		this.tenancy = tenancy;
 		this.properties = properties;
+		this.scheduler = scheduler;
 	}
 
 	/** @return whether scheduled reconciliation is on */
@@ -49,22 +58,19 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 
 	@Override
 	public synchronized void start() {
-		if (this.executor != null) {
+		if (this.tasks != null) {
 			return;
 		}
-		this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-			Thread t = new Thread(r, "shard-tenancy-lifecycle");
-			t.setDaemon(true);
-			return t;
-		});
-		long sync = this.properties.getLifecycle().getRegistrySyncInterval().toMillis();
-		this.executor.scheduleWithFixedDelay(() -> quietly("shard registry sync", this.tenancy.admin()::syncShards),
-				sync, sync, TimeUnit.MILLISECONDS);
+		List<Future<?>> started = new ArrayList<>();
+		Duration sync = this.properties.getLifecycle().getRegistrySyncInterval();
+		started.add(this.scheduler.scheduleWithFixedDelay(
+				() -> quietly("shard registry sync", this.tenancy.admin()::syncShards), sync, sync));
 		if (isReconciliationScheduled()) {
-			long interval = this.properties.getReconciliation().getInterval().toMillis();
-			this.executor.scheduleWithFixedDelay(() -> quietly("reconciliation", this.tenancy::reconcile), interval,
-					interval, TimeUnit.MILLISECONDS);
+			Duration interval = this.properties.getReconciliation().getInterval();
+			started.add(this.scheduler.scheduleWithFixedDelay(() -> quietly("reconciliation", this.tenancy::reconcile),
+					interval, interval));
 		}
+		this.tasks = started;
 	}
 
 	private static void quietly(String what, Runnable work) {
@@ -78,15 +84,15 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 
 	@Override
 	public synchronized void stop() {
-		if (this.executor != null) {
-			this.executor.shutdownNow();
-			this.executor = null;
+		if (this.tasks != null) {
+			this.tasks.forEach((task) -> task.cancel(false));
+			this.tasks = null;
 		}
 	}
 
 	@Override
 	public synchronized boolean isRunning() {
-		return this.executor != null;
+		return this.tasks != null;
 	}
 
 }

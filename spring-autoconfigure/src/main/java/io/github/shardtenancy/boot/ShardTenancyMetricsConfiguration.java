@@ -1,6 +1,7 @@
 package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.micrometer.DirectoryWatcherMetrics;
+import io.github.shardtenancy.micrometer.ShardPoolMetrics;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
 import io.github.shardtenancy.ShardTenancy;
@@ -12,7 +13,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Micrometer metrics: the {@link ShardTenancyMetrics} binder (router, fence rejections, retries, moves) and, with a
+ * Micrometer metrics: the {@link ShardTenancyMetrics} binder (router, fence rejections, retries, moves), the
+ * {@link ShardPoolMetrics} binder (HikariCP's meters per shard pool, tagged {@code shard}) and, with a
  * PostgreSQL directory watcher, the {@link DirectoryWatcherMetrics} binder. Boot's metrics auto-configuration
  * ({@code spring-boot-micrometer-metrics}) binds every {@link MeterBinder} bean to the application's registry. Needs
  * {@code hibernate-shard-tenancy-micrometer} on the class path.
@@ -27,6 +29,22 @@ class ShardTenancyMetricsConfiguration {
 		ShardTenancyMetrics metrics = new ShardTenancyMetrics(tenancy.router());
 		tenancy.addObserver(metrics);
 		return metrics;
+	}
+
+	/**
+	 * HikariCP's own meters ({@code hikaricp.connections*}, tagged {@code pool}) for every shard pool, with a
+	 * {@code shard} tag: the pools of the configured shards, of shards registered at runtime and of shards other
+	 * instances registered; a pool's meters go when the pool closes (its shard retired, or the context closed).
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ShardPoolMetrics shardTenancyShardPoolMetrics() {
+		return new ShardPoolMetrics();
+	}
+
+	@Bean
+	ShardTenancyBuilderCustomizer shardTenancyShardPoolMetricsCustomizer(ShardPoolMetrics shardPoolMetrics) {
+		return (builder) -> builder.shardPoolListener(shardPoolMetrics);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.DirectoryDownPolicy;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -97,6 +98,14 @@ public class ShardTenancyProperties implements InitializingBean {
 	/** Flyway migrations of the directory and of every shard at start-up. */
 	@NestedConfigurationProperty
 	private final FlywayProperties flyway = new FlywayProperties();
+
+	/** The per-second timeline of the {@code shardtenancy} Actuator endpoint. */
+	@NestedConfigurationProperty
+	private final TimelineProperties timeline = new TimelineProperties();
+
+	/** Micrometer Observation settings (spans and timers of retried work, attempts and move steps). */
+	@NestedConfigurationProperty
+	private final ObservationProperties observations = new ObservationProperties();
 
 	/**
 	 * Checks the numeric settings once bound.
@@ -188,6 +197,14 @@ public class ShardTenancyProperties implements InitializingBean {
 		return this.flyway;
 	}
 
+	public TimelineProperties getTimeline() {
+		return this.timeline;
+	}
+
+	public ObservationProperties getObservations() {
+		return this.observations;
+	}
+
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
 	public String getActor() {
 		if (this.actor != null && !this.actor.isBlank()) {
@@ -224,6 +241,17 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		/** Maximum size of the directory's own HikariCP pool, in connections. Default 4. */
 		private int maximumPoolSize = 4;
+
+		/**
+		 * Any HikariCP setting of the directory's pool, bound as {@code spring.datasource.hikari.*} is; it wins over
+		 * the settings above. Default: HikariCP's, except those above.
+		 */
+		@NestedConfigurationProperty
+		private final HikariConfig hikari = new HikariConfig();
+
+		public HikariConfig getHikari() {
+			return this.hikari;
+		}
 
 		public String getUrl() {
 			return this.url;
@@ -331,6 +359,9 @@ public class ShardTenancyProperties implements InitializingBean {
 		/** The request header naming the tenant. Default {@code X-Tenant-Id}. */
 		private String headerName = "X-Tenant-Id";
 
+		/** The HTTP answers to the library's typed errors. */
+		private final ProblemDetails problemDetails = new ProblemDetails();
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -345,6 +376,40 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		public void setHeaderName(String headerName) {
 			this.headerName = headerName;
+		}
+
+		public ProblemDetails getProblemDetails() {
+			return this.problemDetails;
+		}
+
+	}
+
+	/** The HTTP answers (RFC 9457 problem details) to the library's typed errors. */
+	public static class ProblemDetails {
+
+		/**
+		 * Whether the library's typed errors are answered with RFC 9457 problem details (400, 404, 503). Default
+		 * {@code true}.
+		 */
+		private boolean enabled = true;
+
+		/** Time a client is told to wait before retrying a 503 answer, sent rounded up to whole seconds. Default 1 s. */
+		private Duration retryAfter = Duration.ofSeconds(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getRetryAfter() {
+			return this.retryAfter;
+		}
+
+		public void setRetryAfter(Duration retryAfter) {
+			this.retryAfter = retryAfter;
 		}
 
 	}
@@ -392,6 +457,20 @@ public class ShardTenancyProperties implements InitializingBean {
 		 * (HikariCP's own default is 30 s).
 		 */
 		private Duration connectionTimeout = Duration.ofSeconds(5);
+
+		/**
+		 * Any HikariCP setting of every shard pool the starter builds, bound as {@code spring.datasource.hikari.*} is
+		 * (durations in milliseconds). It wins over {@code connection-timeout} above and loses to a shard's own
+		 * settings ({@code shard-tenancy.shards.<id>.*} and {@code shard-tenancy.shards.<id>.hikari.*}); its
+		 * {@code pool-name} cannot be set (each pool is named {@code shard-<id>}). Default: HikariCP's, except the
+		 * connection timeout.
+		 */
+		@NestedConfigurationProperty
+		private final HikariConfig hikari = new HikariConfig();
+
+		public HikariConfig getHikari() {
+			return this.hikari;
+		}
 
 		public Duration getConnectionTimeout() {
 			return this.connectionTimeout;

@@ -26,7 +26,9 @@ final class ShardTenancyPropertiesValidation {
 	static void validate(ShardTenancyProperties p) {
 		atLeast("shard-tenancy.directory.maximum-pool-size", p.getDirectory().getMaximumPoolSize(), 1);
 		p.getShards().forEach((id, shard) -> {
-			atLeast("shard-tenancy.shards." + id + ".maximum-pool-size", shard.getMaximumPoolSize(), 1);
+			if (shard.getMaximumPoolSize() != null) {
+				atLeast("shard-tenancy.shards." + id + ".maximum-pool-size", shard.getMaximumPoolSize(), 1);
+			}
 			if (shard.getConnectionTimeout() != null) {
 				atLeast("shard-tenancy.shards." + id + ".connection-timeout", shard.getConnectionTimeout(),
 						MIN_CONNECTION_TIMEOUT);
@@ -49,6 +51,8 @@ final class ShardTenancyPropertiesValidation {
 		notNegative("shard-tenancy.move.lease", move.getLease());
 		positive("shard-tenancy.lifecycle.registry-sync-interval", p.getLifecycle().getRegistrySyncInterval());
 		positive("shard-tenancy.reconciliation.interval", p.getReconciliation().getInterval());
+		atLeast("shard-tenancy.timeline.window", p.getTimeline().getWindow(), Duration.ofSeconds(10));
+		atMost("shard-tenancy.timeline.window", p.getTimeline().getWindow(), Duration.ofHours(1));
 	}
 
 	private static void atLeast(String property, long value, long min) {
@@ -60,6 +64,12 @@ final class ShardTenancyPropertiesValidation {
 	private static void atLeast(String property, Duration value, Duration min) {
 		if (value == null || value.compareTo(min) < 0) {
 			throw invalid(property, value, "at least " + min.toMillis() + " ms");
+		}
+	}
+
+	private static void atMost(String property, Duration value, Duration max) {
+		if (value == null || value.compareTo(max) > 0) {
+			throw invalid(property, value, "at most " + max.toMillis() + " ms");
 		}
 	}
 

@@ -24,7 +24,9 @@ import java.util.function.BiFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import com.jayway.jsonpath.Configuration;
 import com.jayway.jsonpath.JsonPath;
+import com.jayway.jsonpath.Option;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.BeanUtils;
@@ -43,6 +45,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * processor does not describe the values of a map (such as {@code shard-tenancy.shards.<shard-id>.*}); their
  * properties are read from the value type the metadata names, as Spring Boot's binder binds them: every property with
  * a getter and a setter, in dashed form, with the default a new instance holds.
+ *
+ * <p>A nested group whose type belongs to another library (HikariCP's {@code HikariConfig} under {@code hikari}) is
+ * bound setter by setter like Boot's {@code spring.datasource.hikari.*} and documented by that library: it is one row,
+ * {@code <group>.*}, whose type is the group's type.
  *
  * <p>The reference table is every table row of {@code docs/configuration.md} whose first cell is a
  * {@code shard-tenancy.} property; a map key is written as a placeholder in angle brackets.
@@ -175,12 +181,31 @@ class ConfigurationReferenceTests {
 		List<URL> files = Collections.list(ConfigurationReferenceTests.class.getClassLoader().getResources(METADATA));
 		for (URL file : files) {
 			List<Map<String, Object>> entries;
+			List<Map<String, Object>> groups;
 			try (InputStream in = file.openStream()) {
-				entries = JsonPath.parse(in).read("$.properties[*]");
+				// A metadata file may leave out any of its sections (other jars' have no groups): read those as empty.
+				com.jayway.jsonpath.DocumentContext metadata = JsonPath
+					.using(Configuration.defaultConfiguration().addOptions(Option.SUPPRESS_EXCEPTIONS))
+					.parse(in);
+				entries = metadata.read("$.properties[*]");
+				groups = metadata.read("$.groups[*]");
+			}
+			Map<String, String> foreignGroups = new LinkedHashMap<>();
+			for (Map<String, Object> group : groups) {
+				String name = (String) group.get("name");
+				String type = (String) group.get("type");
+				if (name.startsWith(PREFIX) && type != null && isForeign(type)) {
+					foreignGroups.put(name + ".", type);
+				}
 			}
 			for (Map<String, Object> entry : entries) {
 				String name = (String) entry.get("name");
 				if (!name.startsWith(PREFIX)) {
+					continue;
+				}
+				String foreignGroup = foreignGroups.keySet().stream().filter(name::startsWith).findFirst().orElse(null);
+				if (foreignGroup != null) {
+					properties.put(foreignGroup + "*", new BoundProperty(foreignGroups.get(foreignGroup), null));
 					continue;
 				}
 				String type = (String) entry.get("type");
@@ -207,6 +232,13 @@ class ConfigurationReferenceTests {
 		}
 		Object instance = newInstance(type);
 		for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
+			if (descriptor.getReadMethod() != null && descriptor.getWriteMethod() == null
+					&& isForeign(descriptor.getPropertyType().getName())) {
+				// A nested group of another library's type, bound onto the instance the getter returns.
+				properties.put(prefix + "." + DataObjectPropertyName.toDashedForm(descriptor.getName()) + ".*",
+						new BoundProperty(descriptor.getPropertyType().getName(), null));
+				continue;
+			}
 			if (descriptor.getReadMethod() == null || descriptor.getWriteMethod() == null) {
 				continue;
 			}
@@ -221,6 +253,11 @@ class ConfigurationReferenceTests {
 			properties.put(prefix + "." + DataObjectPropertyName.toDashedForm(descriptor.getName()),
 					new BoundProperty(propertyType, defaultValue));
 		}
+	}
+
+	/** @return whether a group's type belongs to another library (neither this library's nor the JDK's) */
+	private static boolean isForeign(String type) {
+		return type.contains(".") && !type.startsWith("io.github.shardtenancy.") && !type.startsWith("java.");
 	}
 
 	private static Object newInstance(Class<?> type) {

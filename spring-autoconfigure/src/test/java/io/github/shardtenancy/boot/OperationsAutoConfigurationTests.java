@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.boot.actuate.WatcherState;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
+import io.github.shardtenancy.boot.actuate.ShardTenancyEndpointWebExtension;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
 import io.github.shardtenancy.boot.task.TenantTaskDecorator;
 import io.github.shardtenancy.ShardTenancy;
@@ -109,15 +110,20 @@ class OperationsAutoConfigurationTests {
 		@Test
 		@DisplayName("the endpoint exists only when exposed, as for any Actuator endpoint")
 		void endpointOnlyWhenExposed() {
-			runner.run((context) -> assertThat(context).doesNotHaveBean(ShardTenancyEndpoint.class));
+			runner.run((context) -> assertThat(context).doesNotHaveBean(ShardTenancyEndpoint.class)
+				.doesNotHaveBean(ShardTenancyEndpointWebExtension.class));
 			new WebApplicationContextRunner().withConfiguration(BOOT)
 				.withPropertyValues("shard-tenancy.directory.url=" + h2("directory"),
 						"shard-tenancy.shards.shard-1.url=" + h2("shard-1"), "shard-tenancy.sync.interval=1h",
 						"management.endpoints.web.exposure.include=shardtenancy")
 				.run((context) -> {
-					assertThat(context).hasSingleBean(ShardTenancyEndpoint.class);
-					assertThat(context.getBean(ShardTenancyEndpoint.class).overview()).containsEntry("ready", true)
-						.containsKeys("directoryVersion", "cache", "shards", "listener");
+					assertThat(context).hasSingleBean(ShardTenancyEndpoint.class)
+						.hasSingleBean(ShardTenancyEndpointWebExtension.class);
+					ShardTenancyEndpoint.ShardTenancyDescriptor overview = context.getBean(ShardTenancyEndpoint.class)
+						.overview();
+					assertThat(overview.ready()).isTrue();
+					assertThat(overview.shards()).containsOnlyKeys("shard-1");
+					assertThat(overview.listener()).as("no push listener without PostgreSQL").isNull();
 				});
 		}
 

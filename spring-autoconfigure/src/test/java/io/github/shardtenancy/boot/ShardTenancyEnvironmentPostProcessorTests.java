@@ -42,6 +42,8 @@ class ShardTenancyEnvironmentPostProcessorTests {
 		assertThat(environment.getProperty("spring.jpa.hibernate.ddl-auto")).isEqualTo("none");
 		assertThat(environment.getProperty("spring.liquibase.enabled")).isEqualTo("false");
 		assertThat(environment.getProperty("spring.flyway.enabled")).isEqualTo("false");
+		assertThat(environment.getProperty("spring.test.database.replace")).as("test slices keep the routing DataSource")
+			.isEqualTo("none");
 	}
 
 	@Test

@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DisplayName("Shard tenancy settings")
 class ShardTenancySettingsTests {
 
-	private static String h2(String name) {
+	/** @return the URL of a new in-memory H2 database named after {@code name} (also used by the pool tests) */
+	static String h2(String name) {
 		return "jdbc:h2:mem:" + name + "-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
 	}
 
@@ -107,7 +108,8 @@ class ShardTenancySettingsTests {
 				"shard-tenancy.sync.interval, 0s", "shard-tenancy.pool.connection-timeout, 100ms",
 				"shard-tenancy.shards.shard-1.connection-timeout, 10ms", "shard-tenancy.cache.maximum-entries, 0",
 				"shard-tenancy.lifecycle.registry-sync-interval, 0s", "shard-tenancy.shards.shard-1.maximum-pool-size, 0",
-				"shard-tenancy.retry.multiplier, 0.5" })
+				"shard-tenancy.retry.multiplier, 0.5", "shard-tenancy.timeline.window, 5s",
+				"shard-tenancy.timeline.window, 2h" })
 		void failsWithAnalysis(String property, String value) {
 			runner(h2("directory"), h2("shard-1")).withPropertyValues(property + "=" + value).run(context -> {
 				assertThat(context).hasFailed();

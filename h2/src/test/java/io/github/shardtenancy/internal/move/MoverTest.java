@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -26,6 +27,7 @@ import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.spi.ShardTenancyObserver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -488,6 +490,36 @@ class MoverTest {
 			List<TenantWriter> all = new ArrayList<>(MoverTest.this.acmeWriters);
 			all.addAll(acme);
 			assertTenantLivesOnlyOn("shard-2", "shard-1", all);
+		}
+
+		@Test
+		@DisplayName("the observers are told each recorded step, before the hook, and the abort of a failed move")
+		void observersAreToldEachStep() {
+			List<String> seen = new CopyOnWriteArrayList<>();
+			ShardTenancyObserver observer = new ShardTenancyObserver() {
+				@Override
+				public void moveStepRecorded(MoveStatus move) {
+					seen.add("observer " + move.tenantId() + " " + move.step()
+							+ ((move.step() == MoveStep.ABORTED && move.finishedAt() != null) ? " finished" : ""));
+				}
+			};
+			MoverTest.this.fixture.router().addObserver(observer);
+			try {
+				Mover mover = MoverTest.this.fixture.mover().withHook((id, step) -> {
+					seen.add("hook " + step);
+					if (step == MoveStep.COPIED) {
+						throw new IllegalStateException("refused by the test");
+					}
+				});
+
+				String moveId = mover.move(TENANT, "shard-2", smallBatches());
+
+				await("the abort to be told").atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(seen).containsExactly("observer acme PLANNED", "hook PLANNED", "observer acme MARKED",
+						"hook MARKED", "observer acme COPIED", "hook COPIED", "observer acme ABORTED finished"));
+			}
+			finally {
+				MoverTest.this.fixture.router().removeObserver(observer);
+			}
 		}
 
 		@Test

@@ -5,7 +5,10 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
+import io.github.shardtenancy.retry.RetryAttempts;
+import org.slf4j.MDC;
 
 /**
  * Remembers, per thread, which tenant's shard connections are currently checked out, so that working as another
@@ -16,6 +19,12 @@ import io.github.shardtenancy.TenantSwitchedException;
  * <p>A connection that was closed without being released (a leak cut short by the pool, a test that forgot to
  * release) no longer counts: the guard drops it when it next looks, so a thread is never pinned to a tenant by a
  * connection that is gone.
+ *
+ * <p>While a thread holds a tenant's shard connection (a transaction runs), the tenant and the shard are in the SLF4J
+ * {@link MDC} under {@link TenantContext#MDC_TENANT} and {@link TenantContext#MDC_SHARD}, so that every log line of the
+ * transaction carries them; when the thread's last connection is released, the values the MDC held before are put
+ * back (removed if there were none). The retry attempt running on the thread, if any, is told the shard
+ * ({@link RetryAttempts#routed(String)}).
  */
 public final class ConnectionGuard {
 
@@ -48,8 +57,11 @@ public final class ConnectionGuard {
 		if (held == null) {
 			held = new Held(tenantId, shardId);
 			HELD.set(held);
+			MDC.put(TenantContext.MDC_TENANT, tenantId);
+			MDC.put(TenantContext.MDC_SHARD, shardId);
 		}
 		held.connections.add(connection);
+		RetryAttempts.routed(shardId);
 	}
 
 	/** @param connection a connection registered with {@link #acquired}, now released */
@@ -59,6 +71,7 @@ public final class ConnectionGuard {
 			held.connections.removeIf(c -> c == connection);
 			if (held.connections.isEmpty()) {
 				HELD.remove();
+				held.restoreMdc();
 			}
 		}
 	}
@@ -77,6 +90,7 @@ public final class ConnectionGuard {
 		held.connections.removeIf(ConnectionGuard::isClosed);
 		if (held.connections.isEmpty()) {
 			HELD.remove();
+			held.restoreMdc();
 			return null;
 		}
 		return held;
@@ -99,9 +113,30 @@ public final class ConnectionGuard {
 
 		final List<Connection> connections = new ArrayList<>(2);
 
+		/** The MDC's values before this tenant's first connection was acquired, put back after the last release. */
+		private final String previousTenant;
+
+		private final String previousShard;
+
 		Held(String tenantId, String shardId) {
 			this.tenantId = tenantId;
 			this.shardId = shardId;
+			this.previousTenant = MDC.get(TenantContext.MDC_TENANT);
+			this.previousShard = MDC.get(TenantContext.MDC_SHARD);
+		}
+
+		void restoreMdc() {
+			restore(TenantContext.MDC_TENANT, this.previousTenant);
+			restore(TenantContext.MDC_SHARD, this.previousShard);
+		}
+
+		private static void restore(String key, String value) {
+			if (value != null) {
+				MDC.put(key, value);
+			}
+			else {
+				MDC.remove(key);
+			}
 		}
 
 	}

@@ -32,6 +32,7 @@ import io.github.shardtenancy.MoveInProgressException;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.MoveStep;
+import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.internal.topology.Topology;
@@ -159,6 +160,7 @@ public class Mover implements TenantMover {
 			this.executor.execute(() -> {
 				try {
 					exclusive(moveId, () -> {
+						tellObservers(run.move);
 						this.hook.stepRecorded(moveId, MoveStep.PLANNED);
 						return run(run, false);
 					});
@@ -187,6 +189,7 @@ public class Mover implements TenantMover {
 		MoveRun run = start(tenantId, targetShardId, settings);
 		String moveId = run.move.moveId();
 		MoveStatus end = exclusive(moveId, () -> {
+			tellObservers(run.move);
 			this.hook.stepRecorded(moveId, MoveStep.PLANNED);
 			return run(run, false);
 		});
@@ -319,7 +322,19 @@ public class Mover implements TenantMover {
 						return require(move.moveId());
 					}
 				}
-				Step.after(step, run.settings.capture()).run(run);
+				Step next = Step.after(step, run.settings.capture());
+				try (ShardTenancyObserver.Scope scope = this.router.observer().moveStepStarted(move.moveId(),
+						move.tenantId(), run.settings.capture() ? "online" : "basic", Step.name(next),
+						move.sourceShardId(), move.targetShardId())) {
+					try {
+						next.run(run);
+						scope.outcome("success", null, null);
+					}
+					catch (RuntimeException ex) {
+						scope.outcome("error", null, ex);
+						throw ex;
+					}
+				}
 				MoveStatus recorded = require(move.moveId());
 				step = recorded.step();
 				if (step == MoveStep.FLIPPED && recorded.flippedAt() != null) {
@@ -330,6 +345,7 @@ public class Mover implements TenantMover {
 				}
 				log.info("Move {} of tenant '{}': {} in {} ms ({})", move.moveId(), move.tenantId(), step,
 						(System.nanoTime() - stepStarted) / 1_000_000, recorded.stepData());
+				tellObservers(recorded);
 				this.hook.stepRecorded(move.moveId(), step);
 			}
 			MoveStatus done = require(move.moveId());
@@ -378,6 +394,25 @@ public class Mover implements TenantMover {
 		MoveStatus move = run.move;
 		log.info("Move {} of tenant '{}' aborted after step {}; tenant {} on '{}' (directory version {})",
 				move.moveId(), move.tenantId(), move.step(), restored.state(), restored.shardId(), restored.version());
+		try {
+			this.moveLog.find(move.moveId()).map(MoveLog.Row::status).ifPresent(this::tellObservers);
+		}
+		catch (RuntimeException ex) {
+			// the abort is done; only the observers miss it
+			log.warn("Move {} of tenant '{}' aborted, but its status could not be read for the observers: {}",
+					move.moveId(), move.tenantId(), ex.getMessage());
+		}
+	}
+
+	/** Tells the observers a recorded step; an observer that throws (breaking its contract) never fails the move. */
+	private void tellObservers(MoveStatus move) {
+		try {
+			this.router.observer().moveStepRecorded(move);
+		}
+		catch (RuntimeException ex) {
+			log.warn("Observer {} failed on step {} of move {}; the move goes on", this.router.observer(), move.step(),
+					move.moveId(), ex);
+		}
 	}
 
 	/**

@@ -15,6 +15,20 @@ interface Step {
 	void run(MoveRun run);
 
 	/**
+	 * @param step a step
+	 * @return its name as observers are told it, in lower case with underscores ({@code mark}, {@code copy},
+	 * {@code catch_up}, {@code freeze}, {@code final_catch_up}, {@code verify}, {@code flip}, {@code clean},
+	 * {@code abort})
+	 */
+	static String name(Step step) {
+		String simple = step.getClass().getSimpleName();
+		if (simple.endsWith("Step")) {
+			simple = simple.substring(0, simple.length() - "Step".length());
+		}
+		return simple.replaceAll("([a-z])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
+	}
+
+	/**
 	 * @param recorded the move's last recorded step, not final
 	 * @param capture whether the move captures changes (online) or not (stop-the-world)
 	 * @return the step that follows it: with capture mark, copy, catch up, freeze, final catch-up, verify, flip,

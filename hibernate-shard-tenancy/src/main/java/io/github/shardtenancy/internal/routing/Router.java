@@ -5,6 +5,7 @@ import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.RouterStats;
 import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.RouteChangeListener;
+import io.github.shardtenancy.spi.BackgroundScheduler;
 import io.github.shardtenancy.spi.RouteFeed;
 import java.time.Instant;
 import java.util.Objects;
@@ -14,9 +15,10 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -30,6 +32,7 @@ import io.github.shardtenancy.internal.directory.DirectoryChanges;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +69,9 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
 	private final AtomicLong version = new AtomicLong();
 
-	private final Object syncLock = new Object();
+	// A lock rather than a monitor: the holder reads the directory over JDBC, which would pin a virtual thread to its
+	// carrier on JDK 21 to 23 (https://openjdk.org/jeps/491).
+	private final ReentrantLock syncLock = new ReentrantLock();
 
 	/** The sync or snapshot load in flight (they hold {@link #syncLock}), or {@code null} while none runs. */
 	private volatile SyncPass syncInFlight;
@@ -81,13 +86,27 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
 	private final Observers observers = new Observers();
 
-	private ScheduledExecutorService scheduler;
+	private final @Nullable BackgroundScheduler backgroundScheduler;
+
+	private @Nullable ScheduledExecutorService scheduler;
+
+	private @Nullable Future<?> sync;
 
 	/**
 	 * @param directory the directory to read, never {@code null}
 	 * @param settings cache and sync settings, never {@code null}
 	 */
 	public Router(Directory directory, RouterSettings settings) {
+		this(directory, settings, null);
+	}
+
+	/**
+	 * @param directory the directory to read, never {@code null}
+	 * @param settings cache and sync settings, never {@code null}
+	 * @param backgroundScheduler runs the background sync; {@code null} for a daemon thread of the router's own
+	 */
+	public Router(Directory directory, RouterSettings settings, @Nullable BackgroundScheduler backgroundScheduler) {
+		this.backgroundScheduler = backgroundScheduler;
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.entries = Caffeine.newBuilder()
@@ -298,7 +317,8 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
 	@Override
 	public long refresh() {
-		synchronized (this.syncLock) {
+		this.syncLock.lock();
+		try {
 			SyncPass sync = new SyncPass();
 			this.syncInFlight = sync;
 			try {
@@ -324,6 +344,9 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 				this.syncInFlight = null;
 			}
 		}
+		finally {
+			this.syncLock.unlock();
+		}
 	}
 
 	@Override
@@ -337,7 +360,8 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	 * @throws DirectoryUnavailableException if the directory cannot be read
 	 */
 	public long loadSnapshot() {
-		synchronized (this.syncLock) {
+		this.syncLock.lock();
+		try {
 			SyncPass sync = new SyncPass();
 			this.syncInFlight = sync;
 			try {
@@ -359,6 +383,9 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 			finally {
 				this.syncInFlight = null;
 			}
+		}
+		finally {
+			this.syncLock.unlock();
 		}
 	}
 
@@ -416,16 +443,21 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 	 * the sync keeps trying
 	 */
 	public synchronized void start() {
-		if (this.scheduler != null) {
+		if (this.sync != null) {
 			return;
 		}
-		this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-			Thread t = new Thread(r, "shard-tenancy-directory-sync");
-			t.setDaemon(true);
-			return t;
-		});
-		long interval = this.settings.syncInterval().toMillis();
-		this.scheduler.scheduleWithFixedDelay(this::syncQuietly, interval, interval, TimeUnit.MILLISECONDS);
+		BackgroundScheduler background = this.backgroundScheduler;
+		if (background == null) {
+			ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor(r -> {
+				Thread t = new Thread(r, "shard-tenancy-directory-sync");
+				t.setDaemon(true);
+				return t;
+			});
+			this.scheduler = own;
+			background = BackgroundScheduler.of(own);
+		}
+		this.sync = background.scheduleWithFixedDelay(this::syncQuietly, this.settings.syncInterval(),
+				this.settings.syncInterval());
 		if (!this.loaded) {
 			loadSnapshot();
 		}
@@ -508,6 +540,10 @@ public class Router implements TenantRouter, RouteFeed, AutoCloseable {
 
 	@Override
 	public synchronized void close() {
+		if (this.sync != null) {
+			this.sync.cancel(false);
+			this.sync = null;
+		}
 		if (this.scheduler != null) {
 			this.scheduler.shutdownNow();
 			this.scheduler = null;

@@ -19,6 +19,7 @@ import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.spi.FenceDialect;
+import io.github.shardtenancy.spi.ShardPoolListener;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -40,6 +41,8 @@ public class Topology implements ShardTopology, AutoCloseable {
 	private final Object attachLock = new Object();
 
 	private volatile MissingShardSource missingShardSource;
+
+	private volatile List<ShardPoolListener> poolListeners = List.of();
 
 	/**
 	 * Supplies the connection settings of a shard that is not in this topology yet but may be used, for example one
@@ -63,6 +66,14 @@ public class Topology implements ShardTopology, AutoCloseable {
 	 */
 	public void setMissingShardSource(MissingShardSource source) {
 		this.missingShardSource = source;
+	}
+
+	/**
+	 * Sets who is told when a shard joins or leaves the topology.
+	 * @param listeners the listeners, told in list order; copied; never {@code null}
+	 */
+	public void setPoolListeners(List<ShardPoolListener> listeners) {
+		this.poolListeners = List.copyOf(listeners);
 	}
 
 	/**
@@ -128,6 +139,7 @@ public class Topology implements ShardTopology, AutoCloseable {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId,
 					"Shard '" + shardId + "' is already in the topology");
 		}
+		tellListeners(shardId, dataSource, true);
 		return shard;
 	}
 
@@ -139,10 +151,31 @@ public class Topology implements ShardTopology, AutoCloseable {
 	 */
 	public boolean removeShard(String shardId) {
 		Shard shard = this.shards.remove(shardId);
+		if (shard != null) {
+			tellListeners(shardId, shard.dataSource(), false);
+		}
 		if (shard != null && shard.owned()) {
 			closePool(shard.dataSource());
 		}
 		return shard != null;
+	}
+
+	private void tellListeners(String shardId, DataSource pool, boolean added) {
+		for (ShardPoolListener listener : this.poolListeners) {
+			try {
+				if (added) {
+					listener.poolAdded(shardId, pool);
+				}
+				else {
+					listener.poolRemoved(shardId, pool);
+				}
+			}
+			catch (RuntimeException ex) {
+				LoggerFactory.getLogger(Topology.class)
+					.warn("Shard pool listener {} failed for shard '{}'; the shard is {} the topology all the same",
+							listener, shardId, added ? "in" : "out of", ex);
+			}
+		}
 	}
 
 	private static void closePool(DataSource pool) {

@@ -16,7 +16,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * {@code POST /orders} and {@code GET /orders} for the tenant named in the request's tenant header
  * ({@code X-Tenant-Id} by default). The library's web filter binds that tenant for the request, so this controller
- * never sees tenant ids; errors are answered by {@link ApiErrors}.
+ * never sees tenant ids; the library's errors are answered by the starter's problem details, the sample's own by
+ * {@link ApiErrors}.
  */
 @RestController
 @RequestMapping("/orders")

@@ -138,7 +138,7 @@ class LivePageBrowserTest {
 	@Test
 	@EnabledIf(value = "browserInstalled", disabledReason = BROWSER_MISSING)
 	@DisplayName("a move started on the page shows the tenant under its new shard, and the burst writing through "
-			+ "the move is rejected by the freeze, retried and loses nothing")
+			+ "the move is rejected by the freeze, retried and loses nothing; the timeline shades the freeze window")
 	void moveStartedOnThePageShowsTenantUnderNewShardAndBurstIsRetriedThroughIt() throws IOException {
 		DirectoryEntry before = this.directory.find(TENANT).orElseThrow();
 		String source = before.shardId();
@@ -179,6 +179,22 @@ class LivePageBrowserTest {
 		assertThat(number("count-attempts")).isGreaterThan(attemptsBefore);
 		assertThat(moveStep()).isIn("FLIPPED", "DONE");
 		assertThat(Long.parseLong(text("directory-version"))).isGreaterThan(before.version());
+
+		// The timeline, drawn from the endpoint's series while the burst still writes: the move's freeze window is
+		// shaded on the chart of every transaction and on the tenant's own, over non-zero series.
+		for (String chart : List.of("total", TENANT)) {
+			String band = "svg.timeline[data-series='" + chart + "'] rect.freeze[data-tenant='" + TENANT + "']";
+			// drawn open (shaded up to now) while the tenant is frozen, closed at the flip once the chart is redrawn
+			waitUpTo(Duration.ofSeconds(30)).until(d -> "FLIPPED".equals(read(band, "data-ended-by")));
+			long frozenAt = Long.parseLong(read(band, "data-frozen-at"));
+			long endedAt = Long.parseLong(read(band, "data-ended-at"));
+			assertThat(frozenAt).as("freeze before flip on chart %s", chart).isLessThan(endedAt);
+			assertThat(endedAt - frozenAt).as("freeze window in ms: at least the pauses inside it")
+				.isGreaterThanOrEqualTo(STEP_PAUSE_MS);
+			assertThat(Double.parseDouble(read(band, "width"))).as("width of the band on chart %s", chart).isPositive();
+			waitUpTo(Duration.ofSeconds(30)).until(d -> seriesSum(chart, "committed") > 0
+					&& seriesSum(chart, "retries") > 0 && seriesSum(chart, "rejections") > 0);
+		}
 		screenshot(Path.of("target", "live-page.png"));
 
 		// The page's stop control ends the burst; the move's clean-up removes the source's rows.
@@ -273,6 +289,12 @@ class LivePageBrowserTest {
 
 	private String moveStep() {
 		return read("#moves tbody tr[data-tenant='" + TENANT + "']", "data-step");
+	}
+
+	/** @return the sum of one series of one timeline chart, as the page drew it */
+	private long seriesSum(String chart, String series) {
+		String sum = read("svg.timeline[data-series='" + chart + "'] polyline.line." + series, "data-sum");
+		return (sum != null) ? Long.parseLong(sum) : 0;
 	}
 
 	private long ordersOn(String shard) {

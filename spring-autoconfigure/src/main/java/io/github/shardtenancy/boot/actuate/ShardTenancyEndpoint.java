@@ -1,6 +1,7 @@
 package io.github.shardtenancy.boot.actuate;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -8,18 +9,23 @@ import java.util.Optional;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
-import io.github.shardtenancy.InvalidTenantIdException;
-import io.github.shardtenancy.ShardTenancyException;
-import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.DirectoryDownPolicy;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.RouterStats;
-import io.github.shardtenancy.ShardTenancy;
-import io.github.shardtenancy.TenantMover;
-import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.InvalidTenantIdException;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStatus;
+import io.github.shardtenancy.MoveStep;
+import io.github.shardtenancy.RouterStats;
+import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.TenantMover;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.TenantState;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -28,8 +34,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * The Actuator endpoint {@code shardtenancy}: what this instance knows about the directory and its shards, one
  * tenant's placement, and starting an online move. Exposed like any Actuator endpoint (over HTTP only when listed in
- * {@code management.endpoints.web.exposure.include}); the write operation moves tenants, so secure it as an
- * administrative operation.
+ * {@code management.endpoints.web.exposure.include}).
+ *
+ * <p>Its default access is {@link Access#READ_ONLY}: the write operation, which moves tenants, exists only once
+ * {@code management.endpoint.shardtenancy.access=unrestricted} (or {@code management.endpoints.access.default})
+ * allows it, as Actuator's access model decides for every endpoint; secure it as an administrative operation.
  *
  * <ul>
  * <li>read ({@code GET /actuator/shardtenancy}): the directory version this instance holds, readiness, the
@@ -40,10 +49,14 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>write ({@code POST /actuator/shardtenancy/{tenant}} with {@code {"targetShard": "shard-2"}}): starts an online
  * move of the tenant on the mover's executor and answers with the move's status as soon as it is recorded (or its
  * error if it was refused). Needs a {@link TenantMover} bean.</li>
+ * <li>read the timeline ({@code GET /actuator/shardtenancy/timeline/{seconds}}): the {@link Timeline} of the last
+ * {@code seconds} seconds (committed transactions, retries and fence rejections per second, in total and per tenant
+ * being moved, and each move's freeze window), when a {@link TimelineRecorder} is set.</li>
  * </ul>
+ * Over HTTP, {@link ShardTenancyEndpointWebExtension} answers refusals with a status and an RFC 9457 problem body.
  * Thread-safe.
  */
-@Endpoint(id = "shardtenancy")
+@Endpoint(id = "shardtenancy", defaultAccess = Access.READ_ONLY)
 public class ShardTenancyEndpoint {
 
 	private final ShardTenancy tenancy;
@@ -55,6 +68,8 @@ public class ShardTenancyEndpoint {
 	private final ObjectProvider<TenantMover> mover;
 
 	private final MoveSettings moveSettings;
+
+	private volatile @Nullable TimelineRecorder timeline;
 
 	/**
 	 * An endpoint whose moves run with {@link MoveSettings#defaults()}.
@@ -82,86 +97,67 @@ public class ShardTenancyEndpoint {
 		this.moveSettings = Objects.requireNonNull(moveSettings, "moveSettings");
 	}
 
-	/** @return the instance's view of the directory, its cache and its shards */
+	/** @return the instance's view of the directory, its cache and its shards; never {@code null} */
 	@ReadOperation
-	public Map<String, Object> overview() {
-		Map<String, Object> out = new LinkedHashMap<>();
-		out.put("directoryVersion", this.router.version());
-		out.put("ready", this.router.isReady());
-		out.put("directoryDownPolicy", this.router.settings().directoryDownPolicy().name());
-		out.put("directoryDownSince", this.router.directoryDownSince().map(Object::toString).orElse(null));
-		Map<String, Object> listenerState = this.listener.describe();
-		out.put("listener", listenerState != null ? listenerState : "none");
-		RouterStats stats = this.router.stats();
-		Map<String, Object> cache = new LinkedHashMap<>();
-		cache.put("entries", stats.cachedEntries());
-		cache.put("hits", stats.hits());
-		cache.put("misses", stats.misses());
-		cache.put("negativeHits", stats.negativeHits());
-		cache.put("directoryReads", stats.directoryReads());
-		cache.put("invalidations", stats.invalidations());
-		cache.put("syncs", stats.syncs());
-		cache.put("servedStale", stats.servedStale());
-		out.put("cache", cache);
-		Map<String, Object> shards = new LinkedHashMap<>();
+	public ShardTenancyDescriptor overview() {
+		Map<String, ShardDescriptor> shards = new LinkedHashMap<>();
 		for (String shardId : this.tenancy.topology().shardIds().stream().sorted().toList()) {
 			shards.put(shardId, shard(shardId));
 		}
-		out.put("shards", shards);
-		return out;
+		return new ShardTenancyDescriptor(this.router.version(), this.router.isReady(),
+				this.router.settings().directoryDownPolicy(), this.router.directoryDownSince().orElse(null),
+				this.listener.describe(), CacheDescriptor.of(this.router.stats()), shards);
 	}
 
-	private Map<String, Object> shard(String shardId) {
-		Map<String, Object> out = new LinkedHashMap<>();
-		out.put("fenceDialect", this.tenancy.fenceDialect(shardId).getClass().getSimpleName());
+	private ShardDescriptor shard(String shardId) {
+		String fenceDialect = this.tenancy.fenceDialect(shardId).getClass().getSimpleName();
 		if (this.tenancy.topology().dataSource(shardId) instanceof HikariDataSource hikari) {
-			out.put("poolName", hikari.getPoolName());
-			out.put("maximumPoolSize", hikari.getMaximumPoolSize());
 			HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
-			if (pool != null) {
-				Map<String, Object> connections = new LinkedHashMap<>();
-				connections.put("active", pool.getActiveConnections());
-				connections.put("idle", pool.getIdleConnections());
-				connections.put("total", pool.getTotalConnections());
-				connections.put("threadsAwaiting", pool.getThreadsAwaitingConnection());
-				out.put("connections", connections);
-			}
+			return new ShardDescriptor(fenceDialect, hikari.getPoolName(), hikari.getMaximumPoolSize(),
+					(pool != null) ? new ConnectionsDescriptor(pool.getActiveConnections(), pool.getIdleConnections(),
+							pool.getTotalConnections(), pool.getThreadsAwaitingConnection()) : null);
 		}
-		return out;
+		return new ShardDescriptor(fenceDialect, null, null, null);
 	}
 
 	/**
 	 * @param tenant the tenant
-	 * @return its cached entry ({@code null} if not cached), its directory entry ({@code null} if unknown), its owner
-	 * shard, and its unfinished move ({@code null} if none, or without a mover)
+	 * @return its cached entry, its directory entry, its owner shard and its unfinished move (each {@code null} when
+	 * there is none; the move also without a mover), or {@code null} (HTTP 404) when the tenant is neither in the
+	 * directory nor in this instance's cache
 	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id breaks the tenant id rule
+	 * @throws io.github.shardtenancy.DirectoryUnavailableException if the directory cannot be read
 	 */
 	@ReadOperation
-	public Map<String, Object> tenant(@Selector String tenant) {
+	public @Nullable TenantDescriptor tenant(@Selector String tenant) {
 		requireValid(tenant);
-		Map<String, Object> out = new LinkedHashMap<>();
-		out.put("tenant", tenant);
-		out.put("cached", this.router.cached(tenant).map(ShardTenancyEndpoint::entry).orElse(null));
+		Optional<EntryDescriptor> cached = this.router.cached(tenant).map(EntryDescriptor::of);
 		Optional<DirectoryEntry> entry = this.tenancy.admin().find(tenant);
-		out.put("directory", entry.map(ShardTenancyEndpoint::entry).orElse(null));
-		out.put("owner", entry.map(DirectoryEntry::shardId).orElse(null));
 		TenantMover tenantMover = this.mover.getIfAvailable();
-		out.put("move", tenantMover != null ? tenantMover.findActive(tenant).map(ShardTenancyEndpoint::move).orElse(null)
-				: null);
-		return out;
+		Optional<MoveDescriptor> move = (tenantMover != null)
+				? tenantMover.findActive(tenant).map(MoveDescriptor::of) : Optional.empty();
+		if (cached.isEmpty() && entry.isEmpty() && move.isEmpty()) {
+			return null;
+		}
+		return new TenantDescriptor(tenant, cached.orElse(null), entry.map(EntryDescriptor::of).orElse(null),
+				entry.map(DirectoryEntry::shardId).orElse(null), move.orElse(null));
 	}
 
 	/**
 	 * Starts an online move (with this endpoint's move settings) and answers once it is recorded; the mover's executor
-	 * runs it.
+	 * runs it. A write operation: available only when the endpoint's access is unrestricted.
 	 * @param tenant the tenant to move
 	 * @param targetShard the shard to move it to
-	 * @return the move's status ({@code moveId}, {@code step}, ...), or {@code error} with the reason it was refused
+	 * @return the move's status as recorded (step {@code PLANNED} or later); never {@code null}
 	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id is invalid, the target is blank, or no
 	 * {@link TenantMover} bean exists
+	 * @throws io.github.shardtenancy.ShardTenancyException as {@link TenantMover#move} throws it when the move is
+	 * refused: {@link io.github.shardtenancy.UnknownTenantException}, {@link io.github.shardtenancy.UnknownShardException},
+	 * {@link io.github.shardtenancy.MoveInProgressException}, {@link io.github.shardtenancy.MoveException},
+	 * {@link io.github.shardtenancy.DirectoryUnavailableException}
 	 */
 	@WriteOperation
-	public Map<String, Object> move(@Selector String tenant, String targetShard) {
+	public MoveDescriptor move(@Selector String tenant, @Nullable String targetShard) {
 		requireValid(tenant);
 		if (targetShard == null || targetShard.isBlank()) {
 			throw new InvalidEndpointRequestException("targetShard is required", "targetShard is required");
@@ -171,12 +167,44 @@ public class ShardTenancyEndpoint {
 			throw new InvalidEndpointRequestException("No TenantMover bean: moves cannot be started here",
 					"No mover is configured");
 		}
+		return MoveDescriptor.of(tenantMover.status(tenantMover.move(tenant, targetShard, this.moveSettings)));
+	}
+
+	/**
+	 * Serves this instance's per-second timeline of the last {@code seconds} seconds
+	 * ({@code GET /actuator/shardtenancy/timeline/{seconds}}).
+	 * @param timeline the word {@code timeline}
+	 * @param seconds how many seconds back from now, the current one included; 1 to the recorder's window
+	 * ({@code shard-tenancy.timeline.window})
+	 * @return the timeline; never {@code null}
+	 * @throws InvalidEndpointRequestException (HTTP 400) if the first selector is not {@code timeline}, if
+	 * {@code seconds} is out of range, or if no timeline is recorded ({@code shard-tenancy.timeline.enabled=false})
+	 */
+	@ReadOperation
+	public Timeline timeline(@Selector String timeline, @Selector int seconds) {
+		if (!"timeline".equals(timeline)) {
+			throw new InvalidEndpointRequestException("Unknown view '" + timeline + "': only 'timeline' is served",
+					"Unknown view");
+		}
+		TimelineRecorder recorder = this.timeline;
+		if (recorder == null) {
+			throw new InvalidEndpointRequestException(
+					"No timeline is recorded: shard-tenancy.timeline.enabled is false", "No timeline is recorded");
+		}
 		try {
-			return move(tenantMover.status(tenantMover.move(tenant, targetShard, this.moveSettings)));
+			return recorder.timeline(seconds);
 		}
-		catch (ShardTenancyException ex) {
-			return error(tenant, targetShard, ex);
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
 		}
+	}
+
+	/**
+	 * @param timeline the recorder {@link #timeline(String, int)} serves, or {@code null} for none; set once, before
+	 * the endpoint is exposed
+	 */
+	public void setTimeline(@Nullable TimelineRecorder timeline) {
+		this.timeline = timeline;
 	}
 
 	private static void requireValid(String tenant) {
@@ -188,41 +216,121 @@ public class ShardTenancyEndpoint {
 		}
 	}
 
-	private static Map<String, Object> error(String tenant, String targetShard, Throwable failure) {
-		Map<String, Object> out = new LinkedHashMap<>();
-		out.put("tenant", tenant);
-		out.put("targetShard", targetShard);
-		out.put("error", failure.getClass().getSimpleName() + ": " + failure.getMessage());
-		if (failure instanceof ShardTenancyException typed && typed.shardId() != null) {
-			out.put("shard", typed.shardId());
+	/**
+	 * The instance's view of the directory, its cache and its shards.
+	 * @param directoryVersion the directory version this instance holds
+	 * @param ready whether the router has loaded the directory
+	 * @param directoryDownPolicy what lookups do while the directory is unreachable
+	 * @param directoryDownSince since when the directory is unreachable, or {@code null} while it is reachable
+	 * @param listener the push listener's state ({@link WatcherState#describe()}), or {@code null} without one
+	 * @param cache the router's cache statistics
+	 * @param shards every shard by id, sorted
+	 */
+	public record ShardTenancyDescriptor(long directoryVersion, boolean ready, DirectoryDownPolicy directoryDownPolicy,
+			@Nullable Instant directoryDownSince, @Nullable Map<String, Object> listener, CacheDescriptor cache,
+			Map<String, ShardDescriptor> shards) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * The router's cache statistics ({@link RouterStats}).
+	 * @param entries entries in the cache now (approximate)
+	 * @param hits lookups answered from the cache
+	 * @param misses lookups that read the directory
+	 * @param negativeHits lookups answered by a cached "unknown tenant"
+	 * @param directoryReads single-entry reads of the directory
+	 * @param invalidations entries dropped by invalidation
+	 * @param syncs background syncs that found changes and applied them
+	 * @param servedStale lookups answered from the cache while the directory was unreachable
+	 */
+	public record CacheDescriptor(long entries, long hits, long misses, long negativeHits, long directoryReads,
+			long invalidations, long syncs, long servedStale) {
+
+		static CacheDescriptor of(RouterStats stats) {
+			return new CacheDescriptor(stats.cachedEntries(), stats.hits(), stats.misses(), stats.negativeHits(),
+					stats.directoryReads(), stats.invalidations(), stats.syncs(), stats.servedStale());
 		}
-		return out;
+
 	}
 
-	private static Map<String, Object> entry(DirectoryEntry entry) {
-		Map<String, Object> out = new LinkedHashMap<>();
-		out.put("shard", entry.shardId());
-		out.put("state", entry.state().name());
-		out.put("targetShard", entry.targetShardId());
-		out.put("epoch", entry.epoch());
-		out.put("version", entry.version());
-		return out;
+	/**
+	 * One shard.
+	 * @param fenceDialect the simple class name of its fence dialect
+	 * @param poolName its HikariCP pool's name, or {@code null} if its data source is not HikariCP
+	 * @param maximumPoolSize its pool's maximum size, or {@code null} if not HikariCP
+	 * @param connections its pool's connections now, or {@code null} if not HikariCP or the pool is not started
+	 */
+	public record ShardDescriptor(String fenceDialect, @Nullable String poolName, @Nullable Integer maximumPoolSize,
+			@Nullable ConnectionsDescriptor connections) {
+
 	}
 
-	private static Map<String, Object> move(MoveStatus status) {
-		Map<String, Object> out = new LinkedHashMap<>();
-		out.put("moveId", status.moveId());
-		out.put("tenant", status.tenantId());
-		out.put("sourceShard", status.sourceShardId());
-		out.put("targetShard", status.targetShardId());
-		out.put("step", status.step().name());
-		out.put("stepData", status.stepData());
-		out.put("createdAt", String.valueOf(status.createdAt()));
-		out.put("frozenAt", status.frozenAt() != null ? status.frozenAt().toString() : null);
-		out.put("flippedAt", status.flippedAt() != null ? status.flippedAt().toString() : null);
-		out.put("freezeWindowMs", status.freezeWindow().map(Duration::toMillis).orElse(null));
-		out.put("error", status.error());
-		return out;
+	/**
+	 * A HikariCP pool's connections now.
+	 * @param active connections in use
+	 * @param idle connections idle in the pool
+	 * @param total all connections of the pool
+	 * @param threadsAwaiting threads waiting for a connection
+	 */
+	public record ConnectionsDescriptor(int active, int idle, int total, int threadsAwaiting) {
+
+	}
+
+	/**
+	 * One tenant.
+	 * @param tenant the tenant id
+	 * @param cached the entry in this instance's cache, or {@code null} if not cached
+	 * @param directory the entry in the directory now, or {@code null} if the directory has none
+	 * @param owner the shard that owns the tenant now (the directory entry's), or {@code null}
+	 * @param move the tenant's unfinished move, or {@code null} if none (or without a mover)
+	 */
+	public record TenantDescriptor(String tenant, @Nullable EntryDescriptor cached, @Nullable EntryDescriptor directory,
+			@Nullable String owner, @Nullable MoveDescriptor move) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * A directory entry ({@link DirectoryEntry}).
+	 * @param shard the shard it names
+	 * @param state the tenant's state
+	 * @param targetShard the shard of its move, or {@code null}
+	 * @param epoch the tenant's epoch
+	 * @param version the directory version of the entry
+	 */
+	public record EntryDescriptor(String shard, TenantState state, @Nullable String targetShard, long epoch,
+			long version) {
+
+		static EntryDescriptor of(DirectoryEntry entry) {
+			return new EntryDescriptor(entry.shardId(), entry.state(), entry.targetShardId(), entry.epoch(),
+					entry.version());
+		}
+
+	}
+
+	/**
+	 * A move as recorded in the move log ({@link MoveStatus}).
+	 * @param moveId the move's id
+	 * @param tenant the tenant
+	 * @param sourceShard the shard the tenant leaves
+	 * @param targetShard the shard it goes to
+	 * @param step the last step completed
+	 * @param stepData progress within the current step, or {@code null}
+	 * @param createdAt when the move was started
+	 * @param frozenAt when the tenant was frozen, or {@code null} before that
+	 * @param flippedAt when the directory was flipped, or {@code null} before that
+	 * @param freezeWindowMs the freeze window in milliseconds, or {@code null} before the flip
+	 * @param error the last failure, or {@code null}
+	 */
+	public record MoveDescriptor(String moveId, String tenant, String sourceShard, String targetShard, MoveStep step,
+			@Nullable String stepData, Instant createdAt, @Nullable Instant frozenAt, @Nullable Instant flippedAt,
+			@Nullable Long freezeWindowMs, @Nullable String error) implements OperationResponseBody {
+
+		static MoveDescriptor of(MoveStatus status) {
+			return new MoveDescriptor(status.moveId(), status.tenantId(), status.sourceShardId(),
+					status.targetShardId(), status.step(), status.stepData(), status.createdAt(), status.frozenAt(),
+					status.flippedAt(), status.freezeWindow().map(Duration::toMillis).orElse(null), status.error());
+		}
+
 	}
 
 }

@@ -22,8 +22,10 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * <ul>
  * <li>A request without the header runs without a tenant (work that needs one fails with
  * {@link io.github.shardtenancy.NoTenantBoundException}).</li>
- * <li>A header value that breaks the tenant id rule is answered with HTTP 400 and the
- * {@link InvalidTenantIdException} message as a plain-text body; nothing is routed and the chain is not called.</li>
+ * <li>A header value that breaks the tenant id rule, or a header sent more than once, is answered with HTTP 400 and
+ * the reason (the {@link InvalidTenantIdException} message) as a plain-text body, or as an RFC 9457 problem detail
+ * ({@code application/problem+json}, as {@link ShardTenancyProblemDetails} answers) when constructed with
+ * {@code problemDetails}; nothing is routed and the chain is not called.</li>
  * </ul>
  *
  * <p>Ordered at {@link #ORDER}, ahead of Spring Security's filter chain, so that everything downstream sees the
@@ -36,11 +38,23 @@ public class TenantHeaderFilter extends OncePerRequestFilter implements Ordered 
 
 	private final String headerName;
 
+	private final boolean problemDetails;
+
 	/**
+	 * A filter answering a bad header in plain text.
 	 * @param headerName the request header naming the tenant; never {@code null}
 	 */
 	public TenantHeaderFilter(String headerName) {
+		this(headerName, false);
+	}
+
+	/**
+	 * @param headerName the request header naming the tenant; never {@code null}
+	 * @param problemDetails whether a bad header is answered with an RFC 9457 problem detail instead of plain text
+	 */
+	public TenantHeaderFilter(String headerName, boolean problemDetails) {
 		this.headerName = Objects.requireNonNull(headerName, "headerName");
+		this.problemDetails = problemDetails;
 	}
 
 	/** @return the request header naming the tenant */
@@ -65,7 +79,8 @@ public class TenantHeaderFilter extends OncePerRequestFilter implements Ordered 
 		values.nextElement();
 		if (values.hasMoreElements()) {
 			// Proxies disagree on which of several values wins; routing by either would be a guess.
-			badRequest(response, "Header " + this.headerName + " appears more than once; send exactly one tenant");
+			badRequest(response, "RepeatedTenantHeader", "Repeated tenant header",
+					"Header " + this.headerName + " appears more than once; send exactly one tenant");
 			return;
 		}
 		TenantContext.Scope scope;
@@ -73,7 +88,7 @@ public class TenantHeaderFilter extends OncePerRequestFilter implements Ordered 
 			scope = TenantContext.bind(tenant);
 		}
 		catch (InvalidTenantIdException ex) {
-			badRequest(response, ex.getMessage());
+			badRequest(response, "InvalidTenantIdException", "Invalid tenant id", ex.getMessage());
 			return;
 		}
 		try {
@@ -84,12 +99,39 @@ public class TenantHeaderFilter extends OncePerRequestFilter implements Ordered 
 		}
 	}
 
-	private static void badRequest(HttpServletResponse response, String message) throws IOException {
+	private void badRequest(HttpServletResponse response, String type, String title, String message)
+			throws IOException {
 		response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
 		response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-		response.setContentType("text/plain;charset=UTF-8");
-		response.getWriter().write(message);
+		if (this.problemDetails) {
+			response.setContentType("application/problem+json");
+			response.getWriter()
+				.write("{\"type\":\"urn:shard-tenancy:" + type + "\",\"title\":\"" + title
+						+ "\",\"status\":400,\"detail\":" + jsonString(message) + "}");
+		}
+		else {
+			response.setContentType("text/plain;charset=UTF-8");
+			response.getWriter().write(message);
+		}
 		response.flushBuffer();
+	}
+
+	/** A JSON string literal (RFC 8259, section 7: https://www.rfc-editor.org/rfc/rfc8259#section-7). */
+	private static String jsonString(String value) {
+		StringBuilder json = new StringBuilder(value.length() + 2).append('"');
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c == '"' || c == '\\') {
+				json.append('\\').append(c);
+			}
+			else if (c < 0x20) {
+				json.append(String.format("\\u%04x", (int) c));
+			}
+			else {
+				json.append(c);
+			}
+		}
+		return json.append('"').toString();
 	}
 
 }

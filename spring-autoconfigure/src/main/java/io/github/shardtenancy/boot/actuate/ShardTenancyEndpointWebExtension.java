@@ -1,0 +1,134 @@
+package io.github.shardtenancy.boot.actuate;
+
+import java.util.Objects;
+
+import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.MoveInProgressException;
+import io.github.shardtenancy.ShardTenancyException;
+import io.github.shardtenancy.ShardUnavailableException;
+import io.github.shardtenancy.TenantIds;
+import io.github.shardtenancy.UnknownShardException;
+import io.github.shardtenancy.UnknownTenantException;
+import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint.MoveDescriptor;
+import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint.TenantDescriptor;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+
+/**
+ * The HTTP side of {@link ShardTenancyEndpoint}: the one-tenant read and the move answer a refusal with its status and
+ * an RFC 9457 problem body ({@code application/problem+json}; {@code detail} is the reason, with the properties
+ * {@code tenant} (only a valid tenant id is echoed; the reason quotes an invalid one, bounded), {@code targetShard},
+ * {@code shard}, {@code directoryVersion}, {@code moveId} and {@code exception} where they apply):
+ *
+ * <ul>
+ * <li>400: an invalid tenant id, a missing {@code targetShard}, an unknown target shard, or no {@code TenantMover}
+ * bean;</li>
+ * <li>404: a tenant the directory does not know;</li>
+ * <li>409: a move the tenant's state refuses (it is moving, not ACTIVE, already on the target shard, the mover could
+ * not start it);</li>
+ * <li>503: the directory or a shard cannot be reached.</li>
+ * </ul>
+ * The overview is the endpoint's own. Thread-safe.
+ *
+ * @see <a href="https://www.rfc-editor.org/rfc/rfc9457">RFC 9457: Problem Details for HTTP APIs</a>
+ */
+@EndpointWebExtension(endpoint = ShardTenancyEndpoint.class)
+public class ShardTenancyEndpointWebExtension {
+
+	private final ShardTenancyEndpoint delegate;
+
+	/** @param delegate the endpoint it answers for; never {@code null} */
+	public ShardTenancyEndpointWebExtension(ShardTenancyEndpoint delegate) {
+		this.delegate = Objects.requireNonNull(delegate, "delegate");
+	}
+
+	/**
+	 * @param tenant the tenant
+	 * @return 200 with a {@link TenantDescriptor}; 400 (invalid tenant id), 404 (unknown tenant) or 503 (directory
+	 * unreachable) with a {@link ProblemDetail}; never {@code null}
+	 */
+	@ReadOperation
+	public WebEndpointResponse<Object> tenant(@Selector String tenant) {
+		try {
+			TenantDescriptor descriptor = this.delegate.tenant(tenant);
+			if (descriptor == null) {
+				return problem(HttpStatus.NOT_FOUND, "Unknown tenant '" + tenant + "': the directory has no entry "
+						+ "for it and this instance has none cached", tenant, null, null);
+			}
+			return new WebEndpointResponse<>(descriptor);
+		}
+		catch (InvalidEndpointRequestException ex) {
+			return problem(HttpStatus.BAD_REQUEST, ex.getReason(), tenant, null, null);
+		}
+		catch (ShardTenancyException ex) {
+			return problem(status(ex), ex.getMessage(), tenant, null, ex);
+		}
+	}
+
+	/**
+	 * Starts an online move, as {@link ShardTenancyEndpoint#move(String, String)} does.
+	 * @param tenant the tenant to move
+	 * @param targetShard the shard to move it to
+	 * @return 200 with a {@link MoveDescriptor}; or 400, 404, 409, 503 with a {@link ProblemDetail} (see the class
+	 * comment); never {@code null}
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> move(@Selector String tenant, @Nullable String targetShard) {
+		try {
+			return new WebEndpointResponse<>(this.delegate.move(tenant, targetShard));
+		}
+		catch (InvalidEndpointRequestException ex) {
+			return problem(HttpStatus.BAD_REQUEST, ex.getReason(), tenant, targetShard, null);
+		}
+		catch (ShardTenancyException ex) {
+			return problem(status(ex), ex.getMessage(), tenant, targetShard, ex);
+		}
+	}
+
+	private static HttpStatus status(ShardTenancyException ex) {
+		if (ex instanceof UnknownTenantException) {
+			return HttpStatus.NOT_FOUND;
+		}
+		if (ex instanceof UnknownShardException) {
+			return HttpStatus.BAD_REQUEST;
+		}
+		if (ex instanceof DirectoryUnavailableException || ex instanceof ShardUnavailableException) {
+			return HttpStatus.SERVICE_UNAVAILABLE;
+		}
+		return HttpStatus.CONFLICT;
+	}
+
+	private static WebEndpointResponse<Object> problem(HttpStatus status, @Nullable String detail, String tenant,
+			@Nullable String targetShard, @Nullable ShardTenancyException failure) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+		problem.setTitle(status.getReasonPhrase());
+		if (TenantIds.isValid(tenant)) {
+			problem.setProperty("tenant", tenant);
+		}
+		if (targetShard != null) {
+			problem.setProperty("targetShard", targetShard);
+		}
+		if (failure != null) {
+			problem.setProperty("exception", failure.getClass().getSimpleName());
+			if (failure.shardId() != null) {
+				problem.setProperty("shard", failure.shardId());
+			}
+			if (failure.directoryVersion() >= 0) {
+				problem.setProperty("directoryVersion", failure.directoryVersion());
+			}
+			if (failure instanceof MoveInProgressException inProgress && inProgress.moveId() != null) {
+				problem.setProperty("moveId", inProgress.moveId());
+			}
+		}
+		return new WebEndpointResponse<>(problem, status.value(), MediaType.APPLICATION_PROBLEM_JSON);
+	}
+
+}

@@ -1,0 +1,296 @@
+package io.github.shardtenancy.boot.web;
+
+import java.util.List;
+
+import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.RetriesExhaustedException;
+import io.github.shardtenancy.ShardConnectionLostException;
+import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.UnknownTenantException;
+import io.github.shardtenancy.boot.testapp.Note;
+import io.github.shardtenancy.boot.testapp.NoteRepository;
+import io.github.shardtenancy.boot.testapp.TestApplication;
+import jakarta.servlet.ServletException;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.hamcrest.Matchers.containsString;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+/**
+ * The starter's RFC 9457 answers to the library's typed errors, over MockMvc with the tenant header filter, on two
+ * H2 shards: real requests for the tenant errors (no tenant, invalid, unknown, deleted), a controller throwing the
+ * unavailability errors (which need a failing shard or directory), the application's own handler winning, the
+ * {@code Retry-After} setting and the switch.
+ */
+class ProblemDetailsTests {
+
+	static final String H2 = ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+
+	/** The test application's notes over HTTP, and errors thrown as the library throws them. */
+	@RestController
+	static class NotesController {
+
+		private final NoteRepository notes;
+
+		NotesController(NoteRepository notes) {
+			this.notes = notes;
+		}
+
+		@GetMapping("/notes")
+		List<String> notes() {
+			return this.notes.findAll().stream().map(Note::getTitle).toList();
+		}
+
+		@GetMapping("/tenants/{tenant}/notes")
+		List<String> notesOf(@PathVariable String tenant) throws Exception {
+			return TenantContext.callAs(tenant, this::notes);
+		}
+
+		@GetMapping("/fail/retries")
+		void retriesExhausted() {
+			throw new RetriesExhaustedException("acme", "shard-1", 7, 5, new IllegalStateException("fenced"));
+		}
+
+		@GetMapping("/fail/directory")
+		void directoryDown() {
+			throw new DirectoryUnavailableException("acme", 7, new IllegalStateException("directory down"));
+		}
+
+		@GetMapping("/fail/wrapped")
+		void wrapped() {
+			throw new DataAccessResourceFailureException("wrapped",
+					new ShardConnectionLostException("acme", "shard-2", 8, new IllegalStateException("lost")));
+		}
+
+	}
+
+	@Nested
+	@SpringBootTest(classes = { TestApplication.class, NotesController.class }, properties = {
+			"shard-tenancy.directory.url=jdbc:h2:mem:problems-directory" + H2,
+			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:problems-shard-1" + H2,
+			"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:problems-shard-2" + H2,
+			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
+			"spring.jpa.open-in-view=false" })
+	@AutoConfigureMockMvc
+	@DisplayName("by default")
+	class Defaults {
+
+		@Autowired
+		private MockMvc mvc;
+
+		@Autowired
+		private TenantAdmin admin;
+
+		@Test
+		@DisplayName("a known tenant is answered 200 (the mapping leaves successful requests alone)")
+		void knownTenantIs200() throws Exception {
+			if (this.admin.find("acme").isEmpty()) {
+				this.admin.create("acme");
+			}
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "acme")).andExpect(status().isOk());
+		}
+
+		@Test
+		@DisplayName("no tenant bound: 400 naming the header")
+		void noTenantIs400() throws Exception {
+			this.mvc.perform(get("/notes"))
+				.andExpect(status().isBadRequest())
+				.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+				.andExpect(jsonPath("$.title").value("No tenant"))
+				.andExpect(jsonPath("$.type").value("urn:shard-tenancy:NoTenantBoundException"))
+				.andExpect(jsonPath("$.detail", containsString("X-Tenant-Id")))
+				.andExpect(header().doesNotExist("Retry-After"));
+		}
+
+		@Test
+		@DisplayName("an invalid tenant id bound by the application: 400, the id only quoted in the detail")
+		void invalidTenantIs400() throws Exception {
+			this.mvc.perform(get("/tenants/{tenant}/notes", "bad id!"))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.title").value("Invalid tenant id"))
+				.andExpect(jsonPath("$.detail", containsString("Invalid tenant id 'bad id!'")))
+				.andExpect(jsonPath("$.tenant").doesNotExist());
+		}
+
+		@Test
+		@DisplayName("an invalid tenant header: 400 problem detail from the header filter, quotes escaped")
+		void invalidHeaderIs400ProblemDetail() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "a\"b\\c"))
+				.andExpect(status().isBadRequest())
+				.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+				.andExpect(jsonPath("$.status").value(400))
+				.andExpect(jsonPath("$.title").value("Invalid tenant id"))
+				.andExpect(jsonPath("$.detail", containsString("a\"b\\c")));
+		}
+
+		@Test
+		@DisplayName("a repeated tenant header: 400 problem detail")
+		void repeatedHeaderIs400ProblemDetail() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "acme", "globex"))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.title").value("Repeated tenant header"))
+				.andExpect(jsonPath("$.detail", containsString("appears more than once")));
+		}
+
+		@Test
+		@DisplayName("an unknown tenant: 404 with the tenant and the directory version")
+		void unknownTenantIs404() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "nobody"))
+				.andExpect(status().isNotFound())
+				.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+				.andExpect(jsonPath("$.status").value(404))
+				.andExpect(jsonPath("$.title").value("Unknown tenant"))
+				.andExpect(jsonPath("$.tenant").value("nobody"))
+				.andExpect(jsonPath("$.directoryVersion").isNumber());
+		}
+
+		@Test
+		@DisplayName("a deleted tenant: 404 with the tenant and its shard")
+		void deletedTenantIs404() throws Exception {
+			this.admin.create("gone", "shard-2");
+			this.admin.delete("gone");
+
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "gone"))
+				.andExpect(status().isNotFound())
+				.andExpect(jsonPath("$.title").value("Tenant deleted"))
+				.andExpect(jsonPath("$.tenant").value("gone"))
+				.andExpect(jsonPath("$.shard").value("shard-2"));
+		}
+
+		@Test
+		@DisplayName("retries exhausted: 503 with Retry-After and the tenant, shard and version")
+		void retriesExhaustedIs503() throws Exception {
+			this.mvc.perform(get("/fail/retries"))
+				.andExpect(status().isServiceUnavailable())
+				.andExpect(header().string("Retry-After", "1"))
+				.andExpect(jsonPath("$.title").value("Retries exhausted"))
+				.andExpect(jsonPath("$.tenant").value("acme"))
+				.andExpect(jsonPath("$.shard").value("shard-1"))
+				.andExpect(jsonPath("$.directoryVersion").value(7));
+		}
+
+		@Test
+		@DisplayName("directory unavailable: 503 with Retry-After")
+		void directoryUnavailableIs503() throws Exception {
+			this.mvc.perform(get("/fail/directory"))
+				.andExpect(status().isServiceUnavailable())
+				.andExpect(header().string("Retry-After", "1"))
+				.andExpect(jsonPath("$.title").value("Directory unavailable"));
+		}
+
+		@Test
+		@DisplayName("a typed error wrapped by Spring is found in the cause chain: 503")
+		void wrappedErrorIsUnwrapped() throws Exception {
+			this.mvc.perform(get("/fail/wrapped"))
+				.andExpect(status().isServiceUnavailable())
+				.andExpect(header().string("Retry-After", "1"))
+				.andExpect(jsonPath("$.title").value("Shard unavailable"))
+				.andExpect(jsonPath("$.shard").value("shard-2"));
+		}
+
+	}
+
+	/** The application's own handler for one of the exceptions. */
+	@RestControllerAdvice
+	static class ApplicationErrors {
+
+		@ExceptionHandler(UnknownTenantException.class)
+		ProblemDetail unknownTenant(UnknownTenantException ex) {
+			return ProblemDetail.forStatusAndDetail(HttpStatus.GONE, "ours");
+		}
+
+	}
+
+	@Nested
+	@SpringBootTest(classes = { TestApplication.class, NotesController.class }, properties = {
+			"shard-tenancy.directory.url=jdbc:h2:mem:problems-own-directory" + H2,
+			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:problems-own-shard-1" + H2,
+			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
+			"shard-tenancy.web.problem-details.retry-after=2500ms", "spring.jpa.open-in-view=false" })
+	@Import(ApplicationErrors.class)
+	@AutoConfigureMockMvc
+	@DisplayName("with the application's own handler and retry-after=2500ms")
+	class ApplicationHandlerWins {
+
+		@Autowired
+		private MockMvc mvc;
+
+		@Test
+		@DisplayName("the application's @ExceptionHandler for the same exception wins")
+		void applicationHandlerWins() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "nobody"))
+				.andExpect(status().isGone())
+				.andExpect(jsonPath("$.detail").value("ours"));
+		}
+
+		@Test
+		@DisplayName("the starter still answers the others, with Retry-After rounded up to whole seconds")
+		void othersStillMapped() throws Exception {
+			this.mvc.perform(get("/fail/retries"))
+				.andExpect(status().isServiceUnavailable())
+				.andExpect(header().string("Retry-After", "3"));
+		}
+
+	}
+
+	@Nested
+	@SpringBootTest(classes = { TestApplication.class, NotesController.class }, properties = {
+			"shard-tenancy.directory.url=jdbc:h2:mem:problems-off-directory" + H2,
+			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:problems-off-shard-1" + H2,
+			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
+			"shard-tenancy.web.problem-details.enabled=false", "spring.jpa.open-in-view=false" })
+	@AutoConfigureMockMvc
+	@DisplayName("with shard-tenancy.web.problem-details.enabled=false")
+	class Disabled {
+
+		@Autowired
+		private MockMvc mvc;
+
+		@Autowired
+		private ApplicationContext context;
+
+		@Test
+		@DisplayName("no handler bean, and the error reaches the servlet container unanswered")
+		void errorIsNotMapped() {
+			assertThat(this.context.getBeansOfType(ShardTenancyProblemDetails.class)).isEmpty();
+			assertThatThrownBy(() -> this.mvc.perform(get("/notes").header("X-Tenant-Id", "nobody")))
+				.isInstanceOf(ServletException.class)
+				.hasCauseInstanceOf(UnknownTenantException.class);
+		}
+
+		@Test
+		@DisplayName("an invalid tenant header is answered 400 in plain text")
+		void invalidHeaderIsPlainText() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "bad id!"))
+				.andExpect(status().isBadRequest())
+				.andExpect(content().contentTypeCompatibleWith(MediaType.TEXT_PLAIN))
+				.andExpect(content().string(containsString("Invalid tenant id")));
+		}
+
+	}
+
+}
