@@ -28,9 +28,15 @@ class ExclusionTests {
 		return "jdbc:h2:mem:" + name + "-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
 	}
 
+	/**
+	 * With the defaults the starter's environment post-processor gives a {@code SpringApplication} (which a context
+	 * runner does not run; ShardTenancyEnvironmentPostProcessorTests covers it): Boot's own Liquibase and Flyway runs
+	 * off, both being on the test class path.
+	 */
 	private final ApplicationContextRunner runner = new ApplicationContextRunner().withPropertyValues(
 			"shard-tenancy.directory.url=" + h2("directory"), "shard-tenancy.shards.shard-1.url=" + h2("shard-1"),
-			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h");
+			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
+			"spring.liquibase.enabled=false", "spring.flyway.enabled=false");
 
 	@Test
 	@DisplayName("excluding DataSourceAutoConfiguration and HibernateJpaAutoConfiguration: the starter backs off, no DataSource, the context starts")
