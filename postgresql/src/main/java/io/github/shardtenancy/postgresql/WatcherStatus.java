@@ -10,7 +10,7 @@ import java.time.Instant;
  * @param lastNotificationAt when the last notification arrived, or {@code null} if none has
  * @param notifications notifications received
  * @param refreshes router refreshes made because of notifications
- * @param resyncs full resyncs ({@link io.github.shardtenancy.TenantRouter#loadSnapshot()}) after a
+ * @param resyncs full resyncs ({@link io.github.shardtenancy.spi.RouteFeed#resync()}) after a
  * (re)connect
  * @param reconnects successful connections after a loss (the first connection is not counted)
  * @param polls safety-net polls made

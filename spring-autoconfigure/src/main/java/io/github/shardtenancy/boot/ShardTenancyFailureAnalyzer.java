@@ -6,8 +6,9 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
  * Explains a start-up failure caused by {@link ShardTenancyConfigurationException} (no shards, no directory URL, a
- * malformed shard id or tenant table, an unreachable shard, a numeric setting out of range): what is wrong, and which
- * property to fix. Registered in {@code META-INF/spring.factories}. Stateless and thread-safe.
+ * malformed shard id or tenant table, an unreachable shard, a numeric setting out of range, an unsupported Liquibase
+ * version): what is wrong, and which property to fix. Registered in {@code META-INF/spring.factories}. Stateless
+ * and thread-safe.
  */
 class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyConfigurationException> {
 
@@ -19,6 +20,12 @@ class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyCo
 			return new FailureAnalysis(description, "Connect the shard as a role without SUPERUSER and BYPASSRLS "
 					+ "(for example the role that owns the application's tables), or set "
 					+ "shard-tenancy.fence.require-row-level-security=false to start with a warning instead.", cause);
+		}
+		if (LiquibaseVersionCheck.SETTING.equals(cause.setting())) {
+			return new FailureAnalysis(description, "Set the build property " + LiquibaseVersionCheck.SETTING + " to "
+					+ LiquibaseVersionCheck.RECOMMENDED + " so that dependency management selects the supported "
+					+ "Liquibase (Spring Boot's dependency management picks Liquibase 5 otherwise), or set "
+					+ "shard-tenancy.liquibase.enabled=false and migrate the directory and the shards yourself.", cause);
 		}
 		String action = "Fix the '" + cause.setting() + "' configuration. A minimal setup needs "
 				+ "shard-tenancy.directory.url and at least one shard-tenancy.shards.<shard-id>.url (shard ids: 1 to 64 "

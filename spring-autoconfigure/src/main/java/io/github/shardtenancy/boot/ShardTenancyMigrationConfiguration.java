@@ -17,8 +17,9 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.ClassUtils;
 
 /**
- * Migrations of the directory and every shard, before the router starts: with Liquibase or with Flyway, as
- * {@code shard-tenancy.migrations.tool} resolves ({@link MigrationToolCondition}).
+ * Migrations of the directory and every shard, before the router starts: with Liquibase (after the check of its
+ * version, {@link LiquibaseVersionCheck}) or with Flyway, as {@code shard-tenancy.migrations.tool} resolves
+ * ({@link MigrationToolCondition}).
  */
 @Configuration(proxyBeanMethods = false)
 @Import({ ShardTenancyMigrationConfiguration.LiquibaseMigrations.class,
@@ -35,6 +36,7 @@ class ShardTenancyMigrationConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		ShardTenancyMigrator shardTenancyMigrator(ShardTenancy tenancy, ShardTenancyProperties properties) {
+			LiquibaseVersionCheck.checkClassPath();
 			return new ShardTenancyMigrator(tenancy.directoryDataSource(), tenancy.topology(),
 					properties.getLiquibase().getShardChangelogs());
 		}

@@ -127,11 +127,7 @@ class ArchitectureTest {
 	@Test
 	@DisplayName("no database-specific SQL in the core's sources or resources")
 	void noDatabaseSpecificSqlInCore() throws IOException {
-		Path root = Path.of(System.getProperty("maven.multiModuleProjectDirectory", ".."));
-		if (!Files.isDirectory(root.resolve("hibernate-shard-tenancy"))) {
-			root = Path.of("..");
-		}
-		Path core = root.resolve("hibernate-shard-tenancy/src/main");
+		Path core = RepositoryRoot.find().resolve("hibernate-shard-tenancy/src/main");
 		assertThat(core).isDirectory();
 		List<String> found;
 		try (Stream<Path> files = Files.walk(core)) {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -46,6 +47,13 @@ import static org.awaitility.Awaitility.await;
  */
 @DisplayName("PostgreSQL: a nested REQUIRES_NEW transaction while a freeze waits for the outer one")
 class PostgresNestedTransactionFreezeTest {
+
+	/**
+	 * The call and the freeze each block while the other runs, so each needs a thread of its own. The default async
+	 * pool does not promise one: on JDK 17 with two cores it starts a thread per task, on JDK 25 it is the common pool
+	 * even at parallelism 1, where the freeze would queue behind the blocked call.
+	 */
+	private static final Executor THREAD_PER_TASK = (task) -> new Thread(task).start();
 
 	private static final String FREEZER = "pg-nested-freezer";
 
@@ -108,10 +116,11 @@ class PostgresNestedTransactionFreezeTest {
 			try (TenantContext.Scope scope = TenantContext.bind(tenant)) {
 				return service.writeThenRequiresNew("nested", beforeInner);
 			}
-		});
+		}, THREAD_PER_TASK);
 		assertThat(outerWrote.await(30, TimeUnit.SECONDS)).as("the outer transaction wrote").isTrue();
 		CompletableFuture<Void> freeze = CompletableFuture
-			.runAsync(() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()));
+			.runAsync(() -> ShardFence.set(freezer, "shard-1", tenant, FenceState.FROZEN, entry.version()),
+					THREAD_PER_TASK);
 		await("the freeze waits for the outer transaction").atMost(Duration.ofSeconds(30))
 			.until(() -> freeze.isDone() || cluster.waitsForLock(server, FREEZER));
 		assertThat(freeze).as("the freeze waits for the outer transaction").isNotDone();
