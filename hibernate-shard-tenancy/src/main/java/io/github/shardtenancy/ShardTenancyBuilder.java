@@ -337,6 +337,28 @@ public final class ShardTenancyBuilder {
 		return this;
 	}
 
+	/**
+	 * @param settings the epoch, lease and tolerated clock step back of {@link ShardSafeId} ids; default
+	 * {@link IdSettings#defaults()}
+	 * @return this builder
+	 * @throws NullPointerException if {@code settings} is {@code null}
+	 */
+	public ShardTenancyBuilder ids(IdSettings settings) {
+		this.plan.idSettings = Objects.requireNonNull(settings, "settings");
+		return this;
+	}
+
+	/**
+	 * @param check what a Hibernate session factory built on the tenancy does with a tenant entity whose id strategy
+	 * would collide after a move ({@code IDENTITY}, {@code SEQUENCE}, {@code TABLE}...); default {@link IdCheck#FAIL}
+	 * @return this builder
+	 * @throws NullPointerException if {@code check} is {@code null}
+	 */
+	public ShardTenancyBuilder idCheck(IdCheck check) {
+		this.plan.idCheck = Objects.requireNonNull(check, "check");
+		return this;
+	}
+
 	private void abandon() {
 		for (TenancyPlan.Shard shard : this.plan.shards) {
 			if (shard.owned() && shard.dataSource() instanceof HikariDataSource pool) {

@@ -20,6 +20,7 @@ final class LibraryMigrations {
 			versioned("2", "move log", "directory-moves.xml", "moves-1"),
 			versioned("3", "shard registry, slots, overrides, pins and events", "directory-lifecycle.xml",
 					"lifecycle-1"),
+			versioned("4", "id generator leases", "directory-ids.xml", "ids-1"),
 			repeatable("directory notification (PostgreSQL)", new ChangeSet("directory.xml", "directory-pg-1")));
 
 	/**

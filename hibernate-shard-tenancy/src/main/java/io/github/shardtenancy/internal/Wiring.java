@@ -1,5 +1,6 @@
 package io.github.shardtenancy.internal;
 
+import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -14,6 +15,7 @@ import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
+import io.github.shardtenancy.internal.ids.ShardIds;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.lifecycle.ShardPreparation;
@@ -54,6 +56,8 @@ public final class Wiring implements AutoCloseable {
 
 	private final ShardMultiTenantConnectionProvider connectionProvider;
 
+	private final ShardIds ids;
+
 	private final TenantIdentifierResolver tenantResolver = new TenantIdentifierResolver();
 
 	private final TenantRoutingDataSource dataSource;
@@ -92,7 +96,9 @@ public final class Wiring implements AutoCloseable {
 		this.router = new Router(this.directory, plan.routerSettings, plan.backgroundScheduler);
 		plan.observers.forEach(this.router::addObserver);
 		this.observer = new RouterObservers(this.router);
-		this.connectionProvider = new ShardMultiTenantConnectionProvider(this.router, this.topology);
+		this.ids = new ShardIds(this.directory.dataSource(), plan.idSettings, plan.idCheck, Clock.systemUTC(),
+				plan.backgroundScheduler, plan.actor);
+		this.connectionProvider = new ShardMultiTenantConnectionProvider(this.router, this.topology, this.ids);
 		this.dataSource = new TenantRoutingDataSource(this.connectionProvider);
 		this.preparation = new ShardPreparation(this::tables, plan.rowLevelSecurity, plan.requireRowLevelSecurity,
 				plan.installCapture);
@@ -213,6 +219,11 @@ public final class Wiring implements AutoCloseable {
 		return this.tenantResolver;
 	}
 
+	/** @return the {@link io.github.shardtenancy.ShardSafeId} ids (leased on first use) */
+	public ShardIds ids() {
+		return this.ids;
+	}
+
 	/** @return the tenant-routing data source */
 	public TenantRoutingDataSource dataSource() {
 		return this.dataSource;
@@ -250,6 +261,7 @@ public final class Wiring implements AutoCloseable {
 	@Override
 	public void close() {
 		try {
+			this.ids.close();
 			if (this.ownedExecutor != null) {
 				this.ownedExecutor.close();
 			}

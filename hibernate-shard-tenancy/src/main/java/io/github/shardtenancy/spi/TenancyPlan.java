@@ -8,6 +8,8 @@ import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
+import io.github.shardtenancy.IdCheck;
+import io.github.shardtenancy.IdSettings;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantTable;
@@ -95,6 +97,12 @@ public final class TenancyPlan {
 
 	/** Whether starting the tenancy prepares the shards. */
 	public boolean prepareShardsOnStart = true;
+
+	/** The settings of {@link io.github.shardtenancy.ShardSafeId} ids. */
+	public IdSettings idSettings = IdSettings.defaults();
+
+	/** What a session factory on the tenancy does with tenant entities whose ids would collide after a move. */
+	public IdCheck idCheck = IdCheck.FAIL;
 
 	/** Told when a shard's pool joins or leaves the topology, in the order added. */
 	public final List<ShardPoolListener> shardPoolListeners = new ArrayList<>();

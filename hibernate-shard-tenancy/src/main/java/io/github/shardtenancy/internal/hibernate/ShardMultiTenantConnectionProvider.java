@@ -17,12 +17,14 @@ import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.TransactionCharacteristics;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.internal.ids.ShardIds;
 import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 import io.github.shardtenancy.internal.jdbc.TenantConnection;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.FenceDialect;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,6 +75,8 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 
 	private final Topology topology;
 
+	private final @Nullable ShardIds ids;
+
 	private final Map<Connection, Topology.Shard> checkedOut = new ConcurrentHashMap<>();
 
 	/**
@@ -80,8 +84,26 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	 * @param topology resolves shard ids to pools
 	 */
 	public ShardMultiTenantConnectionProvider(Router router, Topology topology) {
+		this(router, topology, null);
+	}
+
+	/**
+	 * @param router resolves tenants to directory entries
+	 * @param topology resolves shard ids to pools
+	 * @param ids the tenancy's {@link io.github.shardtenancy.ShardSafeId} ids and id check, or {@code null} for none
+	 */
+	public ShardMultiTenantConnectionProvider(Router router, Topology topology, @Nullable ShardIds ids) {
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
+		this.ids = ids;
+	}
+
+	/**
+	 * @return the tenancy's {@link io.github.shardtenancy.ShardSafeId} ids and id check, or {@code null} when this
+	 * provider was built without them
+	 */
+	public @Nullable ShardIds ids() {
+		return this.ids;
 	}
 
 	@Override

@@ -8,17 +8,21 @@ import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import io.github.shardtenancy.ShardSafeId;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.ShardTenancyBuilder;
 import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.internal.ids.ShardSafeIdGenerator;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.equivalentTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -62,10 +66,15 @@ class ArchitectureTest {
 	@DisplayName("the API (root package) never depends on internal; only the builder, the entry point and the tenant "
 			+ "context use spi")
 	void apiDependsOnNothingElse() {
-		noClasses().that().resideInAPackage(BASE)
+		noClasses().that().resideInAPackage(BASE).and().doNotBelongToAnyOf(ShardSafeId.class)
 			.should().dependOnClassesThat().resideInAPackage(BASE + ".internal..")
 			.because("applications see the API without the implementation behind it; the builder finds the "
 					+ "implementation with ServiceLoader")
+			.check(core);
+		// Hibernate's @IdGeneratorType must name the generator class: the annotation's only way into internal.
+		noClasses().that().belongToAnyOf(ShardSafeId.class)
+			.should().dependOnClassesThat(resideInAPackage(BASE + ".internal..")
+				.and(DescribedPredicate.not(equivalentTo(ShardSafeIdGenerator.class))))
 			.check(core);
 		noClasses().that().resideInAPackage(BASE)
 			.and().doNotBelongToAnyOf(ShardTenancy.class, ShardTenancyBuilder.class, TenantContext.class)

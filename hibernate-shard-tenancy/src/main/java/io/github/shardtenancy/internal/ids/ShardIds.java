@@ -1,0 +1,321 @@
+package io.github.shardtenancy.internal.ids;
+
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.UUID;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import javax.sql.DataSource;
+
+import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.IdCheck;
+import io.github.shardtenancy.IdGenerationException;
+import io.github.shardtenancy.IdSettings;
+import io.github.shardtenancy.spi.BackgroundScheduler;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link io.github.shardtenancy.ShardSafeId} ids of one tenancy: a Snowflake-like generator (layout in
+ * {@link IdSettings}) whose generator id is leased from the directory ({@link GeneratorLeases}) on {@link #start()}
+ * and renewed in the background every third of the lease.
+ *
+ * <p>{@link #next()} refuses ({@link IdGenerationException}) rather than risk a duplicate: with no lease, or once the
+ * lease's end passed without a renewal; when the clock is behind the last id's timestamp by more than
+ * {@link IdSettings#maxClockBackwards()} (by less, it waits for the clock to catch up). A lease another instance took
+ * over is taken again (possibly another generator id) by the next background run that reaches the directory.
+ *
+ * <p>Thread-safe: {@link #next()} is serialised on this object (no database access inside); the background renewal
+ * writes the directory outside that lock.
+ */
+public final class ShardIds implements AutoCloseable {
+
+	private static final Logger log = LoggerFactory.getLogger(ShardIds.class);
+
+	private static final int SHIFT_GENERATOR = IdSettings.SEQUENCE_BITS;
+
+	private static final int SHIFT_TIMESTAMP = IdSettings.SEQUENCE_BITS + IdSettings.GENERATOR_BITS;
+
+	private static final long MAX_TIMESTAMP = (1L << IdSettings.TIMESTAMP_BITS) - 1;
+
+	private static final int MAX_SEQUENCE = IdSettings.IDS_PER_MILLISECOND - 1;
+
+	private final GeneratorLeases leases;
+
+	private final IdSettings settings;
+
+	private final IdCheck check;
+
+	private final Clock clock;
+
+	private final @Nullable BackgroundScheduler scheduler;
+
+	private final String owner;
+
+	private final long epochMillis;
+
+	private GeneratorLeases.@Nullable Lease lease;
+
+	/** The end of the lease as last written; ids carry timestamps below it. */
+	private long validUntil;
+
+	private long lastMillis = Long.MIN_VALUE;
+
+	private int sequence;
+
+	private @Nullable Future<?> renewal;
+
+	private @Nullable ScheduledExecutorService ownExecutor;
+
+	private boolean closed;
+
+	private @Nullable String lastFailure;
+
+	/**
+	 * @param directory the directory database's pool
+	 * @param settings epoch, lease and tolerated clock step back
+	 * @param check what a session factory built on the tenancy does with tenant entities whose ids would collide
+	 * @param clock the clock of the timestamps and leases
+	 * @param scheduler runs the renewal, or {@code null} for a daemon thread of this object's own
+	 * @param actor who holds the lease (recorded with a random suffix, unique per start)
+	 */
+	public ShardIds(DataSource directory, IdSettings settings, IdCheck check, Clock clock,
+			@Nullable BackgroundScheduler scheduler, String actor) {
+		this.leases = new GeneratorLeases(directory);
+		this.settings = Objects.requireNonNull(settings, "settings");
+		this.check = Objects.requireNonNull(check, "check");
+		this.clock = Objects.requireNonNull(clock, "clock");
+		this.scheduler = scheduler;
+		String who = actor.length() > 150 ? actor.substring(0, 150) : actor;
+		this.owner = who + "#" + UUID.randomUUID();
+		this.epochMillis = settings.epoch().toEpochMilli();
+	}
+
+	/** @return the settings */
+	public IdSettings settings() {
+		return this.settings;
+	}
+
+	/** @return what to do with tenant entities whose ids would collide after a move */
+	public IdCheck check() {
+		return this.check;
+	}
+
+	/** @return the generator id held now, or empty without a valid lease */
+	public synchronized OptionalInt generatorId() {
+		return (this.lease != null && this.clock.millis() < this.validUntil)
+				? OptionalInt.of(this.lease.generatorId()) : OptionalInt.empty();
+	}
+
+	/**
+	 * Leases a generator id, unless one is held, and starts the background renewal. Idempotent.
+	 * @throws DirectoryUnavailableException if the directory cannot be reached (the renewal keeps trying)
+	 * @throws IdGenerationException if every generator id is leased
+	 * @throws IllegalStateException if closed
+	 */
+	public void start() {
+		synchronized (this) {
+			if (this.closed) {
+				throw new IllegalStateException("closed");
+			}
+			if (this.renewal == null) {
+				long period = Math.max(1, this.settings.lease().toMillis() / 3);
+				Runnable task = this::renewQuietly;
+				if (this.scheduler != null) {
+					this.renewal = this.scheduler.scheduleWithFixedDelay(task, Duration.ofMillis(period),
+							Duration.ofMillis(period));
+				}
+				else {
+					ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (r) -> {
+						Thread t = new Thread(r, "shard-tenancy-id-lease");
+						t.setDaemon(true);
+						return t;
+					});
+					this.ownExecutor = executor;
+					this.renewal = executor.scheduleWithFixedDelay(task, period, period, TimeUnit.MILLISECONDS);
+				}
+			}
+			if (this.lease != null) {
+				return;
+			}
+		}
+		try {
+			acquire();
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, -1, ex);
+		}
+	}
+
+	/**
+	 * @return a new id, unique across every instance that leases from the same directory with the same epoch
+	 * @throws IdGenerationException with no valid lease, when the clock stepped back too far, or when the epoch's 69
+	 * years are over
+	 */
+	public synchronized long next() {
+		long deadline = 0;
+		while (true) {
+			GeneratorLeases.Lease held = this.lease;
+			long now = this.clock.millis();
+			if (held == null) {
+				throw new IdGenerationException("No generator id is leased" + (this.closed ? " (the tenancy is closed)"
+						: this.lastFailure != null ? ": " + this.lastFailure : " yet"), null);
+			}
+			if (now >= this.validUntil) {
+				throw new IdGenerationException("The lease of generator id " + held.generatorId() + " expired at "
+						+ Instant.ofEpochMilli(this.validUntil) + " without renewal"
+						+ (this.lastFailure != null ? " (" + this.lastFailure + ")" : "")
+						+ "; no ids until the directory answers again", null);
+			}
+			if (now < this.lastMillis) {
+				long behind = this.lastMillis - now;
+				if (behind > this.settings.maxClockBackwards().toMillis()
+						|| (deadline != 0 && System.nanoTime() - deadline > 0)) {
+					throw new IdGenerationException("The clock moved backwards by " + behind + " ms (generator id "
+							+ held.generatorId() + ", last id at " + Instant.ofEpochMilli(this.lastMillis)
+							+ "), more than the tolerated " + this.settings.maxClockBackwards().toMillis() + " ms", null);
+				}
+				if (deadline == 0) {
+					deadline = System.nanoTime() + this.settings.maxClockBackwards().toNanos();
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(behind));
+				continue;
+			}
+			if (now == this.lastMillis) {
+				if (this.sequence == MAX_SEQUENCE) {
+					Thread.onSpinWait(); // all ids of this millisecond are used: wait for the next one
+					continue;
+				}
+				this.sequence++;
+			}
+			else {
+				this.lastMillis = now;
+				this.sequence = 0;
+			}
+			long timestamp = this.lastMillis - this.epochMillis;
+			if (timestamp < 0 || timestamp > MAX_TIMESTAMP) {
+				throw new IdGenerationException("The clock (" + Instant.ofEpochMilli(this.lastMillis) + ") is outside "
+						+ "the 2^41 ms after the id epoch " + this.settings.epoch(), null);
+			}
+			return (timestamp << SHIFT_TIMESTAMP) | ((long) held.generatorId() << SHIFT_GENERATOR) | this.sequence;
+		}
+	}
+
+	/** Renews the lease, or takes a new one after it was lost; failures are logged and tried again next time. */
+	void renewQuietly() {
+		try {
+			renew();
+		}
+		catch (SQLException | RuntimeException ex) {
+			synchronized (this) {
+				this.lastFailure = "the directory could not be reached: " + ex.getMessage();
+			}
+			log.warn("Could not renew the id generator lease: {}", ex.getMessage());
+		}
+	}
+
+	/**
+	 * Renews the lease, or takes one when none is held.
+	 * @throws SQLException if the directory cannot be reached
+	 */
+	void renew() throws SQLException {
+		GeneratorLeases.Lease held;
+		long now;
+		long expiresAt;
+		synchronized (this) {
+			if (this.closed) {
+				return;
+			}
+			held = this.lease;
+			now = this.clock.millis();
+			expiresAt = Math.max(this.validUntil, now + this.settings.lease().toMillis());
+		}
+		if (held == null) {
+			acquire();
+			return;
+		}
+		boolean renewed = this.leases.renew(held.generatorId(), this.owner, expiresAt, now);
+		synchronized (this) {
+			if (this.lease != held) {
+				return;
+			}
+			if (renewed) {
+				this.validUntil = Math.max(this.validUntil, expiresAt);
+				this.lastFailure = null;
+			}
+			else {
+				this.lease = null;
+				this.lastFailure = "generator id " + held.generatorId() + " was taken over by another instance after "
+						+ "its lease expired";
+				log.warn("The lease of id generator {} was taken over by another instance; leasing another",
+						held.generatorId());
+			}
+		}
+		if (!renewed) {
+			acquire();
+		}
+	}
+
+	private void acquire() throws SQLException {
+		GeneratorLeases.Lease taken = this.leases.acquire(this.owner, this.clock.millis(),
+				this.settings.lease().toMillis());
+		boolean release = false;
+		synchronized (this) {
+			if (this.closed || this.lease != null) {
+				release = true;
+			}
+			else {
+				this.lease = taken;
+				this.validUntil = taken.expiresAt();
+				// Never below the ids the previous holder may have issued, nor below our own.
+				this.lastMillis = Math.max(this.lastMillis, taken.floor());
+				this.lastFailure = null;
+				log.info("Leased id generator {} until {}", taken.generatorId(), Instant.ofEpochMilli(this.validUntil));
+			}
+		}
+		if (release) {
+			this.leases.release(taken.generatorId(), this.owner, taken.floor() + 1, this.clock.millis());
+		}
+	}
+
+	/** Stops the renewal and releases the lease (the generator id is free again at once). Idempotent. */
+	@Override
+	public void close() {
+		GeneratorLeases.Lease held;
+		long issuedBelow;
+		synchronized (this) {
+			if (this.closed) {
+				return;
+			}
+			this.closed = true;
+			held = this.lease;
+			this.lease = null;
+			issuedBelow = Math.max(this.lastMillis, held != null ? held.floor() : 0) + 1;
+			if (this.renewal != null) {
+				this.renewal.cancel(false);
+			}
+			if (this.ownExecutor != null) {
+				this.ownExecutor.shutdownNow();
+			}
+		}
+		if (held != null) {
+			try {
+				this.leases.release(held.generatorId(), this.owner, issuedBelow, this.clock.millis());
+			}
+			catch (SQLException | RuntimeException ex) {
+				log.warn("Could not release id generator {} (it is free again once its lease expires): {}",
+						held.generatorId(), ex.getMessage());
+			}
+		}
+	}
+
+}

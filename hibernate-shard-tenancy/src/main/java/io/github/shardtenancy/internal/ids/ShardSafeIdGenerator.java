@@ -1,0 +1,85 @@
+package io.github.shardtenancy.internal.ids;
+
+import java.lang.reflect.Member;
+import java.util.EnumSet;
+
+import io.github.shardtenancy.ShardSafeId;
+import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
+import org.hibernate.generator.BeforeExecutionGenerator;
+import org.hibernate.generator.EventType;
+import org.hibernate.generator.EventTypeSets;
+import org.hibernate.generator.GeneratorCreationContext;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Hibernate's generator behind {@link ShardSafeId}: asks the tenancy's {@link ShardIds} for each new entity's id,
+ * before the insert. Created by Hibernate once per annotated id; finds the {@link ShardIds} through the session
+ * factory's multi-tenant connection provider, which must be the library's. Thread-safe.
+ */
+public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
+
+	private static final long serialVersionUID = 1L;
+
+	private final String entity;
+
+	private transient volatile @Nullable ShardIds ids;
+
+	/**
+	 * Called by Hibernate.
+	 * @param annotation the annotation
+	 * @param member the id field or getter
+	 * @param context the mapping
+	 * @throws ShardTenancyConfigurationException if the id is not a {@code Long} or {@code long}
+	 */
+	public ShardSafeIdGenerator(ShardSafeId annotation, Member member, GeneratorCreationContext context) {
+		this.entity = context.getPersistentClass() != null ? context.getPersistentClass().getEntityName()
+				: member.getDeclaringClass().getName();
+		Class<?> type = context.getProperty().getType().getReturnedClass();
+		if (type != Long.class && type != long.class) {
+			throw new ShardTenancyConfigurationException("@ShardSafeId", "@ShardSafeId on " + this.entity + "."
+					+ member.getName() + " needs a Long or long id, not " + type.getName()
+					+ ": use Long, or a UUID id generated with @GeneratedValue");
+		}
+	}
+
+	@Override
+	public Object generate(SharedSessionContractImplementor session, Object owner, @Nullable Object currentValue,
+			EventType eventType) {
+		ShardIds source = this.ids;
+		if (source == null) {
+			source = of(session.getFactory().getServiceRegistry().getService(MultiTenantConnectionProvider.class),
+					this.entity);
+			source.start();
+			this.ids = source;
+		}
+		return source.next();
+	}
+
+	@Override
+	public EnumSet<EventType> getEventTypes() {
+		return EventTypeSets.INSERT_ONLY;
+	}
+
+	/**
+	 * @param provider the session factory's multi-tenant connection provider, or {@code null}
+	 * @param entity the entity, for the message
+	 * @return the ids of the tenancy behind it
+	 * @throws ShardTenancyConfigurationException if it is not the library's, or has no ids
+	 */
+	static ShardIds of(@Nullable MultiTenantConnectionProvider<?> provider, String entity) {
+		ShardIds ids = null;
+		if (provider != null && provider.isUnwrappableAs(ShardMultiTenantConnectionProvider.class)) {
+			ids = provider.unwrap(ShardMultiTenantConnectionProvider.class).ids();
+		}
+		if (ids == null) {
+			throw new ShardTenancyConfigurationException("@ShardSafeId", "@ShardSafeId on " + entity + " needs a "
+					+ "session factory built on a ShardTenancy (its hibernateSettings(), or the Spring Boot starter), "
+					+ "whose directory leases the generator ids");
+		}
+		return ids;
+	}
+
+}
