@@ -1,5 +1,6 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.IdSettings;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
@@ -60,6 +61,19 @@ class ShardTenancyCoreConfiguration {
 			throw new ShardTenancyConfigurationException("shard-tenancy.move.lease",
 					"shard-tenancy.move.lease must not be negative: " + move.getLease());
 		}
+		IdsProperties ids = properties.getIds();
+		if (ids.getEpoch() == null || ids.getCheck() == null) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.ids",
+					"shard-tenancy.ids.epoch and shard-tenancy.ids.check must not be empty");
+		}
+		if (ids.getLease() == null || ids.getLease().isZero() || ids.getLease().isNegative()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.ids.lease",
+					"shard-tenancy.ids.lease must be positive: " + ids.getLease());
+		}
+		if (ids.getMaxClockBackwards() == null || ids.getMaxClockBackwards().isNegative()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.ids.max-clock-backwards",
+					"shard-tenancy.ids.max-clock-backwards must not be negative: " + ids.getMaxClockBackwards());
+		}
 		if (move.getCleanDelay() == null || move.getCleanDelay().isNegative()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.move.clean-delay",
 					"shard-tenancy.move.clean-delay must not be negative: " + move.getCleanDelay());
@@ -91,7 +105,9 @@ class ShardTenancyCoreConfiguration {
 			.installCapture(move.isInstallCapture())
 			.registerShards(properties.getLifecycle().isRegisterShards())
 			.prepareShardsOnStart(false)
-			.backgroundScheduler(threads.scheduler());
+			.backgroundScheduler(threads.scheduler())
+			.ids(new IdSettings(ids.getEpoch(), ids.getLease(), ids.getMaxClockBackwards()))
+			.idCheck(ids.getCheck());
 		if (threads.moveExecutor() != null) {
 			builder.moveExecutor(threads.moveExecutor());
 		}

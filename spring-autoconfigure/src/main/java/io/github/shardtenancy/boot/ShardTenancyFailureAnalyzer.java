@@ -27,6 +27,12 @@ class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyCo
 					+ "Liquibase (Spring Boot's dependency management picks Liquibase 5 otherwise), or set "
 					+ "shard-tenancy.liquibase.enabled=false and migrate the directory and the shards yourself.", cause);
 		}
+		if ("shard-tenancy.ids.check".equals(cause.setting())) {
+			return new FailureAnalysis(description, "Annotate the id of each entity named with "
+					+ "@io.github.shardtenancy.ShardSafeId (a Long id unique across shards; existing rows keep their "
+					+ "ids), or use UUID or assigned ids. While migrating, set shard-tenancy.ids.check=warn to start "
+					+ "with a warning instead.", cause);
+		}
 		String action = "Fix the '" + cause.setting() + "' configuration. A minimal setup needs "
 				+ "shard-tenancy.directory.url and at least one shard-tenancy.shards.<shard-id>.url (shard ids: 1 to 64 "
 				+ "letters, digits, '.', '_' or '-', starting with a letter or digit).";

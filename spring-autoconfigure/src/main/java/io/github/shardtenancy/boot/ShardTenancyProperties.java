@@ -107,6 +107,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final ObservationProperties observations = new ObservationProperties();
 
+	/** {@code @ShardSafeId} ids and the start-up check of tenant entities' id strategies. */
+	@NestedConfigurationProperty
+	private final IdsProperties ids = new IdsProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -203,6 +207,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public ObservationProperties getObservations() {
 		return this.observations;
+	}
+
+	public IdsProperties getIds() {
+		return this.ids;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
