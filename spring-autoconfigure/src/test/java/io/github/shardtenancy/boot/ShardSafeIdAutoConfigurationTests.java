@@ -8,8 +8,9 @@ import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.boot.idsapp.identity.IdentityCounter;
-import io.github.shardtenancy.boot.idsapp.safe.Counter;
 import io.github.shardtenancy.internal.Internals;
+import io.github.shardtenancy.testing.Ticket;
+import io.github.shardtenancy.testing.Tickets;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.junit.jupiter.api.DisplayName;
@@ -47,7 +48,7 @@ class ShardSafeIdAutoConfigurationTests {
 				DataSourceAutoConfiguration.class, HibernateJpaAutoConfiguration.class))
 		.withPropertyValues("shard-tenancy.directory.url=" + h2("directory"),
 				"shard-tenancy.shards.shard-1.url=" + h2("shard-1"),
-				"shard-tenancy.liquibase.shard-changelogs=db/ids-shard.xml", "shard-tenancy.sync.interval=1h",
+				"shard-tenancy.liquibase.shard-changelogs=" + Tickets.CHANGELOG, "shard-tenancy.sync.interval=1h",
 				"spring.jmx.enabled=false", "spring.jpa.hibernate.ddl-auto=none");
 
 	@Test
@@ -66,14 +67,14 @@ class ShardSafeIdAutoConfigurationTests {
 				TransactionTemplate transactions = new TransactionTemplate(
 						context.getBean(PlatformTransactionManager.class));
 				Long id = TenantContext.callAs("acme", () -> transactions.execute((status) -> {
-					Counter counter = new Counter("first");
-					entityManager.persist(counter);
-					return counter.getId();
+					Ticket ticket = new Ticket("first");
+					entityManager.persist(ticket);
+					return ticket.getId();
 				}));
 				assertThat(id).isNotNull();
 				assertThat(IdSettings.generatorOf(id)).isEqualTo(generator);
 				assertThat(new JdbcTemplate(tenancy.topology().dataSource("shard-1"))
-					.queryForObject("SELECT id FROM counter WHERE tenant_id = 'acme'", Long.class)).isEqualTo(id);
+					.queryForObject("SELECT id FROM ticket WHERE tenant_id = 'acme'", Long.class)).isEqualTo(id);
 			});
 	}
 
@@ -102,7 +103,7 @@ class ShardSafeIdAutoConfigurationTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@EntityScan(basePackageClasses = Counter.class)
+	@EntityScan(basePackageClasses = Ticket.class)
 	static class SafeEntities {
 
 	}

@@ -99,16 +99,8 @@ final class GeneratorLeases {
 	 * @throws SQLException if the directory cannot be written
 	 */
 	boolean renew(int generatorId, String owner, long expiresAt, long now) throws SQLException {
-		try (Connection c = this.dataSource.getConnection();
-				PreparedStatement ps = c.prepareStatement("UPDATE " + TABLE
-						+ " SET expires_at = ?, renewed_at = ? WHERE generator_id = ? AND owner = ?")) {
-			c.setAutoCommit(true);
-			ps.setLong(1, expiresAt);
-			ps.setTimestamp(2, Timestamp.from(Instant.ofEpochMilli(now)));
-			ps.setInt(3, generatorId);
-			ps.setString(4, owner);
-			return ps.executeUpdate() == 1;
-		}
+		return update("UPDATE " + TABLE + " SET expires_at = ?, renewed_at = ? WHERE generator_id = ? AND owner = ?",
+				generatorId, owner, expiresAt, now);
 	}
 
 	/**
@@ -117,15 +109,19 @@ final class GeneratorLeases {
 	 * @throws SQLException if the directory cannot be written
 	 */
 	void release(int generatorId, String owner, long issuedBelow, long now) throws SQLException {
-		try (Connection c = this.dataSource.getConnection();
-				PreparedStatement ps = c.prepareStatement("UPDATE " + TABLE
-						+ " SET owner = NULL, expires_at = ?, renewed_at = ? WHERE generator_id = ? AND owner = ?")) {
+		update("UPDATE " + TABLE + " SET owner = NULL, expires_at = ?, renewed_at = ? WHERE generator_id = ? "
+				+ "AND owner = ?", generatorId, owner, issuedBelow, now);
+	}
+
+	/** Runs an update whose parameters are: a time in ms, now, the generator id and the owner. */
+	private boolean update(String sql, int generatorId, String owner, long millis, long now) throws SQLException {
+		try (Connection c = this.dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
 			c.setAutoCommit(true);
-			ps.setLong(1, issuedBelow);
+			ps.setLong(1, millis);
 			ps.setTimestamp(2, Timestamp.from(Instant.ofEpochMilli(now)));
 			ps.setInt(3, generatorId);
 			ps.setString(4, owner);
-			ps.executeUpdate();
+			return ps.executeUpdate() == 1;
 		}
 	}
 

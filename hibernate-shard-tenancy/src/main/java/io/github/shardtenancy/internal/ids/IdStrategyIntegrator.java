@@ -5,12 +5,10 @@ import java.util.List;
 
 import io.github.shardtenancy.IdCheck;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import org.hibernate.SessionFactory;
 import org.hibernate.SessionFactoryObserver;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
-import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.generator.Generator;
 import org.hibernate.id.Assigned;
@@ -56,12 +54,7 @@ public final class IdStrategyIntegrator implements Integrator {
 	@Override
 	public void integrate(Metadata metadata, BootstrapContext bootstrapContext,
 			SessionFactoryImplementor sessionFactory) {
-		MultiTenantConnectionProvider<?> provider = sessionFactory.getServiceRegistry()
-			.getService(MultiTenantConnectionProvider.class);
-		if (provider == null || !provider.isUnwrappableAs(ShardMultiTenantConnectionProvider.class)) {
-			return;
-		}
-		ShardIds ids = provider.unwrap(ShardMultiTenantConnectionProvider.class).ids();
+		ShardIds ids = ShardSafeIdGenerator.idsOf(sessionFactory);
 		if (ids == null) {
 			return;
 		}

@@ -7,6 +7,7 @@ import io.github.shardtenancy.ShardSafeId;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.generator.BeforeExecutionGenerator;
 import org.hibernate.generator.EventType;
@@ -50,8 +51,12 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 			EventType eventType) {
 		ShardIds source = this.ids;
 		if (source == null) {
-			source = of(session.getFactory().getServiceRegistry().getService(MultiTenantConnectionProvider.class),
-					this.entity);
+			source = idsOf(session.getFactory());
+			if (source == null) {
+				throw new ShardTenancyConfigurationException("@ShardSafeId", "@ShardSafeId on " + this.entity
+						+ " needs a session factory built on a ShardTenancy (its hibernateSettings(), or the Spring Boot "
+						+ "starter), whose directory leases the generator ids");
+			}
 			source.start();
 			this.ids = source;
 		}
@@ -64,22 +69,17 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 	}
 
 	/**
-	 * @param provider the session factory's multi-tenant connection provider, or {@code null}
-	 * @param entity the entity, for the message
-	 * @return the ids of the tenancy behind it
-	 * @throws ShardTenancyConfigurationException if it is not the library's, or has no ids
+	 * @param factory a session factory
+	 * @return the ids of the tenancy whose connection provider the factory uses, or {@code null} if it uses another
+	 * provider, or one without ids
 	 */
-	static ShardIds of(@Nullable MultiTenantConnectionProvider<?> provider, String entity) {
-		ShardIds ids = null;
-		if (provider != null && provider.isUnwrappableAs(ShardMultiTenantConnectionProvider.class)) {
-			ids = provider.unwrap(ShardMultiTenantConnectionProvider.class).ids();
+	static @Nullable ShardIds idsOf(SessionFactoryImplementor factory) {
+		MultiTenantConnectionProvider<?> provider = factory.getServiceRegistry()
+			.getService(MultiTenantConnectionProvider.class);
+		if (provider == null || !provider.isUnwrappableAs(ShardMultiTenantConnectionProvider.class)) {
+			return null;
 		}
-		if (ids == null) {
-			throw new ShardTenancyConfigurationException("@ShardSafeId", "@ShardSafeId on " + entity + " needs a "
-					+ "session factory built on a ShardTenancy (its hibernateSettings(), or the Spring Boot starter), "
-					+ "whose directory leases the generator ids");
-		}
-		return ids;
+		return provider.unwrap(ShardMultiTenantConnectionProvider.class).ids();
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.IdGenerationException;
 import io.github.shardtenancy.InvalidTenantIdException;
 import io.github.shardtenancy.NoTenantBoundException;
 import io.github.shardtenancy.RetriesExhaustedException;
@@ -32,8 +33,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * <li>{@link InvalidTenantIdException}, {@link NoTenantBoundException}: 400 Bad Request;</li>
  * <li>{@link UnknownTenantException}, {@link TenantDeletedException}: 404 Not Found;</li>
  * <li>{@link RetriesExhaustedException}, {@link TenantUnavailableException}, {@link ShardUnavailableException},
- * {@link ShardConnectionLostException}, {@link DirectoryUnavailableException}: 503 Service Unavailable with a
- * {@code Retry-After} header in whole seconds.</li>
+ * {@link ShardConnectionLostException}, {@link DirectoryUnavailableException}, {@link IdGenerationException}: 503
+ * Service Unavailable with a {@code Retry-After} header in whole seconds.</li>
  * </ul>
  * Each problem has a {@code type} ({@code urn:shard-tenancy:} and the exception's simple name), a {@code title}, the
  * exception message as {@code detail}, and the properties {@code tenant}, {@code shard} and
@@ -60,7 +61,8 @@ public class ShardTenancyProblemDetails {
 			new Mapping(TenantUnavailableException.class, HttpStatus.SERVICE_UNAVAILABLE, "Tenant unavailable"),
 			new Mapping(ShardUnavailableException.class, HttpStatus.SERVICE_UNAVAILABLE, "Shard unavailable"),
 			new Mapping(ShardConnectionLostException.class, HttpStatus.SERVICE_UNAVAILABLE, "Shard unavailable"),
-			new Mapping(DirectoryUnavailableException.class, HttpStatus.SERVICE_UNAVAILABLE, "Directory unavailable"));
+			new Mapping(DirectoryUnavailableException.class, HttpStatus.SERVICE_UNAVAILABLE, "Directory unavailable"),
+			new Mapping(IdGenerationException.class, HttpStatus.SERVICE_UNAVAILABLE, "Ids unavailable"));
 
 	private final String retryAfterSeconds;
 

@@ -3,6 +3,7 @@ package io.github.shardtenancy.boot.web;
 import java.util.List;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.IdGenerationException;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.TenantAdmin;
@@ -78,6 +79,11 @@ class ProblemDetailsTests {
 		@GetMapping("/fail/directory")
 		void directoryDown() {
 			throw new DirectoryUnavailableException("acme", 7, new IllegalStateException("directory down"));
+		}
+
+		@GetMapping("/fail/ids")
+		void idsDown() {
+			throw new IdGenerationException("The lease of generator id 3 expired", null);
 		}
 
 		@GetMapping("/fail/wrapped")
@@ -200,6 +206,15 @@ class ProblemDetailsTests {
 				.andExpect(status().isServiceUnavailable())
 				.andExpect(header().string("Retry-After", "1"))
 				.andExpect(jsonPath("$.title").value("Directory unavailable"));
+		}
+
+		@Test
+		@DisplayName("no valid @ShardSafeId lease: 503 with Retry-After")
+		void idsUnavailable() throws Exception {
+			this.mvc.perform(get("/fail/ids"))
+				.andExpect(status().isServiceUnavailable())
+				.andExpect(header().string("Retry-After", "1"))
+				.andExpect(jsonPath("$.title").value("Ids unavailable"));
 		}
 
 		@Test

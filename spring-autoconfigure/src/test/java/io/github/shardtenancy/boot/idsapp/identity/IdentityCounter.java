@@ -10,7 +10,7 @@ import org.hibernate.annotations.TenantId;
 
 /** A tenant entity with an IDENTITY id, which counts per shard. */
 @Entity
-@Table(name = "counter")
+@Table(name = "ticket")
 public class IdentityCounter {
 
 	@Id
