@@ -17,6 +17,7 @@ import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.TransactionCharacteristics;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.internal.ids.IdSource;
 import io.github.shardtenancy.internal.ids.ShardIds;
 import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 import io.github.shardtenancy.internal.jdbc.TenantConnection;
@@ -64,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #getAnyConnection()} serves Hibernate's bootstrap (dialect and metadata) from the shard with the smallest
  * id, without session variables. Thread-safe.
  */
-public class ShardMultiTenantConnectionProvider implements MultiTenantConnectionProvider<String> {
+public class ShardMultiTenantConnectionProvider implements MultiTenantConnectionProvider<String>, IdSource {
 
 	private static final Logger log = LoggerFactory.getLogger(ShardMultiTenantConnectionProvider.class);
 
@@ -102,6 +103,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	 * @return the tenancy's {@link io.github.shardtenancy.ShardSafeId} ids and id check, or {@code null} when this
 	 * provider was built without them
 	 */
+	@Override
 	public @Nullable ShardIds ids() {
 		return this.ids;
 	}

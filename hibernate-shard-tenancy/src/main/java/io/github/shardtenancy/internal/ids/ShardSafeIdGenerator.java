@@ -5,7 +5,6 @@ import java.util.EnumSet;
 
 import io.github.shardtenancy.ShardSafeId;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
@@ -18,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Hibernate's generator behind {@link ShardSafeId}: asks the tenancy's {@link ShardIds} for each new entity's id,
  * before the insert. Created by Hibernate once per annotated id; finds the {@link ShardIds} through the session
- * factory's multi-tenant connection provider, which must be the library's. Thread-safe.
+ * factory's multi-tenant connection provider, which must be the library's (an {@link IdSource}). Thread-safe.
  */
 public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 
@@ -76,10 +75,10 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 	static @Nullable ShardIds idsOf(SessionFactoryImplementor factory) {
 		MultiTenantConnectionProvider<?> provider = factory.getServiceRegistry()
 			.getService(MultiTenantConnectionProvider.class);
-		if (provider == null || !provider.isUnwrappableAs(ShardMultiTenantConnectionProvider.class)) {
+		if (provider == null || !provider.isUnwrappableAs(IdSource.class)) {
 			return null;
 		}
-		return provider.unwrap(ShardMultiTenantConnectionProvider.class).ids();
+		return provider.unwrap(IdSource.class).ids();
 	}
 
 }
