@@ -30,20 +30,11 @@ class ShardSafeIdTest {
 		return config;
 	}
 
-	private ShardTenancy instance(String actor) {
-		return ShardTenancy.builder()
-			.directory(pool("directory"))
-			.shard("shard-1", pool("shard-1"))
-			.shard("shard-2", pool("shard-2"))
-			.tenantTables(Tickets.TABLES)
-			.actor(actor)
-			.build();
-	}
-
 	@Test
 	@DisplayName("concurrent inserts by two instances on two shards, then an online move: every id distinct, all rows on the target")
 	void twoInstancesThenMove() throws Exception {
-		try (ShardTenancy first = instance("first@test"); ShardTenancy second = instance("second@test")) {
+		try (ShardTenancy first = Tickets.instance("first@test", this::pool);
+				ShardTenancy second = Tickets.instance("second@test", this::pool)) {
 			ShardTenancyMigrations.migrateDirectory(first.directoryDataSource());
 			for (String shardId : first.topology().shardIds()) {
 				ShardTenancyMigrations.migrateShard(first.topology().dataSource(shardId), shardId,

@@ -55,7 +55,7 @@ class PostgresShardSafeIdTest {
 	}
 
 	private HikariConfig pool(String database) {
-		HikariDataSource existing = this.databases.get(database);
+		HikariDataSource existing = this.databases.get(database.replace('-', '_'));
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(existing.getJdbcUrl());
 		config.setUsername(existing.getUsername());
@@ -64,20 +64,11 @@ class PostgresShardSafeIdTest {
 		return config;
 	}
 
-	private ShardTenancy instance(String actor) {
-		return ShardTenancy.builder()
-			.directory(pool("directory"))
-			.shard("shard-1", pool("shard_1"))
-			.shard("shard-2", pool("shard_2"))
-			.tenantTables(Tickets.TABLES)
-			.actor(actor)
-			.build();
-	}
-
 	@Test
 	@DisplayName("concurrent inserts by two instances on two shards, then an online move: every id distinct, all rows on the target")
 	void twoInstancesThenMove() throws Exception {
-		try (ShardTenancy first = instance("first@pg"); ShardTenancy second = instance("second@pg")) {
+		try (ShardTenancy first = Tickets.instance("first@pg", this::pool);
+				ShardTenancy second = Tickets.instance("second@pg", this::pool)) {
 			first.start();
 			second.start();
 

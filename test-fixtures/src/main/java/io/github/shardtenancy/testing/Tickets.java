@@ -12,9 +12,11 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.IdSettings;
 import io.github.shardtenancy.MoveResult;
 import io.github.shardtenancy.MoveSettings;
@@ -40,6 +42,23 @@ public final class Tickets {
 	public static final List<TenantTable> TABLES = List.of(new TenantTable("ticket", "tenant_id"));
 
 	private Tickets() {
+	}
+
+	/**
+	 * @param actor who the instance is
+	 * @param pools a new pool configuration of the database {@code "directory"}, {@code "shard-1"} or
+	 * {@code "shard-2"}
+	 * @return an application instance (a tenancy, not started) on that directory and shards {@code shard-1} and
+	 * {@code shard-2}, with the ticket table as its tenant table
+	 */
+	public static ShardTenancy instance(String actor, Function<String, HikariConfig> pools) {
+		return ShardTenancy.builder()
+			.directory(pools.apply("directory"))
+			.shard("shard-1", pools.apply("shard-1"))
+			.shard("shard-2", pools.apply("shard-2"))
+			.tenantTables(TABLES)
+			.actor(actor)
+			.build();
 	}
 
 	/**
