@@ -3,14 +3,22 @@ package io.github.shardtenancy;
 import java.util.List;
 import java.util.UUID;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.internal.Internals;
+import io.github.shardtenancy.internal.fence.FenceState;
+import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.retry.FenceRejection;
+import io.github.shardtenancy.testing.Ticket;
 import io.github.shardtenancy.testing.Tickets;
+import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link ShardSafeId} on fenced H2 shards, through plain Hibernate on {@link ShardTenancy#builder()}: two application
@@ -48,6 +56,36 @@ class ShardSafeIdTest {
 			int firstGenerator = Internals.wiring(first).ids().generatorId().orElseThrow();
 			int secondGenerator = Internals.wiring(second).ids().generatorId().orElseThrow();
 			assertThat(ids).extracting(IdSettings::generatorOf).containsOnly(firstGenerator, secondGenerator);
+		}
+	}
+
+	@Test
+	@DisplayName("an entity persisted in a transaction the fence rejected loses its id, and gets a new one when persisted again")
+	void rejectedAttemptGetsANewId() throws Exception {
+		try (ShardTenancy tenancy = Tickets.instance("reject@test", this::pool)) {
+			ShardTenancyMigrations.migrateDirectory(tenancy.directoryDataSource());
+			for (String shardId : tenancy.topology().shardIds()) {
+				ShardTenancyMigrations.migrateShard(tenancy.topology().dataSource(shardId), shardId,
+						List.of(Tickets.CHANGELOG));
+			}
+			tenancy.start();
+			DirectoryEntry entry = tenancy.admin().create("initech", "shard-1");
+			DataSource shard = tenancy.topology().dataSource("shard-1");
+			try (SessionFactory factory = Tickets.sessionFactory(tenancy, "org.hibernate.dialect.H2Dialect")) {
+				Ticket ticket = new Ticket("built once");
+				ShardFence.set(shard, "shard-1", "initech", FenceState.FROZEN, entry.version());
+				assertThatThrownBy(() -> TenantContext.runAs("initech", () -> factory.inTransaction((session) -> {
+					session.persist(ticket);
+					session.flush();
+				}))).satisfies((ex) -> assertThat(FenceRejection.find(ex)).isPresent());
+				assertThat(ticket.getId()).as("reset by the rollback").isNull();
+
+				ShardFence.set(shard, "shard-1", "initech", FenceState.OWNED, entry.version());
+				TenantContext.runAs("initech", () -> factory.inTransaction((session) -> session.persist(ticket)));
+
+				assertThat(ticket.getId()).isNotNull();
+				assertThat(Tickets.ids(shard)).containsExactly(ticket.getId());
+			}
 		}
 	}
 
