@@ -17,8 +17,9 @@ import java.util.Objects;
  * 1.3&times;10<sup>17</sup>, far above the ids a table's {@code IDENTITY} or sequence handed out, so existing rows keep
  * theirs. They exceed 2<sup>53</sup>: JavaScript clients must read them as strings.
  *
- * @param epoch the instant of timestamp 0; never {@code null}; not in the future; ids run out 69 years after it.
- * Never change it once ids were generated (earlier ids could then be generated again)
+ * @param epoch the instant of timestamp 0; never {@code null}; ids cannot be generated before it, and run out 69 years
+ * after it ({@link IdGenerationException}). Never change it once ids were generated (earlier ids could then be
+ * generated again)
  * @param lease how long a generator lease lasts without renewal (renewed every third of it); positive
  * @param maxClockBackwards how far the clock may step back (NTP adjustments) before the generator refuses; the
  * generator waits for the clock to catch up with its last id up to this long; not negative
