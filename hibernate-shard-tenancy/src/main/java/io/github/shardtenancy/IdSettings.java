@@ -18,8 +18,8 @@ import java.util.Objects;
  * theirs. They exceed 2<sup>53</sup>: JavaScript clients must read them as strings.
  *
  * @param epoch the instant of timestamp 0; never {@code null}; ids cannot be generated before it, and run out 69 years
- * after it ({@link IdGenerationException}). Never change it once ids were generated (earlier ids could then be
- * generated again)
+ * after it ({@link IdGenerationException}). Every instance on the same directory must use the same epoch, and it
+ * must never change once ids were generated (earlier ids could then be generated again)
  * @param lease how long a generator lease lasts without renewal (renewed every third of it); positive
  * @param maxClockBackwards how far the clock may step back (NTP adjustments) before the generator refuses; the
  * generator waits for the clock to catch up with its last id up to this long; not negative

@@ -20,8 +20,8 @@ public class IdsProperties {
 	private IdCheck check = IdCheck.FAIL;
 
 	/**
-	 * Instant of timestamp 0 of {@code @ShardSafeId} ids, which run out 69 years later. Never change it once ids
-	 * were generated. Default 2024-01-01T00:00:00Z.
+	 * Instant of timestamp 0 of {@code @ShardSafeId} ids, which run out 69 years later. The same on every instance
+	 * of a directory; never change it once ids were generated. Default 2024-01-01T00:00:00Z.
 	 */
 	private Instant epoch = IdSettings.DEFAULT_EPOCH;
 

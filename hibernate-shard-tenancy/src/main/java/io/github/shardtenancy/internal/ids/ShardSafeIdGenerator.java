@@ -1,6 +1,8 @@
 package io.github.shardtenancy.internal.ids;
 
+import java.lang.reflect.Field;
 import java.lang.reflect.Member;
+import java.lang.reflect.Method;
 import java.util.EnumSet;
 
 import io.github.shardtenancy.ShardSafeId;
@@ -37,7 +39,8 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 	public ShardSafeIdGenerator(ShardSafeId annotation, Member member, GeneratorCreationContext context) {
 		this.entity = context.getPersistentClass() != null ? context.getPersistentClass().getEntityName()
 				: member.getDeclaringClass().getName();
-		Class<?> type = context.getProperty().getType().getReturnedClass();
+		Class<?> type = (member instanceof Field field) ? field.getType()
+				: (member instanceof Method method) ? method.getReturnType() : Long.class;
 		if (type != Long.class && type != long.class) {
 			throw new ShardTenancyConfigurationException("@ShardSafeId", "@ShardSafeId on " + this.entity + "."
 					+ member.getName() + " needs a Long or long id, not " + type.getName()
