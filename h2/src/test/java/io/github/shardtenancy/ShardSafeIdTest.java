@@ -56,6 +56,12 @@ class ShardSafeIdTest {
 			int firstGenerator = Internals.wiring(first).ids().generatorId().orElseThrow();
 			int secondGenerator = Internals.wiring(second).ids().generatorId().orElseThrow();
 			assertThat(ids).extracting(IdSettings::generatorOf).containsOnly(firstGenerator, secondGenerator);
+			// Ids for plain JDBC come from the same generator.
+			long jdbcId = first.nextId();
+			assertThat(IdSettings.generatorOf(jdbcId)).isEqualTo(firstGenerator);
+			assertThat(ids).doesNotContain(jdbcId);
+			assertThat(jdbcId).isGreaterThan(ids.stream().filter((id) -> IdSettings.generatorOf(id) == firstGenerator)
+				.mapToLong(Long::longValue).max().orElseThrow());
 		}
 	}
 

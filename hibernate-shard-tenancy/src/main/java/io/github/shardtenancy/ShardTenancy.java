@@ -150,6 +150,18 @@ public interface ShardTenancy extends AutoCloseable {
 	}
 
 	/**
+	 * Generates an id as {@link ShardSafeId} does, for rows written without Hibernate (plain JDBC, {@code JdbcTemplate}):
+	 * unique across shards and instances, time-ordered ({@link IdSettings}). Leases this instance's generator id from
+	 * the directory on first use, unless a session factory with a {@link ShardSafeId} entity did already. Thread-safe.
+	 * @return a new id, positive
+	 * @throws IdGenerationException with no valid generator lease (the directory could not be reached for a whole
+	 * lease), when the clock stepped back further than tolerated, or when every generator id is leased
+	 * @throws DirectoryUnavailableException if the directory cannot be reached to lease a generator id
+	 * @throws IllegalStateException if the tenancy is closed
+	 */
+	long nextId();
+
+	/**
 	 * @return a {@link DataSource} whose connections belong to the bound tenant's shard, for plain JDBC (for example
 	 * Spring's {@code JdbcTemplate}); connections start in auto-commit mode as JDBC requires; never {@code null}
 	 */

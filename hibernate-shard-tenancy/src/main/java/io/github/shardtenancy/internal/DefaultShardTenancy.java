@@ -93,6 +93,12 @@ final class DefaultShardTenancy implements ShardTenancy {
 	}
 
 	@Override
+	public long nextId() {
+		this.wiring.ids().start();
+		return this.wiring.ids().next();
+	}
+
+	@Override
 	public DataSource dataSource() {
 		return this.wiring.dataSource();
 	}

@@ -125,7 +125,7 @@ public final class ShardIds implements AutoCloseable {
 	public void start() {
 		synchronized (this) {
 			if (this.closed) {
-				throw new IllegalStateException("closed");
+				throw new IllegalStateException("The tenancy is closed: no ids are generated");
 			}
 			if (this.renewal == null) {
 				long period = Math.max(1, this.settings.lease().toMillis() / 3);
