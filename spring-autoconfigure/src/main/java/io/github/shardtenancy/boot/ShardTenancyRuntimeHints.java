@@ -28,7 +28,8 @@ import org.springframework.util.ClassUtils;
  * fence dialects, the bulk copier, the Hibernate integrators, the context-propagation accessor), read from the
  * class path when the hints are computed, so that a new provider is covered without a change here; and the classes H2
  * calls by name: the Java functions the shard changelog installs with {@code CREATE ALIAS} and the row triggers the
- * H2 fence dialect installs with {@code CREATE TRIGGER ... CALL}.</li>
+ * H2 fence dialect installs with {@code CREATE TRIGGER ... CALL}, and the {@code @ShardSafeId} generator, which
+ * Hibernate constructs by reflection.</li>
  * </ul>
  * The library creates no JDK proxies and serializes nothing with Java serialization. Hibernate receives its
  * connection provider and tenant identifier resolver as instances, not class names. The endpoint's response types are
@@ -51,6 +52,9 @@ class ShardTenancyRuntimeHints implements RuntimeHintsRegistrar {
 	static final List<String> H2_TRIGGERS = List.of("io.github.shardtenancy.h2.H2FenceTrigger",
 			"io.github.shardtenancy.h2.H2CaptureTrigger");
 
+	/** Hibernate's generator behind {@code @ShardSafeId}, which Hibernate constructs by reflection. */
+	static final String ID_GENERATOR = "io.github.shardtenancy.internal.ids.ShardSafeIdGenerator";
+
 	private static final String PACKAGE = "io.github.shardtenancy.";
 
 	@Override
@@ -70,6 +74,7 @@ class ShardTenancyRuntimeHints implements RuntimeHintsRegistrar {
 		for (String trigger : H2_TRIGGERS) {
 			hints.reflection().registerType(TypeReference.of(trigger), MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
 		}
+		hints.reflection().registerType(TypeReference.of(ID_GENERATOR), MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.shardtenancy.boot;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Member;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,8 +18,11 @@ import java.util.stream.Stream;
 
 import javax.xml.parsers.DocumentBuilderFactory;
 
+import io.github.shardtenancy.ShardSafeId;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import org.h2.api.Trigger;
+import org.hibernate.annotations.IdGeneratorType;
+import org.hibernate.generator.GeneratorCreationContext;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.aot.hint.RuntimeHints;
@@ -214,6 +218,16 @@ class ShardTenancyRuntimeHintsTests {
 				.as("a hint to construct the H2 trigger %s", type.getName())
 				.accepts(hints);
 		}
+	}
+
+	@Test
+	void theShardSafeIdGeneratorHasAHint() throws Exception {
+		Class<?> generator = ShardSafeId.class.getAnnotation(IdGeneratorType.class).value();
+		assertThat(generator.getName()).isEqualTo(ShardTenancyRuntimeHints.ID_GENERATOR);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onConstructorInvocation(generator.getConstructor(ShardSafeId.class, Member.class,
+					GeneratorCreationContext.class)))
+			.accepts(hints);
 	}
 
 	@Test
