@@ -347,6 +347,29 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	}
 
+	/** Where a request's tenant is read from (shard-tenancy.web.resolvers). */
+	public enum WebResolver {
+
+		/** The request header shard-tenancy.web.header-name. */
+		HEADER,
+
+		/** A path segment, shard-tenancy.web.path-pattern. */
+		PATH,
+
+		/** The sub-domain below shard-tenancy.web.base-domain. */
+		SUBDOMAIN,
+
+		/** The HTTP session attribute shard-tenancy.web.session-attribute, stored once resolved. */
+		SESSION,
+
+		/** The name of the principal authenticated by Spring Security. */
+		PRINCIPAL,
+
+		/** The claim shard-tenancy.web.jwt-claim of the authenticated JWT or OAuth 2 principal. */
+		JWT_CLAIM
+
+	}
+
 	/** The tenant of an HTTP request. */
 	public static class Web {
 
@@ -357,10 +380,11 @@ public class ShardTenancyProperties implements InitializingBean {
 		private boolean enabled = true;
 
 		/**
-		 * Sources of the tenant of a request, all asked in this order; those that name a tenant must name the
-		 * same one. Ignored when the application defines TenantResolver beans. Default {@code header}.
+		 * Comma-separated list of the sources of a request's tenant, all asked in this order; those that name a
+		 * tenant must name the same one. Ignored when the application defines TenantResolver beans. Default
+		 * {@code header}.
 		 */
-		private List<Resolver> resolvers = new ArrayList<>(List.of(Resolver.HEADER));
+		private List<WebResolver> resolvers = new ArrayList<>(List.of(WebResolver.HEADER));
 
 		/** The request header naming the tenant (resolver header). Default {@code X-Tenant-Id}. */
 		private String headerName = "X-Tenant-Id";
@@ -405,11 +429,11 @@ public class ShardTenancyProperties implements InitializingBean {
 			this.headerName = headerName;
 		}
 
-		public List<Resolver> getResolvers() {
+		public List<WebResolver> getResolvers() {
 			return this.resolvers;
 		}
 
-		public void setResolvers(List<Resolver> resolvers) {
+		public void setResolvers(List<WebResolver> resolvers) {
 			this.resolvers = resolvers;
 		}
 
@@ -443,29 +467,6 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		public void setJwtClaim(String jwtClaim) {
 			this.jwtClaim = jwtClaim;
-		}
-
-		/** Where a request's tenant is read from. */
-		public enum Resolver {
-
-			/** The request header shard-tenancy.web.header-name. */
-			HEADER,
-
-			/** A path segment, shard-tenancy.web.path-pattern. */
-			PATH,
-
-			/** The sub-domain below shard-tenancy.web.base-domain. */
-			SUBDOMAIN,
-
-			/** The HTTP session attribute shard-tenancy.web.session-attribute, stored once resolved. */
-			SESSION,
-
-			/** The name of the principal authenticated by Spring Security. */
-			PRINCIPAL,
-
-			/** The claim shard-tenancy.web.jwt-claim of the authenticated JWT or OAuth 2 principal. */
-			JWT_CLAIM
-
 		}
 
 		public ProblemDetails getProblemDetails() {

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.boot.ShardTenancyProperties.Web.Resolver;
+import io.github.shardtenancy.boot.ShardTenancyProperties.WebResolver;
 import io.github.shardtenancy.boot.web.ShardTenancyProblemDetails;
 import io.github.shardtenancy.boot.web.TenantResolutionFilter;
 import io.github.shardtenancy.boot.web.TenantResolver;
@@ -60,7 +60,8 @@ class ShardTenancyWebConfiguration {
 	@ConditionalOnProperty(prefix = "shard-tenancy.web.problem-details", name = "enabled", matchIfMissing = true)
 	ShardTenancyProblemDetails shardTenancyProblemDetails(ShardTenancyProperties properties) {
 		ShardTenancyProperties.Web web = properties.getWeb();
-		boolean header = web.isEnabled() && web.getResolvers() != null && web.getResolvers().contains(Resolver.HEADER);
+		boolean header = web.isEnabled() && web.getResolvers() != null
+				&& web.getResolvers().contains(WebResolver.HEADER);
 		return new ShardTenancyProblemDetails(web.getProblemDetails().getRetryAfter(),
 				header ? web.getHeaderName() : null);
 	}
@@ -73,7 +74,7 @@ class ShardTenancyWebConfiguration {
 	 * missing or wrong, or a Spring Security resolver is named without Spring Security on the class path
 	 */
 	static List<TenantResolver> configuredResolvers(ShardTenancyProperties.Web web, ClassLoader loader) {
-		List<Resolver> names = web.getResolvers();
+		List<WebResolver> names = web.getResolvers();
 		if (names == null || names.isEmpty()) {
 			throw new ShardTenancyConfigurationException(RESOLVERS, "No tenant resolver is configured: name at least "
 					+ "one of header, path, subdomain, session, principal, jwt-claim, define a TenantResolver bean, "
@@ -81,7 +82,7 @@ class ShardTenancyWebConfiguration {
 		}
 		List<TenantResolver> resolvers = new ArrayList<>();
 		for (int i = 0; i < names.size(); i++) {
-			Resolver name = names.get(i);
+			WebResolver name = names.get(i);
 			if (names.subList(0, i).contains(name)) {
 				throw new ShardTenancyConfigurationException(RESOLVERS, RESOLVERS + "=" + names + " names "
 						+ value(name) + " twice: name each resolver once");
@@ -91,7 +92,7 @@ class ShardTenancyWebConfiguration {
 		return resolvers;
 	}
 
-	private static TenantResolver resolver(Resolver name, ShardTenancyProperties.Web web, ClassLoader loader) {
+	private static TenantResolver resolver(WebResolver name, ShardTenancyProperties.Web web, ClassLoader loader) {
 		return switch (name) {
 			case HEADER -> TenantResolvers.header(required("header-name", web.getHeaderName()));
 			case PATH -> {
@@ -132,7 +133,7 @@ class ShardTenancyWebConfiguration {
 		return value;
 	}
 
-	private static void requireClass(Resolver name, String className, String artifact, ClassLoader loader) {
+	private static void requireClass(WebResolver name, String className, String artifact, ClassLoader loader) {
 		if (!ClassUtils.isPresent(className, loader)) {
 			throw new ShardTenancyConfigurationException(RESOLVERS, RESOLVERS + " names " + value(name) + ", which "
 					+ "reads the user authenticated by Spring Security, but " + className + " is not on the class "
@@ -140,7 +141,7 @@ class ShardTenancyWebConfiguration {
 		}
 	}
 
-	private static String value(Resolver name) {
+	private static String value(WebResolver name) {
 		return name.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
 	}
 

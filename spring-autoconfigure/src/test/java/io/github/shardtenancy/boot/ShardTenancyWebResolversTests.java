@@ -5,7 +5,7 @@ import java.net.URLClassLoader;
 import java.util.List;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
-import io.github.shardtenancy.boot.ShardTenancyProperties.Web.Resolver;
+import io.github.shardtenancy.boot.ShardTenancyProperties.WebResolver;
 import io.github.shardtenancy.boot.web.TenantResolver;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -41,7 +41,7 @@ class ShardTenancyWebResolversTests {
 	@Test
 	@DisplayName("by default: the X-Tenant-Id header only")
 	void defaults() {
-		assertThat(bind().getResolvers()).containsExactly(Resolver.HEADER);
+		assertThat(bind().getResolvers()).containsExactly(WebResolver.HEADER);
 		assertThat(configured(bind())).containsExactly("header X-Tenant-Id");
 	}
 
