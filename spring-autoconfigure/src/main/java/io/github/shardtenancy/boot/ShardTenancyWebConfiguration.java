@@ -6,6 +6,7 @@ import java.util.List;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.boot.ShardTenancyProperties.WebResolver;
 import io.github.shardtenancy.boot.web.ShardTenancyProblemDetails;
+import io.github.shardtenancy.boot.web.TenantHeaderFilter;
 import io.github.shardtenancy.boot.web.TenantResolutionFilter;
 import io.github.shardtenancy.boot.web.TenantResolver;
 import io.github.shardtenancy.boot.web.TenantResolvers;
@@ -45,6 +46,11 @@ class ShardTenancyWebConfiguration {
 		ShardTenancyProperties.Web web = properties.getWeb();
 		List<TenantResolver> resolvers = applicationResolvers.orderedStream().toList();
 		if (resolvers.isEmpty()) {
+			if (List.of(WebResolver.HEADER).equals(web.getResolvers())) {
+				// the default: the header filter, as before there were other resolvers
+				return new TenantHeaderFilter(required("header-name", web.getHeaderName()),
+						web.getProblemDetails().isEnabled());
+			}
 			resolvers = configuredResolvers(web, getClass().getClassLoader());
 		}
 		int order = TenantResolutionFilter.ORDER;
