@@ -97,12 +97,27 @@ class TenantResolutionTests {
 
 	}
 
-	static void ensureTenants(TenantAdmin admin, String... tenants) {
-		for (String tenant : tenants) {
-			if (admin.find(tenant).isEmpty()) {
-				admin.create(tenant);
+	/** What every test context below offers: MockMvc over the context's filters, the tenants, the filter. */
+	abstract static class WebApp {
+
+		@Autowired
+		MockMvc mvc;
+
+		@Autowired
+		TenantAdmin admin;
+
+		@Autowired
+		TenantResolutionFilter filter;
+
+		@BeforeEach
+		void tenants() {
+			for (String tenant : List.of("acme", "globex", "initech")) {
+				if (this.admin.find(tenant).isEmpty()) {
+					this.admin.create(tenant);
+				}
 			}
 		}
+
 	}
 
 	@Nested
@@ -114,21 +129,10 @@ class TenantResolutionTests {
 			"spring.jpa.open-in-view=false", "shard-tenancy.web.resolvers=header,path,session" })
 	@AutoConfigureMockMvc
 	@DisplayName("with resolvers=header,path,session")
-	class HeaderPathSession {
+	class HeaderPathSession extends WebApp {
 
-		@Autowired
-		private MockMvc mvc;
 
-		@Autowired
-		private TenantAdmin admin;
 
-		@Autowired
-		private TenantResolutionFilter filter;
-
-		@BeforeEach
-		void tenants() {
-			ensureTenants(this.admin, "acme", "globex");
-		}
 
 		@Test
 		@DisplayName("the filter has the three resolvers in the configured order, before Spring Security's order")
@@ -297,21 +301,10 @@ class TenantResolutionTests {
 	@Import(SecurityChain.class)
 	@AutoConfigureMockMvc
 	@DisplayName("with resolvers=principal behind Spring Security")
-	class Principal {
+	class Principal extends WebApp {
 
-		@Autowired
-		private MockMvc mvc;
 
-		@Autowired
-		private TenantAdmin admin;
 
-		@Autowired
-		private TenantResolutionFilter filter;
-
-		@BeforeEach
-		void tenants() {
-			ensureTenants(this.admin, "acme", "initech");
-		}
 
 		@Test
 		@DisplayName("the filter runs after Spring Security's chain")
@@ -353,18 +346,9 @@ class TenantResolutionTests {
 	@Import(SecurityChain.class)
 	@AutoConfigureMockMvc
 	@DisplayName("with resolvers=jwt-claim,header and jwt-claim=tenant_id behind Spring Security")
-	class JwtClaim {
+	class JwtClaim extends WebApp {
 
-		@Autowired
-		private MockMvc mvc;
 
-		@Autowired
-		private TenantAdmin admin;
-
-		@BeforeEach
-		void tenants() {
-			ensureTenants(this.admin, "acme", "globex");
-		}
 
 		@Test
 		@DisplayName("a signed bearer token decoded by the resource server: its claim is the tenant")
@@ -438,21 +422,10 @@ class TenantResolutionTests {
 	@Import(ApplicationResolvers.class)
 	@AutoConfigureMockMvc
 	@DisplayName("with the application's TenantResolver beans")
-	class ApplicationBeans {
+	class ApplicationBeans extends WebApp {
 
-		@Autowired
-		private MockMvc mvc;
 
-		@Autowired
-		private TenantAdmin admin;
 
-		@Autowired
-		private TenantResolutionFilter filter;
-
-		@BeforeEach
-		void tenants() {
-			ensureTenants(this.admin, "acme", "globex");
-		}
 
 		@Test
 		@DisplayName("they replace the configured header resolver, in their @Order")

@@ -35,14 +35,19 @@ class TenantResolversTests {
 
 	private final AtomicReference<String> seen = new AtomicReference<>("not called");
 
-	private final MockFilterChain chain = new MockFilterChain(new HttpServlet() {
+	private final MockFilterChain chain = chain();
 
-		@Override
-		protected void service(HttpServletRequest req, HttpServletResponse resp) {
-			TenantResolversTests.this.seen.set(TenantContext.current());
-		}
+	/** @return a new chain (a chain serves one request) recording the tenant bound when it is called */
+	private MockFilterChain chain() {
+		return new MockFilterChain(new HttpServlet() {
 
-	});
+			@Override
+			protected void service(HttpServletRequest req, HttpServletResponse resp) {
+				TenantResolversTests.this.seen.set(TenantContext.current());
+			}
+
+		});
+	}
 
 	@AfterEach
 	void clear() {
@@ -96,28 +101,14 @@ class TenantResolversTests {
 		MockHttpServletRequest next = new MockHttpServletRequest("POST", "/");
 		next.setSession(request.getSession(false));
 		this.seen.set("not called");
-		filter.doFilter(next, new MockHttpServletResponse(), new MockFilterChain(new HttpServlet() {
-
-			@Override
-			protected void service(HttpServletRequest req, HttpServletResponse resp) {
-				TenantResolversTests.this.seen.set(TenantContext.current());
-			}
-
-		}));
+		filter.doFilter(next, new MockHttpServletResponse(), chain());
 		assertThat(this.seen).hasValue("acme");
 	}
 
 	@Test
 	@DisplayName("a request naming another tenant than the one an earlier filter bound: 400, nothing downstream runs")
 	void anotherTenantAlreadyBound() throws Exception {
-		TenantHeaderFilter filter = new TenantHeaderFilter("X-Tenant-Id");
-		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/");
-		request.addHeader("X-Tenant-Id", "globex");
-		MockHttpServletResponse response = new MockHttpServletResponse();
-		try (TenantContext.Scope outer = TenantContext.bind("acme")) {
-			filter.doFilter(request, response, this.chain);
-			assertThat(TenantContext.current()).isEqualTo("acme");
-		}
+		MockHttpServletResponse response = filterWithAcmeBound("globex");
 		assertThat(response.getStatus()).isEqualTo(400);
 		assertThat(response.getContentAsString()).contains("tenant 'acme' is already bound");
 		assertThat(this.seen).hasValue("not called");
@@ -126,13 +117,7 @@ class TenantResolversTests {
 	@Test
 	@DisplayName("a request naming the tenant an earlier filter bound runs with it, and leaves it bound")
 	void sameTenantAlreadyBound() throws Exception {
-		TenantHeaderFilter filter = new TenantHeaderFilter("X-Tenant-Id");
-		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/");
-		request.addHeader("X-Tenant-Id", "acme");
-		try (TenantContext.Scope outer = TenantContext.bind("acme")) {
-			filter.doFilter(request, new MockHttpServletResponse(), this.chain);
-			assertThat(TenantContext.current()).isEqualTo("acme");
-		}
+		assertThat(filterWithAcmeBound("acme").getStatus()).isEqualTo(200);
 		assertThat(this.seen).hasValue("acme");
 		assertThat(TenantContext.current()).isNull();
 	}
@@ -180,6 +165,21 @@ class TenantResolversTests {
 		assertThatThrownBy(() -> claim.resolve(new MockHttpServletRequest()))
 			.isInstanceOf(TenantResolutionException.class)
 			.hasMessageContaining("Claim tenant of the authenticated principal is a");
+	}
+
+	/**
+	 * @param headerTenant the tenant the request's header names
+	 * @return the response of the header filter to the request, run while {@code acme} is bound (and still bound after)
+	 */
+	private MockHttpServletResponse filterWithAcmeBound(String headerTenant) throws Exception {
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/");
+		request.addHeader("X-Tenant-Id", headerTenant);
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		try (TenantContext.Scope outer = TenantContext.bind("acme")) {
+			new TenantHeaderFilter("X-Tenant-Id").doFilter(request, response, this.chain);
+			assertThat(TenantContext.current()).isEqualTo("acme");
+		}
+		return response;
 	}
 
 	private static MockHttpServletRequest host(String host) {
