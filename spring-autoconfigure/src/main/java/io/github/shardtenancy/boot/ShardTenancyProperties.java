@@ -407,7 +407,10 @@ public class ShardTenancyProperties implements InitializingBean {
 		 */
 		private String sessionAttribute = "shard-tenancy.tenant";
 
-		/** Claim of the authenticated JWT or OAuth 2 principal naming the tenant (resolver jwt-claim). Default {@code tenant}. */
+		/**
+		 * Claim of the authenticated JWT or OAuth 2 principal naming the tenant (resolver jwt-claim). Default
+		 * {@code tenant}.
+		 */
 		private String jwtClaim = "tenant";
 
 		/** The HTTP answers to the library's typed errors. */

@@ -42,9 +42,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The live page and the server-rendered order pages end to end: the sample app on a real server and three real H2
- * shards, the pages in Debian's headless Chromium driven by Selenium. The browser and its driver are taken from {@code /usr/bin} (packages {@code chromium}
- * and {@code chromium-driver}); Selenium Manager is never asked to fetch anything. Without them the test is skipped
- * (disabled, with the reason), unless {@value #REQUIRE_BROWSER}=1 (as in CI), which makes their absence a failure.
+ * shards, the pages in Debian's headless Chromium driven by Selenium. The browser and its driver are taken from
+ * {@code /usr/bin} (packages {@code chromium} and {@code chromium-driver}); Selenium Manager is never asked to fetch
+ * anything. Without them the test is skipped (disabled, with the reason), unless {@value #REQUIRE_BROWSER}=1 (as in
+ * CI), which makes their absence a failure.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
 		"shard-tenancy.directory.url=jdbc:h2:mem:live-test-directory;DB_CLOSE_DELAY=-1",

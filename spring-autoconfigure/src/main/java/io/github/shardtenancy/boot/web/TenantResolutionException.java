@@ -6,9 +6,9 @@ import io.github.shardtenancy.ShardTenancyException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A request names its tenant in a way that cannot be served: a tenant header sent twice, two resolvers naming different
- * tenants, a claim holding several tenants, or a tenant other than the one already bound. {@link TenantResolutionFilter}
- * answers it with HTTP 400 and does not call the rest of the filter chain.
+ * A request names its tenant in a way that cannot be served: a tenant header sent twice, two resolvers naming
+ * different tenants, a claim holding several tenants, or a tenant other than the one already bound.
+ * {@link TenantResolutionFilter} answers it with HTTP 400 and does not call the rest of the filter chain.
  */
 public class TenantResolutionException extends ShardTenancyException {
 

@@ -41,7 +41,10 @@ import org.springframework.web.filter.OncePerRequestFilter;
  */
 public class TenantResolutionFilter extends OncePerRequestFilter implements Ordered {
 
-	/** The filter's default order: {@code -105}, just before Spring Security's default filter chain order ({@code -100}). */
+	/**
+	 * The filter's default order: {@code -105}, just before Spring Security's default filter chain order
+	 * ({@code -100}).
+	 */
 	public static final int ORDER = -105;
 
 	/**

@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
  * {@link TenantResolvers}: a header, a path segment, a sub-domain, a session attribute, the authenticated principal and
  * a JWT or OAuth 2 claim.
  *
- * <p>The filter asks every resolver it has, in order; each answers the tenant it finds, or {@code null} when the request
- * does not name one its way. The filter checks each answer against the tenant id rule
+ * <p>The filter asks every resolver it has, in order; each answers the tenant it finds, or {@code null} when the
+ * request does not name one its way. The filter checks each answer against the tenant id rule
  * ({@link io.github.shardtenancy.TenantIds}), and answers HTTP 400 when two resolvers name different tenants. An
  * application defines {@code TenantResolver} beans to replace the configured ones
  * ({@code shard-tenancy.web.resolvers}); their {@link org.springframework.core.annotation.Order} sets their order.

@@ -100,7 +100,8 @@ public final class TenantResolvers {
 
 	static String requireText(@Nullable String value, String name) {
 		if (value == null || value.isBlank()) {
-			throw new IllegalArgumentException(name + " must not be blank, was " + ((value != null) ? "'" + value + "'" : "null"));
+			throw new IllegalArgumentException(
+					name + " must not be blank, was " + ((value != null) ? "'" + value + "'" : "null"));
 		}
 		return value;
 	}
