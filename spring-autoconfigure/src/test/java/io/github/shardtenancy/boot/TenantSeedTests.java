@@ -3,7 +3,14 @@ package io.github.shardtenancy.boot;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -16,6 +23,8 @@ import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.spi.TenantSeeder;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -25,6 +34,7 @@ import org.springframework.jdbc.datasource.init.ScriptException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Seeding a new tenant's data on its shard through {@code TenantAdmin.create} in a Boot context on H2: the scripts of
@@ -133,6 +143,53 @@ class TenantSeedTests {
 	}
 
 	@Test
+	@DisplayName("Two TenantAdmin.seed calls at once for a tenant whose seed failed: the seed runs once, the other call finds it recorded")
+	void concurrentRetriesSeedOnce() {
+		AtomicBoolean failing = new AtomicBoolean(true);
+		AtomicInteger runs = new AtomicInteger();
+		CountDownLatch release = new CountDownLatch(1);
+		TenantSeeder seeder = (tenant, connection) -> {
+			if (failing.get()) {
+				throw new SQLException("reference service down");
+			}
+			runs.incrementAndGet();
+			try {
+				release.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new SQLException(ex);
+			}
+		};
+		this.runner.withBean("blockingSeeder", TenantSeeder.class, () -> seeder).run((context) -> {
+			TenantAdmin admin = context.getBean(TenantAdmin.class);
+			assertThatThrownBy(() -> admin.create("acme", "shard-1")).isInstanceOf(TenantSeedException.class);
+			failing.set(false);
+			ExecutorService threads = Executors.newFixedThreadPool(2);
+			try {
+				Future<Boolean> first = threads.submit(() -> admin.seed("acme"));
+				await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 1);
+				Thread[] second = new Thread[1];
+				Future<Boolean> other = threads.submit(() -> {
+					second[0] = Thread.currentThread();
+					return admin.seed("acme");
+				});
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> second[0] != null && second[0].getState() != Thread.State.RUNNABLE);
+				release.countDown();
+				assertThat(List.of(first.get(10, TimeUnit.SECONDS), other.get(10, TimeUnit.SECONDS)))
+					.containsExactlyInAnyOrder(true, false);
+				assertThat(runs).hasValue(1);
+				assertThat(seeded(admin, "acme")).hasSize(1);
+			}
+			finally {
+				release.countDown();
+				threads.shutdownNow();
+			}
+		});
+	}
+
+	@Test
 	@DisplayName("Without seed settings nothing is seeded or recorded")
 	void noSeedersNoSeed() {
 		this.runner.run((context) -> {
@@ -158,31 +215,25 @@ class TenantSeedTests {
 			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
-	@Test
-	@DisplayName("spring.datasource.url alongside the starter fails the start, naming the value and the remedy")
-	void springDatasourceUrlFailsTheStart() {
-		this.runner.withPropertyValues("spring.datasource.url=jdbc:h2:mem:app").run((context) -> {
+	@ParameterizedTest(name = "{0}={1} fails the start")
+	@CsvSource({ "spring.datasource.url, jdbc:h2:mem:app, shard-tenancy.shards.<shard-id>.url",
+			"spring.sql.init.mode, always, shard-tenancy.seed.locations" })
+	@DisplayName("A Spring Boot setting the routing DataSource would defeat fails the start, naming the value and the remedy")
+	void aDefeatedSpringBootSettingFailsTheStart(String property, String value, String remedy) {
+		this.runner.withPropertyValues(property + "=" + value).run((context) -> {
 			assertThat(context).hasFailed();
 			ShardTenancyConfigurationException ex = configurationFailure(context.getStartupFailure());
-			assertThat(ex.setting()).isEqualTo("spring.datasource.url");
-			assertThat(ex).hasMessageContaining("jdbc:h2:mem:app").hasMessageContaining("shard-tenancy.shards.");
+			assertThat(ex.setting()).isEqualTo(property);
+			assertThat(ex).hasMessageContaining("'" + value + "'").hasMessageContaining(remedy);
 			FailureAnalysis analysis = new ShardTenancyFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains("spring.datasource.url");
-			assertThat(analysis.getAction()).contains("Remove spring.datasource.url");
+			assertThat(analysis.getDescription()).contains(property);
+			assertThat(analysis.getAction()).contains("Remove " + property);
 		});
 	}
 
 	@Test
-	@DisplayName("spring.sql.init.mode=always alongside the starter fails the start, pointing at the shard changelog and the seed scripts")
-	void sqlInitAlwaysFailsTheStart() {
-		this.runner.withPropertyValues("spring.sql.init.mode=always").run((context) -> {
-			assertThat(context).hasFailed();
-			ShardTenancyConfigurationException ex = configurationFailure(context.getStartupFailure());
-			assertThat(ex.setting()).isEqualTo("spring.sql.init.mode");
-			assertThat(ex).hasMessageContaining("'always'").hasMessageContaining("shard-tenancy.seed.locations");
-			assertThat(new ShardTenancyFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
-				.contains("Remove spring.sql.init.mode");
-		});
+	@DisplayName("spring.sql.init.mode=never is left alone")
+	void sqlInitNeverStarts() {
 		this.runner.withPropertyValues("spring.sql.init.mode=never").run((context) -> assertThat(context).hasNotFailed());
 	}
 

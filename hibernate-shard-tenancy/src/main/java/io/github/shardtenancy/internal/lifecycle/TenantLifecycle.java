@@ -170,14 +170,18 @@ public class TenantLifecycle {
 	 * @throws io.github.shardtenancy.TenantSeedException if the seed fails
 	 */
 	public boolean seed(String tenantId) {
-		DirectoryEntry entry = requireEntry(tenantId);
-		if (entry.state() != TenantState.ACTIVE) {
-			throw new DirectoryConflictException("Tenant '" + tenantId + "' is " + entry.state() + " on shard '"
-					+ entry.shardId() + "' (directory version " + entry.version() + "); only an ACTIVE tenant can be "
-					+ "seeded", tenantId, entry.shardId(), entry.version());
-		}
+		DirectoryEntry entry = requireActive(requireEntry(tenantId), "seeded");
 		TenantSeeding seeding = this.seeding;
 		return seeding != null && seeding.seed(entry);
+	}
+
+	private static DirectoryEntry requireActive(DirectoryEntry entry, String done) {
+		if (entry.state() != TenantState.ACTIVE) {
+			throw new DirectoryConflictException("Tenant '" + entry.tenantId() + "' is " + entry.state() + " on shard '"
+					+ entry.shardId() + "' (directory version " + entry.version() + "); only an ACTIVE tenant can be "
+					+ done, entry.tenantId(), entry.shardId(), entry.version());
+		}
+		return entry;
 	}
 
 	/**
@@ -191,12 +195,7 @@ public class TenantLifecycle {
 	 * @throws DirectoryConflictException if it is not ACTIVE (being moved, or already deleted), or changed meanwhile
 	 */
 	public DirectoryEntry delete(String tenantId) {
-		DirectoryEntry entry = requireEntry(tenantId);
-		if (entry.state() != TenantState.ACTIVE) {
-			throw new DirectoryConflictException("Tenant '" + tenantId + "' is " + entry.state() + " on shard '"
-					+ entry.shardId() + "' (directory version " + entry.version() + "); only an ACTIVE tenant can be "
-					+ "deleted", tenantId, entry.shardId(), entry.version());
-		}
+		DirectoryEntry entry = requireActive(requireEntry(tenantId), "deleted");
 		DirectoryEntry deleted = this.directory.update(tenantId, entry.epoch(), entry.shardId(), TenantState.DELETED,
 				null, this.actor);
 		Topology.Shard shard = this.topology.shard(entry.shardId());

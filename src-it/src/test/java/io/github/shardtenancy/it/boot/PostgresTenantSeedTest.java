@@ -31,6 +31,16 @@ class PostgresTenantSeedTest {
 
 	private ConfigurableApplicationContext context;
 
+	private TenantAdmin start(String actor, String seedLocations) {
+		this.context = PostgresOrdersApp.start(PostgresCluster.shared(), actor,
+				"shard-tenancy.seed.locations=" + seedLocations);
+		return this.context.getBean(TenantAdmin.class);
+	}
+
+	private DataSource shard(String shardId) {
+		return this.context.getBean(ShardTenancy.class).topology().dataSource(shardId);
+	}
+
 	@AfterEach
 	void close() {
 		if (this.context != null) {
@@ -55,32 +65,24 @@ class PostgresTenantSeedTest {
 	@Test
 	@DisplayName("the seed runs once on the tenant's shard; a move copies its row and never seeds again")
 	void seedsOnceOnItsShard() throws SQLException {
-		PostgresCluster cluster = PostgresCluster.shared();
-		this.context = PostgresOrdersApp.start(cluster, "pg-seed",
-				"shard-tenancy.seed.locations=classpath:db/it-seed/pg/*.sql");
-		ShardTenancy tenancy = this.context.getBean(ShardTenancy.class);
-		TenantAdmin admin = this.context.getBean(TenantAdmin.class);
+		TenantAdmin admin = start("pg-seed", "classpath:db/it-seed/pg/*.sql");
 		String tenant = PostgresCluster.tenant("seed");
 		admin.create(tenant, "shard-2");
-		assertThat(customers(tenancy.topology().dataSource("shard-2"), tenant)).containsExactly("opening on shard-2");
-		assertThat(customers(tenancy.topology().dataSource("shard-1"), tenant)).isEmpty();
-		assertThat(customers(tenancy.topology().dataSource("shard-3"), tenant)).isEmpty();
+		assertThat(customers(shard("shard-2"), tenant)).containsExactly("opening on shard-2");
+		assertThat(customers(shard("shard-1"), tenant)).isEmpty();
+		assertThat(customers(shard("shard-3"), tenant)).isEmpty();
 
 		admin.move(tenant, "shard-3");
-		assertThat(customers(tenancy.topology().dataSource("shard-3"), tenant)).containsExactly("opening on shard-2");
-		assertThat(customers(tenancy.topology().dataSource("shard-2"), tenant)).as("cleaned after the move").isEmpty();
+		assertThat(customers(shard("shard-3"), tenant)).containsExactly("opening on shard-2");
+		assertThat(customers(shard("shard-2"), tenant)).as("cleaned after the move").isEmpty();
 		assertThat(admin.seed(tenant)).isFalse();
-		assertThat(customers(tenancy.topology().dataSource("shard-3"), tenant)).hasSize(1);
+		assertThat(customers(shard("shard-3"), tenant)).hasSize(1);
 	}
 
 	@Test
 	@DisplayName("a seed script writing another tenant's row is refused by the fence and the whole seed is rolled back")
 	void aRefusedSeedIsRolledBack() throws SQLException {
-		PostgresCluster cluster = PostgresCluster.shared();
-		this.context = PostgresOrdersApp.start(cluster, "pg-seed-broken",
-				"shard-tenancy.seed.locations=classpath:db/it-seed/pg-broken/*.sql");
-		ShardTenancy tenancy = this.context.getBean(ShardTenancy.class);
-		TenantAdmin admin = this.context.getBean(TenantAdmin.class);
+		TenantAdmin admin = start("pg-seed-broken", "classpath:db/it-seed/pg-broken/*.sql");
 		String tenant = PostgresCluster.tenant("seed-broken");
 		assertThatThrownBy(() -> admin.create(tenant, "shard-1")).isInstanceOfSatisfying(TenantSeedException.class,
 				(ex) -> {
@@ -88,9 +90,8 @@ class PostgresTenantSeedTest {
 					assertThat(ex.shardId()).isEqualTo("shard-1");
 				})
 			.hasMessageContaining("02-other-tenant.sql");
-		DataSource shard = tenancy.topology().dataSource("shard-1");
-		assertThat(customers(shard, tenant)).as("the first script's row went with the second").isEmpty();
-		assertThat(customers(shard, "someone-else")).isEmpty();
+		assertThat(customers(shard("shard-1"), tenant)).as("the first script's row went with the second").isEmpty();
+		assertThat(customers(shard("shard-1"), "someone-else")).isEmpty();
 		assertThat(admin.find(tenant)).isPresent();
 	}
 
