@@ -67,10 +67,9 @@ public interface TenantAdmin {
 	 * @throws PlacementException if no ACTIVE registered shard fits (nothing is written)
 	 * @throws ShardTenancyException if the owner's fence cannot be written; the entry then exists and the shard
 	 * refuses the tenant's work until its fence is set
-	 * @throws TenantSeedException if a {@link io.github.shardtenancy.spi.TenantSeeder} of the tenancy fails: the seed
-	 * is rolled back, the entry exists (ACTIVE, routable) and {@link #seed(String)} retries the seed
-	 * @throws TenantSwitchedException if seeders are configured and another tenant's shard connection is held on this
-	 * thread (the entry then exists; call {@link #seed(String)} outside that tenant's transaction)
+	 * @throws TenantSeedException if a {@link io.github.shardtenancy.spi.TenantSeeder} of the tenancy fails, or the
+	 * seed cannot start (a {@link TenantSwitchedException} cause: another tenant's shard connection is held on this
+	 * thread): the seed is rolled back, the entry exists (ACTIVE, routable) and {@link #seed(String)} retries it
 	 */
 	DirectoryEntry create(String tenantId, PlacementRequest request);
 
@@ -85,8 +84,8 @@ public interface TenantAdmin {
 	 * @return whether it was seeded now
 	 * @throws UnknownTenantException if it has no entry
 	 * @throws DirectoryConflictException if it is not ACTIVE (being moved, or deleted)
-	 * @throws TenantSeedException if the seed fails
-	 * @throws TenantSwitchedException if another tenant's shard connection is held on this thread
+	 * @throws TenantSeedException if the seed fails, or cannot start (a {@link TenantSwitchedException} cause: another
+	 * tenant's shard connection is held on this thread)
 	 */
 	boolean seed(String tenantId);
 

@@ -20,6 +20,7 @@ import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSeedException;
 import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.TenantSwitchedException;
 import io.github.shardtenancy.spi.TenantSeeder;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -187,6 +188,30 @@ class TenantSeedTests {
 				threads.shutdownNow();
 			}
 		});
+	}
+
+	@Test
+	@DisplayName("Creating a tenant while another tenant's connection is held on the thread: created, seed refused without running, retried outside")
+	void createInsideAnotherTenantsWork() {
+		this.runner.withPropertyValues("shard-tenancy.seed.locations=classpath:db/seed/notes/01-welcome.sql")
+			.run((context) -> {
+				TenantAdmin admin = context.getBean(TenantAdmin.class);
+				admin.create("other", "shard-1");
+				DataSource routing = context.getBean(DataSource.class);
+				TenantContext.callAs("other", () -> {
+					try (java.sql.Connection held = routing.getConnection()) {
+						assertThatThrownBy(() -> admin.create("acme", "shard-2"))
+							.isInstanceOfSatisfying(TenantSeedException.class,
+									(ex) -> assertThat(ex.rolledBack()).isTrue())
+							.hasCauseInstanceOf(TenantSwitchedException.class);
+					}
+					return null;
+				});
+				assertThat(titles(context, "acme")).isEmpty();
+				assertThat(admin.seed("acme")).isTrue();
+				assertThat(titles(context, "acme")).containsExactly("Welcome");
+				assertThat(titles(context, "other")).containsExactly("Welcome");
+			});
 	}
 
 	@Test

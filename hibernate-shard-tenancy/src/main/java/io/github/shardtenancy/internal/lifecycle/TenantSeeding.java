@@ -59,10 +59,9 @@ public final class TenantSeeding {
 	 * Seeds a tenant unless its seed is recorded.
 	 * @param entry the tenant's ACTIVE entry
 	 * @return whether it was seeded now (false: no seeders, or already seeded)
-	 * @throws TenantSeedException if a seeder or the shard fails (rolled back), or the seed committed and could not
-	 * be recorded
-	 * @throws io.github.shardtenancy.TenantSwitchedException if another tenant's shard connection is held on this
-	 * thread
+	 * @throws TenantSeedException if a seeder or the shard fails, or the seed cannot start (for example another
+	 * tenant's shard connection is held on this thread), all rolled back; or the seed committed and could not be
+	 * recorded
 	 */
 	public boolean seed(DirectoryEntry entry) {
 		if (this.seeders.isEmpty()) {
