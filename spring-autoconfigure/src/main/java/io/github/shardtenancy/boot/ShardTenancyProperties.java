@@ -107,6 +107,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final ObservationProperties observations = new ObservationProperties();
 
+	/** The SQL scripts that seed a new tenant's data on its shard. */
+	@NestedConfigurationProperty
+	private final SeedProperties seed = new SeedProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -203,6 +207,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public ObservationProperties getObservations() {
 		return this.observations;
+	}
+
+	public SeedProperties getSeed() {
+		return this.seed;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
