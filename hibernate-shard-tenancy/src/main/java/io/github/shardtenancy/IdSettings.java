@@ -19,7 +19,8 @@ import java.util.Objects;
  *
  * @param epoch the instant of timestamp 0; never {@code null}; ids cannot be generated before it, and run out 69 years
  * after it ({@link IdGenerationException}). Every instance on the same directory must use the same epoch, and it
- * must never change once ids were generated (earlier ids could then be generated again)
+ * must never change once ids were generated (earlier ids could then be generated again): the directory records the
+ * epoch of every lease, and an instance with another one is refused at start with {@link IdGenerationException}
  * @param lease how long a generator lease lasts without renewal (renewed every third of it); positive
  * @param maxClockBackwards how far the clock may step back (NTP adjustments) before the generator refuses; the
  * generator waits for the clock to catch up with its last id up to this long; not negative

@@ -81,6 +81,28 @@ class GeneratorLeaseTest {
 	}
 
 	@Test
+	@DisplayName("an instance with another epoch is refused: its ids could repeat ids issued under the recorded one")
+	void anotherEpochIsRefused() {
+		try (ShardIds first = ids(SHORT, Clock.systemUTC())) {
+			first.start();
+			first.next();
+		}
+		IdSettings later = new IdSettings(Instant.parse("2025-01-01T00:00:00Z"), SHORT.lease(),
+				SHORT.maxClockBackwards());
+		try (ShardIds second = ids(later, Clock.systemUTC())) {
+			assertThatThrownBy(second::start).isInstanceOf(IdGenerationException.class)
+				.hasMessageContaining("shard-tenancy.ids.epoch")
+				.hasMessageContaining(IdSettings.DEFAULT_EPOCH.toString());
+			assertThat(second.generatorId()).as("no generator id leased").isEmpty();
+			assertThatThrownBy(second::next).isInstanceOf(IdGenerationException.class);
+		}
+		try (ShardIds third = ids(SHORT, Clock.systemUTC())) {
+			third.start();
+			assertThat(third.generatorId()).as("the recorded epoch still leases").hasValue(0);
+		}
+	}
+
+	@Test
 	@DisplayName("ids grow with time, carry their timestamp, and exceed the ids an IDENTITY column hands out")
 	void layout() {
 		try (ShardIds ids = ids(SHORT, Clock.systemUTC())) {

@@ -37,6 +37,8 @@ final class GeneratorLeases {
 
 	private final DataSource dataSource;
 
+	private final long epochMillis;
+
 	/**
 	 * A generator id held until {@code expiresAt}.
 	 * @param generatorId the generator id
@@ -46,8 +48,13 @@ final class GeneratorLeases {
 	record Lease(int generatorId, long expiresAt, long floor) {
 	}
 
-	GeneratorLeases(DataSource dataSource) {
+	/**
+	 * @param dataSource the directory database
+	 * @param epochMillis the epoch of this instance's ids (ms since 1970), recorded with every lease it takes
+	 */
+	GeneratorLeases(DataSource dataSource, long epochMillis) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+		this.epochMillis = epochMillis;
 	}
 
 	/**
@@ -57,13 +64,23 @@ final class GeneratorLeases {
 	 * @param leaseMillis the lease, in ms
 	 * @return the lease
 	 * @throws SQLException if the directory cannot be read or written
-	 * @throws IdGenerationException if all {@value IdSettings#MAX_GENERATORS} generator ids are held
+	 * @throws IdGenerationException if all {@value IdSettings#MAX_GENERATORS} generator ids are held, or if a lease
+	 * was ever taken with another epoch (its ids and ours could be equal)
 	 */
 	Lease acquire(String owner, long now, long leaseMillis) throws SQLException {
 		for (int attempt = 0; attempt < 10; attempt++) {
 			try (Connection c = this.dataSource.getConnection()) {
 				c.setAutoCommit(true);
 				List<Row> rows = rows(c);
+				for (Row row : rows) {
+					if (row.epochMillis() != this.epochMillis) {
+						throw new IdGenerationException("Generator id " + row.generatorId() + " was leased with the id "
+								+ "epoch " + Instant.ofEpochMilli(row.epochMillis()) + " (table " + TABLE + "), this "
+								+ "instance uses " + Instant.ofEpochMilli(this.epochMillis) + ": ids of two epochs can "
+								+ "be equal. Set shard-tenancy.ids.epoch (IdSettings.epoch) to "
+								+ Instant.ofEpochMilli(row.epochMillis()) + " on every instance", null);
+					}
+				}
 				for (Row row : rows) {
 					if (row.expiresAt() <= now) {
 						long expiresAt = Math.max(now + leaseMillis, row.expiresAt() + 1);
@@ -76,7 +93,7 @@ final class GeneratorLeases {
 				rows.forEach((row) -> used.add(row.generatorId()));
 				for (int id = 0; id < IdSettings.MAX_GENERATORS; id++) {
 					if (!used.contains(id)) {
-						if (insert(c, id, owner, now + leaseMillis, now)) {
+						if (insert(c, id, owner, now + leaseMillis, now, this.epochMillis)) {
 							return new Lease(id, now + leaseMillis, 0);
 						}
 						break; // another instance took it first: read again
@@ -125,16 +142,16 @@ final class GeneratorLeases {
 		}
 	}
 
-	private record Row(int generatorId, @Nullable String owner, long expiresAt) {
+	private record Row(int generatorId, @Nullable String owner, long expiresAt, long epochMillis) {
 	}
 
 	private static List<Row> rows(Connection c) throws SQLException {
 		List<Row> rows = new ArrayList<>();
 		try (PreparedStatement ps = c.prepareStatement(
-				"SELECT generator_id, owner, expires_at FROM " + TABLE + " ORDER BY generator_id");
+				"SELECT generator_id, owner, expires_at, epoch_millis FROM " + TABLE + " ORDER BY generator_id");
 				ResultSet rs = ps.executeQuery()) {
 			while (rs.next()) {
-				rows.add(new Row(rs.getInt(1), rs.getString(2), rs.getLong(3)));
+				rows.add(new Row(rs.getInt(1), rs.getString(2), rs.getLong(3), rs.getLong(4)));
 			}
 		}
 		return rows;
@@ -159,16 +176,17 @@ final class GeneratorLeases {
 		}
 	}
 
-	private static boolean insert(Connection c, int generatorId, String owner, long expiresAt, long now)
-			throws SQLException {
+	private static boolean insert(Connection c, int generatorId, String owner, long expiresAt, long now,
+			long epochMillis) throws SQLException {
 		try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + TABLE
-				+ " (generator_id, owner, expires_at, leased_at, renewed_at) VALUES (?, ?, ?, ?, ?)")) {
+				+ " (generator_id, owner, expires_at, leased_at, renewed_at, epoch_millis) VALUES (?, ?, ?, ?, ?, ?)")) {
 			Timestamp at = Timestamp.from(Instant.ofEpochMilli(now));
 			ps.setInt(1, generatorId);
 			ps.setString(2, owner);
 			ps.setLong(3, expiresAt);
 			ps.setTimestamp(4, at);
 			ps.setTimestamp(5, at);
+			ps.setLong(6, epochMillis);
 			ps.executeUpdate();
 			return true;
 		}

@@ -90,8 +90,8 @@ public final class ShardIds implements AutoCloseable {
 	 */
 	public ShardIds(DataSource directory, IdSettings settings, IdCheck check, Clock clock,
 			@Nullable BackgroundScheduler scheduler, String actor) {
-		this.leases = new GeneratorLeases(directory);
 		this.settings = Objects.requireNonNull(settings, "settings");
+		this.leases = new GeneratorLeases(directory, settings.epoch().toEpochMilli());
 		this.check = Objects.requireNonNull(check, "check");
 		this.clock = Objects.requireNonNull(clock, "clock");
 		this.scheduler = scheduler;
