@@ -288,7 +288,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 			try {
 				Topology.Shard shard = this.topology.find(shardId).orElseThrow(
 						() -> new SQLException("shard '" + shardId + "' is not in this instance's topology"));
-				catchUp(shard, null, version, null);
+				catchUpRetrying(shard, version);
 				knownCurrent().add(shardId);
 			}
 			catch (SQLException | RuntimeException ex) {
@@ -303,6 +303,26 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		}
 		if (!behind.isEmpty()) {
 			throw new ReferenceDataBehindException(version, behind, first);
+		}
+	}
+
+	/**
+	 * {@link #catchUp} once more after a failure, with the pool's idle connections evicted first: a shard that came
+	 * back leaves connections in the pool that its restart broke, and catching up is idempotent.
+	 */
+	private void catchUpRetrying(Topology.Shard shard, long version) throws SQLException {
+		try {
+			catchUp(shard, null, version, null);
+		}
+		catch (SQLException ex) {
+			if (!(shard.dataSource() instanceof com.zaxxer.hikari.HikariDataSource pool) || pool.isClosed()) {
+				throw ex;
+			}
+			log.debug("Catching shard '{}' up again with fresh connections after: {}", shard.id(), ex.getMessage());
+			if (pool.getHikariPoolMXBean() != null) {
+				pool.getHikariPoolMXBean().softEvictConnections();
+			}
+			catchUp(shard, null, version, null);
 		}
 	}
 
