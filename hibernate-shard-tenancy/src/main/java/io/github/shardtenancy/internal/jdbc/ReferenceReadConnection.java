@@ -46,12 +46,21 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 	}
 
 	/**
+	 * Whether a statement is a {@code SELECT} whose every table position names a reference table (a plain name
+	 * matches a reference table of that name in any schema). Statements with a backslash or a {@code $} anywhere are
+	 * refused, since their string literals could end elsewhere than the reading assumes. Functions called in the
+	 * select list or in a condition are not looked into.
 	 * @param sql a statement
 	 * @param referenceTables the reference tables, lower case
 	 * @return whether the statement only reads reference tables
 	 */
 	public static boolean readsOnlyReferenceTables(String sql, Set<String> referenceTables) {
 		if (!StatementClassifier.isRead(sql)) {
+			return false;
+		}
+		if (sql.indexOf('\\') >= 0 || sql.indexOf('$') >= 0) {
+			// Backslash escapes (PostgreSQL E'...') and dollar quoting could end a string literal where the reading
+			// of table names does not: refused rather than misread.
 			return false;
 		}
 		for (String table : ReferenceSql.tablesNamed(sql)) {
