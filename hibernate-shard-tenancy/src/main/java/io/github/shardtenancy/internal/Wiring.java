@@ -193,9 +193,21 @@ public final class Wiring implements AutoCloseable {
 	/** @return the reconciler, created on first use */
 	public synchronized Reconciler reconciler() {
 		if (this.reconciler == null) {
-			this.reconciler = new Reconciler(this.directory, this.topology, tables());
+			this.reconciler = new Reconciler(this.directory, this.topology, tables())
+				.withReferenceData(this.reference.tables().isEmpty() ? null : this::reconcileReferenceData);
 		}
 		return this.reconciler;
+	}
+
+	/** Replays the reference writes a shard misses (those it can reach), then verifies every shard. */
+	private io.github.shardtenancy.ReferenceDataReport reconcileReferenceData() {
+		try {
+			this.reference.repair();
+		}
+		catch (io.github.shardtenancy.ReferenceDataBehindException ex) {
+			log.warn("Reference data: {}", ex.getMessage());
+		}
+		return this.reference.verify();
 	}
 
 	/** @return the latest reconciliation report; empty before the first run */
