@@ -1,6 +1,13 @@
 package io.github.shardtenancy.boot;
 
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.github.shardtenancy.HibernateTenantTables;
 import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.ReferenceTables;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.ShardTenancyBuilder;
@@ -13,6 +20,7 @@ import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
 import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.SessionFactory;
 import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.springframework.beans.factory.ObjectProvider;
@@ -79,6 +87,7 @@ class ShardTenancyCoreConfiguration {
 				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
 				properties.getDirectoryDownPolicy()))
 			.tenantTables(tables::resolve)
+			.referenceTables(() -> referenceTables(properties.getReferenceTables(), entityManagerFactory))
 			.actor(properties.getActor())
 			.placementPolicy(policy)
 			.shardMigrator(migrator)
@@ -171,6 +180,30 @@ class ShardTenancyCoreConfiguration {
 	@ConditionalOnMissingBean
 	TenantMover tenantMover(ShardTenancy tenancy, ShardTenancyStart start) {
 		return tenancy.mover();
+	}
+
+	/**
+	 * @return {@code shard-tenancy.reference-tables} and the tables of the {@code @ReferenceData} entities of the JPA
+	 * metamodel, if there is one
+	 */
+	static List<String> referenceTables(List<String> configured,
+			ObjectProvider<EntityManagerFactory> entityManagerFactory) {
+		Set<String> tables = new TreeSet<>();
+		configured.forEach((table) -> tables.add(table.trim().toLowerCase(Locale.ROOT)));
+		EntityManagerFactory emf = entityManagerFactory.getIfAvailable();
+		if (emf != null) {
+			tables.addAll(HibernateTenantTables.referenceTables(emf.unwrap(SessionFactory.class)));
+		}
+		return List.copyOf(tables);
+	}
+
+	/**
+	 * Reference data: writes applied to every ACTIVE shard, their repair and verification.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ReferenceTables referenceTables(ShardTenancy tenancy, ShardTenancyStart start) {
+		return tenancy.referenceTables();
 	}
 
 	/**
