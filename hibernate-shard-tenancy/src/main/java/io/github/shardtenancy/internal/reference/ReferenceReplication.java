@@ -57,6 +57,9 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 
 	private static final Logger log = LoggerFactory.getLogger(ReferenceReplication.class);
 
+	/** The size of {@code shard_reference_log.statements}. */
+	private static final int MAX_ENCODED = 10_000_000;
+
 	private static final java.util.regex.Pattern IDENTIFIER = java.util.regex.Pattern
 		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
@@ -120,6 +123,11 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 					null, null);
 		}
 		String encoded = StatementCodec.encode(statements);
+		if (encoded.length() > MAX_ENCODED) {
+			throw new ReferenceWriteException("Reference write refused, nothing recorded: its statements take "
+					+ encoded.length() + " characters in the directory's log, more than " + MAX_ENCODED
+					+ "; split it into several writes", null, null);
+		}
 		List<String> targets = new ArrayList<>();
 		long version = this.directory.transaction((c, v) -> {
 			targets.addAll(targets(c));
