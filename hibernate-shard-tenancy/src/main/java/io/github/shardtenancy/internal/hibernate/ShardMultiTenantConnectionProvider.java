@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>For each {@link #getConnection(String)}:
  * <ol>
- * <li>a session opened with no tenant raises {@link NoTenantBoundException} if no tenant is bound now either; a session
+ * <li>a session opened with no tenant, if no tenant is bound now either, gets a read-only connection for the reference
+ * tables only ({@link #referenceConnection(String)}; {@link NoTenantBoundException} when none are declared); a session
  * whose tenant (or lack of one) differs from the tenant now bound on the thread (open session in view), or a second
  * tenant while another's connection is held on this thread, raises {@link TenantSwitchedException}: all before any
  * connection is borrowed;</li>
