@@ -25,6 +25,8 @@ import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.testing.reference.Pet;
+import io.github.shardtenancy.testing.reference.PetType;
 import org.h2.tools.Server;
 import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
@@ -46,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @DisplayName("Reference tables on H2: one write, every shard; reads with no tenant; a shard down and repaired")
 class ReferenceTablesTest {
 
-	private static final String CHANGELOG = "db/reference-test/pets.xml";
+	private static final String CHANGELOG = "db/testing/pets.xml";
 
 	private final String name = "reference-" + UUID.randomUUID().toString().substring(0, 8);
 

@@ -8,7 +8,7 @@ import io.github.shardtenancy.ReferenceTables;
 import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.boot.refapp.Pet;
+import io.github.shardtenancy.testing.reference.Pet;
 import io.github.shardtenancy.boot.refapp.PetRepository;
 import io.github.shardtenancy.boot.refapp.PetTypeRepository;
 import io.github.shardtenancy.boot.refapp.ReferenceApplication;
@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 		"shard-tenancy.directory.url=jdbc:h2:mem:reftables-directory;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:reftables-shard-1;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:reftables-shard-2;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
-		"shard-tenancy.liquibase.shard-changelogs=db/ref-shard.xml", "shard-tenancy.sync.interval=1h",
+		"shard-tenancy.liquibase.shard-changelogs=db/testing/pets.xml", "shard-tenancy.sync.interval=1h",
 		"shard-tenancy.actor=reference-tests" })
 class ReferenceTablesTests {
 

@@ -24,6 +24,8 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.testing.pg.ScratchPostgres;
+import io.github.shardtenancy.testing.reference.Pet;
+import io.github.shardtenancy.testing.reference.PetType;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;
@@ -48,7 +50,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 @DisplayName("Reference tables on PostgreSQL: one write, every shard; a shard server down during a write, repaired")
 class PostgresReferenceTablesTest {
 
-	private static final String CHANGELOG = "db/pg-reference/pets.xml";
+	private static final String CHANGELOG = "db/testing/pets.xml";
 
 	private ScratchPostgres first;
 

@@ -3,6 +3,7 @@ package io.github.shardtenancy.boot.refapp;
 import java.util.List;
 import java.util.UUID;
 
+import io.github.shardtenancy.testing.reference.Pet;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.Query;
 

@@ -1,4 +1,4 @@
-package io.github.shardtenancy.boot.refapp;
+package io.github.shardtenancy.testing.reference;
 
 import java.util.UUID;
 
@@ -10,7 +10,7 @@ import jakarta.persistence.ManyToOne;
 import jakarta.persistence.Table;
 import org.hibernate.annotations.TenantId;
 
-/** A tenant entity with a foreign key to a reference entity. */
+/** A tenant entity of the tests (table {@code pet}) with a foreign key to the reference entity {@link PetType}. */
 @Entity
 @Table(name = "pet")
 public class Pet {

@@ -1,11 +1,11 @@
-package io.github.shardtenancy.boot.refapp;
+package io.github.shardtenancy.testing.reference;
 
 import io.github.shardtenancy.ReferenceData;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 
-/** A reference entity: the same rows on every shard. */
+/** A reference entity of the tests (table {@code pet_type}, changelog {@code db/testing/pets.xml}): the same rows on every shard. */
 @Entity
 @Table(name = "pet_type")
 @ReferenceData
