@@ -149,17 +149,22 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 
 	@Override
 	public long repair() {
-		long latest;
-		List<String> targets;
+		Head head = head();
+		applyAll(head.targets(), head.latest());
+		return head.latest();
+	}
+
+	/** The latest logged version and the shards that must have it, read from the directory. */
+	private record Head(long latest, List<String> targets) {
+	}
+
+	private Head head() {
 		try (Connection c = this.directory.dataSource().getConnection()) {
-			latest = latest(c);
-			targets = targets(c);
+			return new Head(latest(c), targets(c));
 		}
 		catch (SQLException ex) {
 			throw new DirectoryUnavailableException(null, -1, ex);
 		}
-		applyAll(targets, latest);
-		return latest;
 	}
 
 	/**
@@ -175,7 +180,8 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		try {
 			long latest = latest(directoryTransaction);
 			if (latest == 0) {
-				return; // nothing was ever written: nothing to replay
+				knownCurrent().add(shardId); // nothing was ever written: nothing to replay
+				return;
 			}
 			long at = catchUp(shard, directoryTransaction, latest, null);
 			knownCurrent().add(shardId);
@@ -183,7 +189,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		}
 		catch (SQLException ex) {
 			knownCurrent().remove(shardId);
-			throw new ShardTenancyConfigurationException("reference-tables", "Cannot give shard '" + shardId
+			throw new ShardTenancyConfigurationException("shard-tenancy.reference-tables", "Cannot give shard '" + shardId
 					+ "' the reference data before it becomes ACTIVE: " + ex.getMessage()
 					+ "; check that the shard is migrated (shard_reference_version) and reachable", shardId);
 		}
@@ -191,15 +197,9 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 
 	@Override
 	public ReferenceDataReport verify() {
-		long latest;
-		List<String> targets;
-		try (Connection c = this.directory.dataSource().getConnection()) {
-			latest = latest(c);
-			targets = targets(c);
-		}
-		catch (SQLException ex) {
-			throw new DirectoryUnavailableException(null, -1, ex);
-		}
+		Head head = head();
+		long latest = head.latest();
+		List<String> targets = head.targets();
 		Map<String, Long> versions = new TreeMap<>();
 		Map<String, Map<String, Long>> checksums = new TreeMap<>();
 		List<String> unreachable = new ArrayList<>();
