@@ -50,6 +50,22 @@ class ReferenceSqlTest {
 	}
 
 	@Test
+	@DisplayName("the tables a write writes: after INTO, UPDATE and DELETE FROM, not those it only reads")
+	void writeTargets() {
+		assertThat(ReferenceSql.writeTargets("insert into pet_type (id) values (?)")).containsExactly("pet_type");
+		assertThat(ReferenceSql.writeTargets("update \"PET_TYPE\" set name = ?")).containsExactly("pet_type");
+		assertThat(ReferenceSql.writeTargets("delete from ref.color where id = ?")).containsExactly("ref.color");
+		assertThat(ReferenceSql.writeTargets("merge into pet_type key (id) values (?, ?)")).containsExactly("pet_type");
+		assertThat(ReferenceSql.writeTargets("insert into pet (id, type_id) select ?, id from pet_type"))
+			.containsExactly("pet");
+		assertThat(ReferenceSql.writeTargets("update pet set type_id = (select id from pet_type where name = ?)"))
+			.containsExactly("pet");
+		assertThat(ReferenceSql.writeTargets(
+				"insert into pet (id) values (?) on conflict (id) do update set name = excluded.name"))
+			.containsExactly("pet");
+	}
+
+	@Test
 	@DisplayName("table names are found at any depth, unquoted and in lower case")
 	void tablesNamed() {
 		assertThat(ReferenceSql.tablesNamed(

@@ -203,8 +203,9 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 				shard.dialect().begin(connection, tenantIdentifier, entry.version());
 			}
 			// Else the begin travels with the transaction's first query (or runs on its own before any other statement).
+			ReferenceReads reads = this.referenceReads;
 			connection = TenantConnection.wrap(connection, shard.dialect(), shard.id(), tenantIdentifier,
-					entry.version());
+					entry.version(), reads != null ? reads.tables() : Set.of());
 		}
 		catch (SQLException ex) {
 			discard(shard, connection);

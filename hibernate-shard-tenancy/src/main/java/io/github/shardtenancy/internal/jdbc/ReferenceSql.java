@@ -52,6 +52,31 @@ final class ReferenceSql {
 		return tables;
 	}
 
+	/**
+	 * @param sql a statement that is not a read
+	 * @return the tables it writes: the names after {@code INTO} ({@code INSERT}, {@code MERGE}), after {@code UPDATE}
+	 * but {@code FOR UPDATE} / {@code ON UPDATE} / {@code DO UPDATE}, and after {@code DELETE FROM}; lower case
+	 */
+	static Set<String> writeTargets(String sql) {
+		java.util.List<String> tokens = tokens(sql);
+		Set<String> targets = new LinkedHashSet<>();
+		for (int i = 0; i + 1 < tokens.size(); i++) {
+			String token = tokens.get(i);
+			String previous = i > 0 ? tokens.get(i - 1) : "";
+			if (token.equals("into")) {
+				targets.add(tokens.get(i + 1));
+			}
+			else if (token.equals("update") && !previous.equals("for") && !previous.equals("on")
+					&& !previous.equals("do")) {
+				targets.add(tokens.get(i + 1));
+			}
+			else if (token.equals("delete") && tokens.get(i + 1).equals("from") && i + 2 < tokens.size()) {
+				targets.add(tokens.get(i + 2));
+			}
+		}
+		return targets;
+	}
+
 	private static final Set<String> NOT_ALIASES = Set.of("where", "join", "left", "right", "inner", "outer", "cross",
 			"full", "natural", "on", "using", "group", "order", "limit", "offset", "fetch", "union", "intersect",
 			"except", "for", "having", "window", "lateral", ",", "(", ")", ";");
