@@ -303,6 +303,45 @@ class ReferenceTablesTest {
 	}
 
 	@Test
+	@DisplayName("concurrent writes: each applied once on every shard, in the same order, shards identical")
+	void concurrentWrites() throws Exception {
+		int writers = 4;
+		int writesEach = 5;
+		java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+		try {
+			List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
+			for (int w = 0; w < writers; w++) {
+				int writer = w;
+				futures.add(pool.submit(() -> {
+					for (int i = 0; i < writesEach; i++) {
+						int id = writer * 100 + i;
+						// Each write also renames row 1, so the final name depends on the order of the writes.
+						this.tenancy.referenceTables().write(List.of(
+								ReferenceStatement.of("INSERT INTO pet_type (id, name) VALUES (?, ?)", id + 10,
+										"type-" + id),
+								ReferenceStatement.of("MERGE INTO pet_type (id, name) KEY (id) VALUES (1, ?)",
+										"last-" + id)));
+					}
+					return null;
+				}));
+			}
+			for (java.util.concurrent.Future<?> future : futures) {
+				future.get();
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+
+		List<String> first = names("shard-1");
+		assertThat(first).hasSize(writers * writesEach + 1);
+		assertThat(names("shard-2")).isEqualTo(first);
+		ReferenceDataReport report = this.tenancy.referenceTables().verify();
+		assertThat(report.consistent()).as(report.toString()).isTrue();
+		assertThat(report.shardVersions().values()).containsOnly(report.latestVersion());
+	}
+
+	@Test
 	@DisplayName("verify reports a shard whose reference rows differ although its version is current")
 	void verifyDetectsDifference() throws SQLException {
 		this.tenancy.referenceTables().write(List.of(ReferenceStatement.of(
