@@ -7,6 +7,9 @@ import java.util.List;
  * the directory at {@link #directoryVersion()} and is applied to every shard not listed here; the listed shards are
  * behind and do not serve tenant-free reference reads until {@link ReferenceTables#repair()} (or a registration, or a
  * reconciliation) replays the missing writes on them. Do not write again: the write is not lost.
+ *
+ * <p>The shard's failure is attached as a suppressed exception, not as the cause, so that no retry layer takes it for
+ * a retryable failure (a fence rejection, a serialization failure) and runs the write again.
  */
 public class ReferenceDataBehindException extends ShardTenancyException {
 
@@ -15,14 +18,17 @@ public class ReferenceDataBehindException extends ShardTenancyException {
 	/**
 	 * @param version the directory version of the latest reference write
 	 * @param shardsBehind the shards that do not have it, never empty
-	 * @param cause the first shard's failure, or {@code null}
+	 * @param failure the first shard's failure (attached as suppressed), or {@code null}
 	 */
-	public ReferenceDataBehindException(long version, List<String> shardsBehind, Throwable cause) {
+	public ReferenceDataBehindException(long version, List<String> shardsBehind, Throwable failure) {
 		super("Reference data at directory version " + version + " is not applied on shard(s) " + shardsBehind
 				+ " (unreachable or failing; the write is recorded in the directory and committed on the other "
 				+ "shards); run ShardTenancy.referenceTables().repair() once they are back"
-				+ (cause != null ? ": " + cause.getMessage() : ""), null, shardsBehind.get(0), version, cause);
+				+ (failure != null ? ": " + failure.getMessage() : ""), null, shardsBehind.get(0), version, null);
 		this.shardsBehind = List.copyOf(shardsBehind);
+		if (failure != null) {
+			addSuppressed(failure);
+		}
 	}
 
 	/** @return the shards behind, sorted; never empty */

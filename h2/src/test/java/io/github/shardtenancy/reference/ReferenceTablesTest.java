@@ -303,6 +303,25 @@ class ReferenceTablesTest {
 	}
 
 	@Test
+	@DisplayName("a retry never runs a reference write again: the attempt that wrote and then failed is UnsafeToRerun")
+	void retryDoesNotRepeatAWrite() {
+		this.tenancy.admin().create("acme", "shard-1");
+		io.github.shardtenancy.retry.ShardTenancyRetry retry = new io.github.shardtenancy.retry.ShardTenancyRetry(
+				this.tenancy.router()::invalidate, io.github.shardtenancy.retry.RetrySettings.defaults(),
+				this.tenancy.observer());
+		java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+
+		assertThatThrownBy(() -> TenantContext.callAs("acme", () -> retry.call(() -> {
+			attempts.incrementAndGet();
+			this.tenancy.referenceTables().write(List.of(ReferenceStatement.of(
+					"UPDATE pet_type SET name = name || '+' WHERE id = ?", 1)));
+			// A failure the retry would otherwise run the work again after.
+			throw new io.github.shardtenancy.ShardUnavailableException("acme", "shard-1", 1, new SQLException("down"));
+		}))).isInstanceOf(io.github.shardtenancy.UnsafeToRerunException.class);
+		assertThat(attempts).hasValue(1);
+	}
+
+	@Test
 	@DisplayName("concurrent writes: each applied once on every shard, in the same order, shards identical")
 	void concurrentWrites() throws Exception {
 		int writers = 4;

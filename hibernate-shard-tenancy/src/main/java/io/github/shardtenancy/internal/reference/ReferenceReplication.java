@@ -141,6 +141,8 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 			}
 			return v;
 		});
+		// Durable from here: a retry of the surrounding work must not run it again (it would apply it twice).
+		io.github.shardtenancy.retry.CommittedWork.record("reference write at directory version " + version);
 		log.info("Reference write recorded at directory version {} ({} statement(s)); applying it to shards {}",
 				version, statements.size(), targets);
 		applyAll(targets, version);
