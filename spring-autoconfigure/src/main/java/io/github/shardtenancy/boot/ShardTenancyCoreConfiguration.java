@@ -42,6 +42,9 @@ import org.springframework.scheduling.TaskScheduler;
 @Configuration(proxyBeanMethods = false)
 class ShardTenancyCoreConfiguration {
 
+	private static final java.util.regex.Pattern REFERENCE_TABLE = java.util.regex.Pattern
+		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
 	/**
 	 * The tenancy, not started: {@link ShardTenancyStart} starts it once the migrations ran. Its tenant tables are
 	 * {@code shard-tenancy.tenant-tables}, or discovered from the JPA metamodel on first need; its shards are prepared
@@ -73,6 +76,13 @@ class ShardTenancyCoreConfiguration {
 					"shard-tenancy.move.clean-delay must not be negative: " + move.getCleanDelay());
 		}
 		TenantTableResolver tables = new TenantTableResolver(properties.getTenantTables(), entityManagerFactory);
+		for (String table : properties.getReferenceTables()) {
+			if (!REFERENCE_TABLE.matcher(table.trim()).matches()) {
+				throw new ShardTenancyConfigurationException("shard-tenancy.reference-tables", "Invalid reference "
+						+ "table '" + table + "' in shard-tenancy.reference-tables: expected a plain SQL identifier, "
+						+ "optionally schema-qualified, e.g. pet_type or ref.pet_type");
+			}
+		}
 		ShardPoolSettings pools = new ShardPoolSettings(properties, environment, connections);
 		connections.getShards().forEach((id, database) -> {
 			if (database.jdbcUrl().isBlank()) {

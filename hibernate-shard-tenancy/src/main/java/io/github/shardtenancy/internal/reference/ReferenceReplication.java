@@ -100,8 +100,9 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 			for (String table : Objects.requireNonNull(this.declared.get(), "reference tables")) {
 				if (table == null || !IDENTIFIER.matcher(table).matches()) {
 					throw new ShardTenancyConfigurationException("shard-tenancy.reference-tables", "Reference table '"
-							+ table + "' is not a plain SQL identifier (optionally schema-qualified): name the table "
-							+ "as in the database, for example lookup_type or ref.lookup_type");
+							+ table + "' (shard-tenancy.reference-tables or ShardTenancyBuilder.referenceTables) is not a "
+							+ "plain SQL identifier, optionally schema-qualified: name the table as in the database, for "
+							+ "example lookup_type or ref.lookup_type");
 				}
 				names.add(table.toLowerCase(Locale.ROOT));
 			}
