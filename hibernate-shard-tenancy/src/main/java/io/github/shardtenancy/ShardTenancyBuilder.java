@@ -13,6 +13,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.spi.BackgroundScheduler;
 import io.github.shardtenancy.spi.MoveHook;
+import io.github.shardtenancy.spi.TenantSeeder;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardPoolListener;
@@ -306,6 +307,18 @@ public final class ShardTenancyBuilder {
 	 */
 	public ShardTenancyBuilder moveHook(MoveHook hook) {
 		this.plan.moveHook = Objects.requireNonNull(hook, "hook");
+		return this;
+	}
+
+	/**
+	 * Adds a seeder of new tenants: {@link TenantAdmin#create(String)} runs every seeder, in the order added, in one
+	 * transaction on the new tenant's shard with the tenant bound, before it returns; see {@link TenantSeeder} and
+	 * {@link TenantAdmin#seed(String)}. Default none.
+	 * @param seeder the seeder
+	 * @return this builder
+	 */
+	public ShardTenancyBuilder tenantSeeder(TenantSeeder seeder) {
+		this.plan.seeders.add(Objects.requireNonNull(seeder, "seeder"));
 		return this;
 	}
 

@@ -55,7 +55,9 @@ public interface TenantAdmin {
 	/**
 	 * Creates a tenant: its owner is chosen (override, then an explicit shard in the request, then the placement
 	 * policy) inside the directory transaction that writes its ACTIVE entry, then the owner's fence is set to own it,
-	 * and this instance's router caches the entry, so the tenant is routable here at once. Two instances creating the
+	 * and this instance's router caches the entry, so the tenant is routable here at once. Then, if the tenancy has
+	 * {@link io.github.shardtenancy.spi.TenantSeeder}s, they load the tenant's initial data on its shard in one
+	 * transaction on the calling thread (see {@link #seed(String)}); a move never seeds. Two instances creating the
 	 * same tenant at once leave exactly one entry; the other gets {@link TenantAlreadyExistsException}.
 	 * @param tenantId the new tenant
 	 * @param request an explicit shard or a region, or {@link PlacementRequest#any()}
@@ -65,8 +67,27 @@ public interface TenantAdmin {
 	 * @throws PlacementException if no ACTIVE registered shard fits (nothing is written)
 	 * @throws ShardTenancyException if the owner's fence cannot be written; the entry then exists and the shard
 	 * refuses the tenant's work until its fence is set
+	 * @throws TenantSeedException if a {@link io.github.shardtenancy.spi.TenantSeeder} of the tenancy fails, or the
+	 * seed cannot start (a {@link TenantSwitchedException} cause: another tenant's shard connection is held on this
+	 * thread): the seed is rolled back, the entry exists (ACTIVE, routable) and {@link #seed(String)} retries it
 	 */
 	DirectoryEntry create(String tenantId, PlacementRequest request);
+
+	/**
+	 * Seeds a tenant whose seed is not recorded yet: retries a seed that failed at creation (a
+	 * {@link TenantSeedException} with {@link TenantSeedException#rolledBack()} true). Every
+	 * {@link io.github.shardtenancy.spi.TenantSeeder} of the tenancy runs in one transaction on the tenant's shard, and
+	 * the seed is recorded in the directory history ({@code TENANT_SEEDED}) in the directory transaction that also
+	 * keeps two seeds of a tenant from running at once. A tenant seeded already (also one moved since), or a tenancy
+	 * with no seeders, is left alone, so calling it again is harmless.
+	 * @param tenantId an ACTIVE tenant
+	 * @return whether it was seeded now
+	 * @throws UnknownTenantException if it has no entry
+	 * @throws DirectoryConflictException if it is not ACTIVE (being moved, or deleted)
+	 * @throws TenantSeedException if the seed fails, or cannot start (a {@link TenantSwitchedException} cause: another
+	 * tenant's shard connection is held on this thread)
+	 */
+	boolean seed(String tenantId);
 
 	/**
 	 * Deletes a tenant: its entry becomes DELETED (routers then refuse it with {@link TenantDeletedException}) and its

@@ -20,6 +20,7 @@ import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.lifecycle.ShardPreparation;
 import io.github.shardtenancy.internal.lifecycle.TenantAdministration;
 import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
+import io.github.shardtenancy.internal.lifecycle.TenantSeeding;
 import io.github.shardtenancy.internal.move.MoveExecutor;
 import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
@@ -186,6 +187,10 @@ public final class Wiring implements AutoCloseable {
 			this.lifecycle = new TenantLifecycle(this.directory, this.router, this.topology, this.registry,
 					new ShardPlacement(this.plan.placementPolicy), this.slots, mover(), this.plan.moveSettings, tables(),
 					this.plan.actor);
+			if (!this.plan.seeders.isEmpty()) {
+				this.lifecycle.withSeeding(
+						new TenantSeeding(this.plan.seeders, this.dataSource, this.directory, this.plan.actor));
+			}
 		}
 		return this.lifecycle;
 	}

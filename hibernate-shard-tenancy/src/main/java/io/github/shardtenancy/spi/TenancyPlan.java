@@ -86,6 +86,9 @@ public final class TenancyPlan {
 	/** The mover's hook. */
 	public MoveHook moveHook = MoveHook.NONE;
 
+	/** The seeders of new tenants, in order. */
+	public final List<TenantSeeder> seeders = new ArrayList<>();
+
 	/** Whether the write check switches row-level security on. */
 	public boolean rowLevelSecurity;
 

@@ -1,7 +1,7 @@
 /**
  * Contracts integrators implement or feed: fence dialects (one per database, found with
- * {@link java.util.ServiceLoader}), bulk copiers, placement policies, observers, shard migrators and connectors, and
- * the side of the router that directory watchers feed.
+ * {@link java.util.ServiceLoader}), bulk copiers, placement policies, observers, shard migrators and connectors, seeders
+ * of new tenants, and the side of the router that directory watchers feed.
  */
 @NullMarked
 package io.github.shardtenancy.spi;

@@ -33,7 +33,7 @@ import org.springframework.context.annotation.Import;
 		ShardTenancyLifecycleConfiguration.class, ShardTenancyMoveConfiguration.class,
 		ShardTenancyMetricsConfiguration.class, ShardTenancyActuatorConfiguration.class,
 		ShardTenancyTaskConfiguration.class, ShardTenancyOpenInViewConfiguration.class,
-		ShardTenancyObservationConfiguration.class })
+		ShardTenancyObservationConfiguration.class, ShardTenancySeedConfiguration.class })
 public final class ShardTenancyAutoConfiguration {
 
 }

@@ -7,7 +7,8 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 /**
  * Explains a start-up failure caused by {@link ShardTenancyConfigurationException} (no shards, no directory URL, a
  * malformed shard id or tenant table, an unreachable shard, a numeric setting out of range, an unsupported Liquibase
- * version): what is wrong, and which property to fix. Registered in {@code META-INF/spring.factories}. Stateless
+ * version, a {@code spring.datasource.url} or {@code spring.sql.init.mode=always} the routing DataSource would
+ * defeat): what is wrong, and which property to fix. Registered in {@code META-INF/spring.factories}. Stateless
  * and thread-safe.
  */
 class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyConfigurationException> {
@@ -26,6 +27,12 @@ class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyCo
 					+ LiquibaseVersionCheck.RECOMMENDED + " so that dependency management selects the supported "
 					+ "Liquibase (Spring Boot's dependency management picks Liquibase 5 otherwise), or set "
 					+ "shard-tenancy.liquibase.enabled=false and migrate the directory and the shards yourself.", cause);
+		}
+		if (IgnoredSpringSettingsCheck.DATASOURCE_URL.equals(cause.setting())
+				|| IgnoredSpringSettingsCheck.SQL_INIT_MODE.equals(cause.setting())) {
+			return new FailureAnalysis(description, "Remove " + cause.setting() + " from the configuration: the "
+					+ "starter replaces Spring Boot's DataSource and SQL initialization (docs/migration.md shows where "
+					+ "each setting goes).", cause);
 		}
 		String action = "Fix the '" + cause.setting() + "' configuration. A minimal setup needs "
 				+ "shard-tenancy.directory.url and at least one shard-tenancy.shards.<shard-id>.url (shard ids: 1 to 64 "

@@ -114,6 +114,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final ObservationProperties observations = new ObservationProperties();
 
+	/** The SQL scripts that seed a new tenant's data on its shard. */
+	@NestedConfigurationProperty
+	private final SeedProperties seed = new SeedProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -218,6 +222,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public ObservationProperties getObservations() {
 		return this.observations;
+	}
+
+	public SeedProperties getSeed() {
+		return this.seed;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
@@ -362,17 +370,71 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	}
 
+	/** Where a request's tenant is read from (shard-tenancy.web.resolvers). */
+	public enum WebResolver {
+
+		/** The request header shard-tenancy.web.header-name. */
+		HEADER,
+
+		/** A path segment, shard-tenancy.web.path-pattern. */
+		PATH,
+
+		/** The sub-domain below shard-tenancy.web.base-domain. */
+		SUBDOMAIN,
+
+		/** The HTTP session attribute shard-tenancy.web.session-attribute, stored once resolved. */
+		SESSION,
+
+		/** The name of the principal authenticated by Spring Security. */
+		PRINCIPAL,
+
+		/** The claim shard-tenancy.web.jwt-claim of the authenticated JWT or OAuth 2 principal. */
+		JWT_CLAIM
+
+	}
+
 	/** The tenant of an HTTP request. */
 	public static class Web {
 
 		/**
-		 * Whether a servlet filter binds the tenant named in the request header for the request. Default
+		 * Whether a servlet filter binds the tenant a request names (see resolvers) for the request. Default
 		 * {@code true}.
 		 */
 		private boolean enabled = true;
 
-		/** The request header naming the tenant. Default {@code X-Tenant-Id}. */
+		/**
+		 * Comma-separated list of the sources of a request's tenant, all asked in this order; those that name a
+		 * tenant must name the same one. Ignored when the application defines TenantResolver beans. Default
+		 * {@code header}.
+		 */
+		private List<WebResolver> resolvers = new ArrayList<>(List.of(WebResolver.HEADER));
+
+		/** The request header naming the tenant (resolver header). Default {@code X-Tenant-Id}. */
 		private String headerName = "X-Tenant-Id";
+
+		/**
+		 * Path pattern with a {tenant} variable matched against the request path (resolver path). Default
+		 * {@code /t/{tenant}/**}.
+		 */
+		private String pathPattern = "/t/{tenant}/**";
+
+		/**
+		 * Domain whose sub-domains name tenants, e.g. example.com for acme.example.com (resolver subdomain; required
+		 * with it).
+		 */
+		private String baseDomain;
+
+		/**
+		 * HTTP session attribute holding the request's tenant, stored once resolved (resolver session). Default
+		 * {@code shard-tenancy.tenant}.
+		 */
+		private String sessionAttribute = "shard-tenancy.tenant";
+
+		/**
+		 * Claim of the authenticated JWT or OAuth 2 principal naming the tenant (resolver jwt-claim). Default
+		 * {@code tenant}.
+		 */
+		private String jwtClaim = "tenant";
 
 		/** The HTTP answers to the library's typed errors. */
 		private final ProblemDetails problemDetails = new ProblemDetails();
@@ -391,6 +453,46 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		public void setHeaderName(String headerName) {
 			this.headerName = headerName;
+		}
+
+		public List<WebResolver> getResolvers() {
+			return this.resolvers;
+		}
+
+		public void setResolvers(List<WebResolver> resolvers) {
+			this.resolvers = resolvers;
+		}
+
+		public String getPathPattern() {
+			return this.pathPattern;
+		}
+
+		public void setPathPattern(String pathPattern) {
+			this.pathPattern = pathPattern;
+		}
+
+		public String getBaseDomain() {
+			return this.baseDomain;
+		}
+
+		public void setBaseDomain(String baseDomain) {
+			this.baseDomain = baseDomain;
+		}
+
+		public String getSessionAttribute() {
+			return this.sessionAttribute;
+		}
+
+		public void setSessionAttribute(String sessionAttribute) {
+			this.sessionAttribute = sessionAttribute;
+		}
+
+		public String getJwtClaim() {
+			return this.jwtClaim;
+		}
+
+		public void setJwtClaim(String jwtClaim) {
+			this.jwtClaim = jwtClaim;
 		}
 
 		public ProblemDetails getProblemDetails() {

@@ -73,7 +73,7 @@ class ConfigurationMetadataHintsTests {
 		List<String> wrong = new ArrayList<>();
 		int enums = 0;
 		for (Map<String, Object> property : properties.values()) {
-			Class<?> type = typeOf((String) property.get("type"));
+			Class<?> type = typeOf(elementType((String) property.get("type")));
 			if (type == null || !type.isEnum()) {
 				continue;
 			}
@@ -171,6 +171,12 @@ class ConfigurationMetadataHintsTests {
 		return ((List<Map<String, Object>>) hints.get(name).get("values")).stream()
 			.map((value) -> value.get("description"))
 			.allMatch(Objects::nonNull);
+	}
+
+	/** @return the element type of a {@code java.util.List<...>} (whose hints list the element's values), else the type */
+	private static String elementType(String name) {
+		return (name != null && name.startsWith("java.util.List<") && name.endsWith(">"))
+				? name.substring("java.util.List<".length(), name.length() - 1) : name;
 	}
 
 	private static Class<?> typeOf(String name) {

@@ -11,6 +11,7 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.boot.retry.ShardTenancyRetryAdvisor;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
+import io.github.shardtenancy.boot.web.TenantResolutionFilter;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.TenantAdmin;
@@ -266,14 +267,23 @@ class ShardTenancyAutoConfigurationTests {
 		@Test
 		@DisplayName("the header filter exists only in a servlet web application, unless switched off")
 		void webFilter() {
-			runner.run((context) -> assertThat(context).doesNotHaveBean(TenantHeaderFilter.class));
+			runner.run((context) -> assertThat(context).doesNotHaveBean(TenantResolutionFilter.class));
 			WebApplicationContextRunner web = new WebApplicationContextRunner()
 				.withConfiguration(AutoConfigurations.of(ShardTenancyAutoConfiguration.class))
 				.withPropertyValues("shard-tenancy.directory.url=" + h2("directory"),
 						"shard-tenancy.shards.shard-1.url=" + h2("shard-1"), "shard-tenancy.web.header-name=X-Org");
 			web.run((context) -> assertThat(context.getBean(TenantHeaderFilter.class).headerName()).isEqualTo("X-Org"));
 			web.withPropertyValues("shard-tenancy.web.enabled=false")
-				.run((context) -> assertThat(context).doesNotHaveBean(TenantHeaderFilter.class));
+				.run((context) -> assertThat(context).doesNotHaveBean(TenantResolutionFilter.class));
+			web.withPropertyValues("shard-tenancy.web.resolvers=path,header")
+				.run((context) -> assertThat(context.getBean(TenantResolutionFilter.class).resolvers())
+					.extracting(Object::toString)
+					.containsExactly("path /t/{tenant}/**", "header X-Org"));
+			web.withPropertyValues("shard-tenancy.web.resolvers=header,subdomain")
+				.run((context) -> assertThat(context).getFailure()
+					.rootCause()
+					.isInstanceOf(ShardTenancyConfigurationException.class)
+					.hasMessageContaining("shard-tenancy.web.base-domain is not set"));
 		}
 
 	}

@@ -90,6 +90,11 @@ public final class TenantAdministration implements TenantAdmin {
 	}
 
 	@Override
+	public boolean seed(String tenantId) {
+		return this.lifecycle.get().seed(tenantId);
+	}
+
+	@Override
 	public DirectoryEntry delete(String tenantId) {
 		return this.lifecycle.get().delete(tenantId);
 	}

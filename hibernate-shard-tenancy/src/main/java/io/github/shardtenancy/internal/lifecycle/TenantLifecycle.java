@@ -79,6 +79,8 @@ public class TenantLifecycle {
 
 	private final String actor;
 
+	private volatile TenantSeeding seeding;
+
 	/**
 	 * @param directory the directory
 	 * @param router this instance's router, updated at once after each change
@@ -107,6 +109,16 @@ public class TenantLifecycle {
 	}
 
 	/**
+	 * Seeds new tenants with the given seeding from now on; without it, none are seeded.
+	 * @param seeding the seeding
+	 * @return this lifecycle
+	 */
+	public TenantLifecycle withSeeding(TenantSeeding seeding) {
+		this.seeding = Objects.requireNonNull(seeding, "seeding");
+		return this;
+	}
+
+	/**
 	 * Creates a tenant where the placement policy puts it; see {@link #create(String, PlacementRequest)}.
 	 * @param tenantId the new tenant
 	 * @return its entry
@@ -130,6 +142,8 @@ public class TenantLifecycle {
 	 * @throws DirectoryUnavailableException if the directory cannot be written
 	 * @throws ShardTenancyException if the owner's fence cannot be written; the entry then exists and the shard
 	 * refuses the tenant's work until its fence is set (creating again reports the existing entry)
+	 * @throws io.github.shardtenancy.TenantSeedException if the seed (see {@link #withSeeding}) fails; the entry then
+	 * exists, ACTIVE, and {@link #seed(String)} retries the seed
 	 */
 	public DirectoryEntry create(String tenantId, PlacementRequest request) {
 		TenantIds.requireValid(tenantId);
@@ -138,7 +152,36 @@ public class TenantLifecycle {
 		ShardFence.set(shard, tenantId, FenceState.OWNED, entry.version());
 		log.info("Created tenant '{}' on shard '{}' (directory version {})", tenantId, entry.shardId(),
 				entry.version());
-		return this.router.apply(entry);
+		DirectoryEntry applied = this.router.apply(entry);
+		TenantSeeding seeding = this.seeding;
+		if (seeding != null) {
+			seeding.seed(entry);
+		}
+		return applied;
+	}
+
+	/**
+	 * Seeds an ACTIVE tenant whose seed is not recorded yet (see {@link TenantSeeding}): retries a seed that failed
+	 * at creation. A tenant seeded already, or a tenancy with no seeders, is left alone.
+	 * @param tenantId the tenant
+	 * @return whether it was seeded now
+	 * @throws UnknownTenantException if it has no entry
+	 * @throws DirectoryConflictException if it is not ACTIVE
+	 * @throws io.github.shardtenancy.TenantSeedException if the seed fails
+	 */
+	public boolean seed(String tenantId) {
+		DirectoryEntry entry = requireActive(requireEntry(tenantId), "seeded");
+		TenantSeeding seeding = this.seeding;
+		return seeding != null && seeding.seed(entry);
+	}
+
+	private static DirectoryEntry requireActive(DirectoryEntry entry, String done) {
+		if (entry.state() != TenantState.ACTIVE) {
+			throw new DirectoryConflictException("Tenant '" + entry.tenantId() + "' is " + entry.state() + " on shard '"
+					+ entry.shardId() + "' (directory version " + entry.version() + "); only an ACTIVE tenant can be "
+					+ done, entry.tenantId(), entry.shardId(), entry.version());
+		}
+		return entry;
 	}
 
 	/**
@@ -152,12 +195,7 @@ public class TenantLifecycle {
 	 * @throws DirectoryConflictException if it is not ACTIVE (being moved, or already deleted), or changed meanwhile
 	 */
 	public DirectoryEntry delete(String tenantId) {
-		DirectoryEntry entry = requireEntry(tenantId);
-		if (entry.state() != TenantState.ACTIVE) {
-			throw new DirectoryConflictException("Tenant '" + tenantId + "' is " + entry.state() + " on shard '"
-					+ entry.shardId() + "' (directory version " + entry.version() + "); only an ACTIVE tenant can be "
-					+ "deleted", tenantId, entry.shardId(), entry.version());
-		}
+		DirectoryEntry entry = requireActive(requireEntry(tenantId), "deleted");
 		DirectoryEntry deleted = this.directory.update(tenantId, entry.epoch(), entry.shardId(), TenantState.DELETED,
 				null, this.actor);
 		Topology.Shard shard = this.topology.shard(entry.shardId());

@@ -1,5 +1,5 @@
 /**
- * Creates the sample tenants and their first orders at start-up.
+ * Creates the sample tenants at start-up, and seeds each new tenant's first customer.
  */
 @NullMarked
 package io.github.shardtenancy.sample.seed;

@@ -1,5 +1,6 @@
 /**
- * The REST API and the mapping of the library's exceptions to HTTP answers.
+ * The REST API (tenant from the {@code X-Tenant-Id} header), the server-rendered order pages (tenant from the path)
+ * and the sample's own errors as HTTP answers.
  */
 @NullMarked
 package io.github.shardtenancy.sample.web;

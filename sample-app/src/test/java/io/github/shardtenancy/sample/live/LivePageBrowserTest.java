@@ -41,10 +41,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The live page end to end: the sample app on a real server and three real H2 shards, the page in Debian's headless
- * Chromium driven by Selenium. The browser and its driver are taken from {@code /usr/bin} (packages {@code chromium}
- * and {@code chromium-driver}); Selenium Manager is never asked to fetch anything. Without them the test is skipped
- * (disabled, with the reason), unless {@value #REQUIRE_BROWSER}=1 (as in CI), which makes their absence a failure.
+ * The live page and the server-rendered order pages end to end: the sample app on a real server and three real H2
+ * shards, the pages in Debian's headless Chromium driven by Selenium. The browser and its driver are taken from
+ * {@code /usr/bin} (packages {@code chromium} and {@code chromium-driver}); Selenium Manager is never asked to fetch
+ * anything. Without them the test is skipped (disabled, with the reason), unless {@value #REQUIRE_BROWSER}=1 (as in
+ * CI), which makes their absence a failure.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
 		"shard-tenancy.directory.url=jdbc:h2:mem:live-test-directory;DB_CLOSE_DELAY=-1",
@@ -213,6 +214,64 @@ class LivePageBrowserTest {
 		assertThat(ordersOn(target)).as("orders of %s on %s", TENANT, target).isEqualTo(committed);
 		assertThat(ordersOn(source)).as("orders of %s left on %s", TENANT, source).isZero();
 		waitUpTo(Duration.ofSeconds(10)).until(d -> read(shardItem(source, "data-copy"), "data-copy") == null);
+	}
+
+	@Test
+	@EnabledIf(value = "browserInstalled", disabledReason = BROWSER_MISSING)
+	@DisplayName("the order pages keep the tenant in the path across the form post and its redirect: the order is "
+			+ "listed under that tenant only and stored on that tenant's shard only")
+	void orderFormKeepsTheTenantAcrossPostAndRedirect() {
+		String tenant = "tenant-05";
+		String other = "tenant-06";
+		String product = "form-widget-" + System.nanoTime();
+
+		this.browser.get("http://localhost:" + this.port + "/t/" + tenant + "/orders");
+		assertThat(text("title")).isEqualTo("Orders of " + tenant);
+		element("new-order").click();
+		waitUpTo(Duration.ofSeconds(30)).until(d -> d.getCurrentUrl().endsWith("/t/" + tenant + "/orders/new"));
+		type("customer", "Form customer");
+		type("product", product);
+		type("quantity", "3");
+		element("place").click();
+
+		// the post answers 303 to the list; the browser follows it with a GET that names the tenant in its path only
+		waitUpTo(Duration.ofSeconds(30)).until(d -> d.getCurrentUrl().endsWith("/t/" + tenant + "/orders"));
+		assertThat(text("title")).isEqualTo("Orders of " + tenant);
+		assertThat(listedProducts()).contains(product);
+		WebElement row = this.browser.findElement(By.xpath("//tr[td[@class='product' and text()='" + product + "']]"));
+		assertThat(row.findElement(By.className("quantity")).getText()).isEqualTo("3");
+
+		this.browser.get("http://localhost:" + this.port + "/t/" + other + "/orders");
+		assertThat(text("title")).isEqualTo("Orders of " + other);
+		assertThat(listedProducts()).doesNotContain(product);
+
+		String owner = this.directory.find(tenant).orElseThrow().shardId();
+		for (String shard : this.topology.shardIds()) {
+			assertThat(linesOn(shard, product)).as("lines of %s's form order on %s (owner %s)", tenant, shard, owner)
+				.isEqualTo(shard.equals(owner) ? List.of(tenant) : List.of());
+		}
+	}
+
+	private List<String> listedProducts() {
+		return this.browser.findElements(By.cssSelector("#orders td.product")).stream().map(WebElement::getText).toList();
+	}
+
+	/** @return the tenant of every order line of the product on the shard, read with plain JDBC */
+	private List<String> linesOn(String shard, String product) {
+		try (Connection c = this.topology.dataSource(shard).getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT tenant_id FROM order_lines WHERE product = ?")) {
+			ps.setString(1, product);
+			List<String> tenants = new java.util.ArrayList<>();
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					tenants.add(rs.getString(1));
+				}
+			}
+			return tenants;
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	private WebDriverWait waitUpTo(Duration timeout) {

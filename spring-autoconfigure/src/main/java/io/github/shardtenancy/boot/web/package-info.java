@@ -1,5 +1,7 @@
 /**
- * The tenant of an HTTP request: {@link io.github.shardtenancy.boot.web.TenantHeaderFilter} binds it from a header;
+ * The tenant of an HTTP request: {@link io.github.shardtenancy.boot.web.TenantResolutionFilter} binds the tenant its
+ * {@link io.github.shardtenancy.boot.web.TenantResolver}s find (a header, a path segment, a sub-domain, the session,
+ * the authenticated principal or a JWT claim: {@link io.github.shardtenancy.boot.web.TenantResolvers});
  * {@link io.github.shardtenancy.boot.web.ShardTenancyProblemDetails} answers the library's typed errors with RFC 9457
  * problem details.
  */

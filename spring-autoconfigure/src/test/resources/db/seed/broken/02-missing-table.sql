@@ -1,0 +1,1 @@
+INSERT INTO no_such_table (id) VALUES (1);

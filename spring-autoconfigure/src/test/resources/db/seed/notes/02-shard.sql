@@ -1,0 +1,1 @@
+INSERT INTO note (id, tenant_id, title) VALUES (RANDOM_UUID(), '${tenant}', 'Created on ${shard}');
