@@ -58,6 +58,41 @@ public final class HibernateTenantTables {
 		return new ArrayList<>(tables.values());
 	}
 
+	/**
+	 * Discovers the reference tables: the table of every entity annotated {@link ReferenceData} (and of the
+	 * collection tables such an entity owns).
+	 * @param sessionFactory a built session factory, never {@code null}
+	 * @return the table names, lower case, sorted; possibly empty
+	 * @throws ShardTenancyConfigurationException if a {@link ReferenceData} entity also has a {@link TenantId}
+	 */
+	public static List<String> referenceTables(SessionFactory sessionFactory) {
+		Objects.requireNonNull(sessionFactory, "sessionFactory");
+		SessionFactoryImplementor factory = sessionFactory.unwrap(SessionFactoryImplementor.class);
+		java.util.Set<String> tables = new java.util.TreeSet<>();
+		java.util.Set<String> entities = new java.util.HashSet<>();
+		factory.getMappingMetamodel().forEachEntityDescriptor(persister -> {
+			Class<?> type = persister.getMappedClass();
+			if (type == null || !type.isAnnotationPresent(ReferenceData.class)) {
+				return;
+			}
+			if (tenantAttribute(type) != null) {
+				throw new ShardTenancyConfigurationException("shard-tenancy.reference-tables", "Entity "
+						+ type.getName() + " is annotated @ReferenceData and has a @TenantId attribute; reference data "
+						+ "belongs to no tenant: remove one of the two");
+			}
+			entities.add(persister.getEntityName());
+			for (String table : persister.getTableNames()) {
+				tables.add(table.toLowerCase(java.util.Locale.ROOT));
+			}
+		});
+		factory.getMappingMetamodel().forEachCollectionDescriptor(collection -> {
+			if (entities.contains(collection.getOwnerEntityPersister().getEntityName()) && !collection.isOneToMany()) {
+				tables.add(collection.getTableName().toLowerCase(java.util.Locale.ROOT));
+			}
+		});
+		return List.copyOf(tables);
+	}
+
 	private static void add(Map<String, TenantTable> tables, String table, String column) {
 		try {
 			tables.putIfAbsent(table.toLowerCase(java.util.Locale.ROOT), new TenantTable(table, column));

@@ -108,6 +108,12 @@ public interface ShardTenancy extends AutoCloseable {
 	TenantAdmin admin();
 
 	/**
+	 * @return the reference tables: their writes to every ACTIVE shard, repair and verification; never {@code null}
+	 * (with none declared, its {@link ReferenceTables#tables()} is empty)
+	 */
+	ReferenceTables referenceTables();
+
+	/**
 	 * Runs one reconciliation of the directory with the rows on the shards; runs are serialised.
 	 * @return the report, also kept as {@link #lastReconciliation()}; a shard that cannot be read is listed as
 	 * unreachable, not thrown; never {@code null}

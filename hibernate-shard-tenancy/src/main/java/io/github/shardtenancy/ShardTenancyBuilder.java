@@ -169,6 +169,29 @@ public final class ShardTenancyBuilder {
 	}
 
 	/**
+	 * Declares reference tables: tables with the same rows on every shard (see {@link ReferenceData}), readable with
+	 * no tenant bound and written through {@link ShardTenancy#referenceTables()}. Default none.
+	 * @param tables table names, plain SQL identifiers (optionally schema-qualified); never {@code null}
+	 * @return this builder
+	 */
+	public ShardTenancyBuilder referenceTables(java.util.Collection<String> tables) {
+		List<String> copy = List.copyOf(tables);
+		this.plan.referenceTables = () -> copy;
+		return this;
+	}
+
+	/**
+	 * @param tables the reference tables, asked once, on first need: for tables discovered from a session factory
+	 * built after the tenancy ({@link HibernateTenantTables#referenceTables}); never {@code null}, nor may it answer
+	 * {@code null}
+	 * @return this builder
+	 */
+	public ShardTenancyBuilder referenceTables(Supplier<? extends java.util.Collection<String>> tables) {
+		this.plan.referenceTables = Objects.requireNonNull(tables, "tables");
+		return this;
+	}
+
+	/**
 	 * @param actor who acts, recorded in the directory history and the move log; default {@code app@<host name>}
 	 * @return this builder
 	 */

@@ -21,6 +21,7 @@ final class LibraryMigrations {
 			versioned("3", "shard registry, slots, overrides, pins and events", "directory-lifecycle.xml",
 					"lifecycle-1"),
 			versioned("4", "id generator leases", "directory-ids.xml", "ids-1"),
+			versioned("5", "reference data log", "directory-reference.xml", "reference-1"),
 			repeatable("directory notification (PostgreSQL)", new ChangeSet("directory.xml", "directory-pg-1")));
 
 	/**
@@ -31,6 +32,7 @@ final class LibraryMigrations {
 	static final List<ChangeSetMigration> SHARD = List.of(
 			versioned("1", "fence tables", "shard.xml", "fence-1"),
 			versioned("2", "change capture tables", "shard-changes.xml", "changes-1"),
+			versioned("3", "reference data version", "shard-reference.xml", "reference-1"),
 			repeatable("fence functions (H2)", new ChangeSet("shard.xml", "fence-h2-1")),
 			repeatable("fence functions and triggers (PostgreSQL)", new ChangeSet("shard.xml", "fence-pg-1"),
 					new ChangeSet("shard-changes.xml", "changes-pg-1"),

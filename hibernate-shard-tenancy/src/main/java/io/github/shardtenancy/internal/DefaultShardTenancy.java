@@ -63,6 +63,11 @@ final class DefaultShardTenancy implements ShardTenancy {
 	}
 
 	@Override
+	public io.github.shardtenancy.ReferenceTables referenceTables() {
+		return this.wiring.referenceReplication();
+	}
+
+	@Override
 	public ReconciliationReport reconcile() {
 		return this.wiring.reconciler().run();
 	}

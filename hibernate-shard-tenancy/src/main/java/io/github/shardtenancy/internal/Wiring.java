@@ -11,6 +11,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.ReconciliationReport;
+import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
@@ -27,6 +28,7 @@ import io.github.shardtenancy.internal.move.Mover;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
+import io.github.shardtenancy.internal.reference.ReferenceReplication;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.internal.topology.Topology;
@@ -77,6 +79,8 @@ public final class Wiring implements AutoCloseable {
 
 	private final ShardTenancyObserver observer;
 
+	private final ReferenceReplication reference;
+
 	private @Nullable List<TenantTable> tables;
 
 	private @Nullable Mover mover;
@@ -108,6 +112,9 @@ public final class Wiring implements AutoCloseable {
 			migrator.migrate(shardId, shardDataSource, dialect);
 			this.preparation.prepare(new Topology.Shard(shardId, shardDataSource, dialect, false));
 		}, plan.shardPoolFactory, plan.actor);
+		this.reference = new ReferenceReplication(this.directory, this.topology, plan.referenceTables, plan.actor);
+		this.connectionProvider.setReferenceReads(this.reference);
+		this.registry.setRegistrationHook(this.reference::registering);
 		this.slots = new SlotMap(this.directory);
 		this.ownedExecutor = plan.moveExecutor == null ? new MoveExecutor() : null;
 		this.executor = plan.moveExecutor != null ? plan.moveExecutor : this.ownedExecutor.executor();
@@ -148,10 +155,23 @@ public final class Wiring implements AutoCloseable {
 		this.preparation.prepareAll(this.topology);
 	}
 
-	/** @return the tenant tables, asked of the plan's supplier once */
+	/**
+	 * @return the tenant tables, asked of the plan's supplier once
+	 * @throws ShardTenancyConfigurationException if a tenant table is also declared a reference table
+	 */
 	public synchronized List<TenantTable> tables() {
 		if (this.tables == null) {
-			this.tables = List.copyOf(Objects.requireNonNull(this.plan.tables.get(), "tenant tables"));
+			List<TenantTable> tenantTables = List.copyOf(Objects.requireNonNull(this.plan.tables.get(),
+					"tenant tables"));
+			for (TenantTable table : tenantTables) {
+				if (this.reference.tables().contains(table.table().toLowerCase(java.util.Locale.ROOT))) {
+					throw new ShardTenancyConfigurationException("shard-tenancy.reference-tables", "Table "
+							+ table.table() + " is declared both a tenant table (tenant column " + table.tenantColumn()
+							+ ") and a reference table; a reference table has no tenant column and is never moved: "
+							+ "remove it from one of the two");
+				}
+			}
+			this.tables = tenantTables;
 		}
 		return this.tables;
 	}
@@ -184,9 +204,21 @@ public final class Wiring implements AutoCloseable {
 	/** @return the reconciler, created on first use */
 	public synchronized Reconciler reconciler() {
 		if (this.reconciler == null) {
-			this.reconciler = new Reconciler(this.directory, this.topology, tables());
+			this.reconciler = new Reconciler(this.directory, this.topology, tables())
+				.withReferenceData(this.reference.tables().isEmpty() ? null : this::reconcileReferenceData);
 		}
 		return this.reconciler;
+	}
+
+	/** Replays the reference writes a shard misses (those it can reach), then verifies every shard. */
+	private io.github.shardtenancy.ReferenceDataReport reconcileReferenceData() {
+		try {
+			this.reference.repair();
+		}
+		catch (io.github.shardtenancy.ReferenceDataBehindException ex) {
+			log.warn("Reference data: {}", ex.getMessage());
+		}
+		return this.reference.verify();
 	}
 
 	/** @return the latest reconciliation report; empty before the first run */
@@ -197,6 +229,11 @@ public final class Wiring implements AutoCloseable {
 	/** @return the router's observers, those added now and later, as one */
 	public ShardTenancyObserver observer() {
 		return this.observer;
+	}
+
+	/** @return the reference tables' replication */
+	public ReferenceReplication referenceReplication() {
+		return this.reference;
 	}
 
 	/** @return the directory */

@@ -52,6 +52,11 @@ public final class TenancyPlan {
 	/** The tenant tables, asked once, on first use. */
 	public Supplier<List<TenantTable>> tables = List::of;
 
+	/**
+	 * The reference tables (same rows on every shard, readable with no tenant bound), asked once, on first use.
+	 */
+	public Supplier<? extends java.util.Collection<String>> referenceTables = List::of;
+
 	/** Who acts, recorded in the directory history. */
 	public String actor = "app@localhost";
 

@@ -1,7 +1,14 @@
 package io.github.shardtenancy.boot;
 
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.github.shardtenancy.HibernateTenantTables;
 import io.github.shardtenancy.IdSettings;
 import io.github.shardtenancy.MoveSettings;
+import io.github.shardtenancy.ReferenceTables;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.ShardTenancyBuilder;
@@ -14,6 +21,7 @@ import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
 import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.SessionFactory;
 import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.springframework.beans.factory.ObjectProvider;
@@ -34,6 +42,9 @@ import org.springframework.scheduling.TaskScheduler;
  */
 @Configuration(proxyBeanMethods = false)
 class ShardTenancyCoreConfiguration {
+
+	private static final java.util.regex.Pattern REFERENCE_TABLE = java.util.regex.Pattern
+		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
 	/**
 	 * The tenancy, not started: {@link ShardTenancyStart} starts it once the migrations ran. Its tenant tables are
@@ -79,6 +90,13 @@ class ShardTenancyCoreConfiguration {
 					"shard-tenancy.move.clean-delay must not be negative: " + move.getCleanDelay());
 		}
 		TenantTableResolver tables = new TenantTableResolver(properties.getTenantTables(), entityManagerFactory);
+		for (String table : properties.getReferenceTables()) {
+			if (!REFERENCE_TABLE.matcher(table.trim()).matches()) {
+				throw new ShardTenancyConfigurationException("shard-tenancy.reference-tables", "Invalid reference "
+						+ "table '" + table + "' in shard-tenancy.reference-tables: expected a plain SQL identifier, "
+						+ "optionally schema-qualified, e.g. pet_type or ref.pet_type");
+			}
+		}
 		ShardPoolSettings pools = new ShardPoolSettings(properties, environment, connections);
 		connections.getShards().forEach((id, database) -> {
 			if (database.jdbcUrl().isBlank()) {
@@ -93,6 +111,7 @@ class ShardTenancyCoreConfiguration {
 				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
 				properties.getDirectoryDownPolicy()))
 			.tenantTables(tables::resolve)
+			.referenceTables(() -> referenceTables(properties.getReferenceTables(), entityManagerFactory))
 			.actor(properties.getActor())
 			.placementPolicy(policy)
 			.shardMigrator(migrator)
@@ -187,6 +206,30 @@ class ShardTenancyCoreConfiguration {
 	@ConditionalOnMissingBean
 	TenantMover tenantMover(ShardTenancy tenancy, ShardTenancyStart start) {
 		return tenancy.mover();
+	}
+
+	/**
+	 * @return {@code shard-tenancy.reference-tables} and the tables of the {@code @ReferenceData} entities of the JPA
+	 * metamodel, if there is one
+	 */
+	static List<String> referenceTables(List<String> configured,
+			ObjectProvider<EntityManagerFactory> entityManagerFactory) {
+		Set<String> tables = new TreeSet<>();
+		configured.forEach((table) -> tables.add(table.trim().toLowerCase(Locale.ROOT)));
+		EntityManagerFactory emf = entityManagerFactory.getIfAvailable();
+		if (emf != null) {
+			tables.addAll(HibernateTenantTables.referenceTables(emf.unwrap(SessionFactory.class)));
+		}
+		return List.copyOf(tables);
+	}
+
+	/**
+	 * Reference data: writes applied to every ACTIVE shard, their repair and verification.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ReferenceTables referenceTables(ShardTenancy tenancy, ShardTenancyStart start) {
+		return tenancy.referenceTables();
 	}
 
 	/**

@@ -64,6 +64,13 @@ public class ShardTenancyProperties implements InitializingBean {
 	 */
 	private List<String> tenantTables = new ArrayList<>();
 
+	/**
+	 * Tables holding the same rows on every shard (lookup data every tenant reads), readable with no tenant bound and
+	 * written through the ReferenceTables bean, in addition to the tables of the entities annotated
+	 * {@code @io.github.shardtenancy.ReferenceData}. Default: empty.
+	 */
+	private List<String> referenceTables = new ArrayList<>();
+
 	/** The HTTP header carrying the tenant of a request. */
 	private final Web web = new Web();
 
@@ -171,6 +178,14 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public void setTenantTables(List<String> tenantTables) {
 		this.tenantTables = tenantTables;
+	}
+
+	public List<String> getReferenceTables() {
+		return this.referenceTables;
+	}
+
+	public void setReferenceTables(List<String> referenceTables) {
+		this.referenceTables = referenceTables;
 	}
 
 	public Web getWeb() {

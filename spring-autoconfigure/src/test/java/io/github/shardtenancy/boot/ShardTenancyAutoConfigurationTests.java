@@ -130,6 +130,18 @@ class ShardTenancyAutoConfigurationTests {
 		}
 
 		@Test
+		@DisplayName("a reference table that is not a plain SQL identifier fails the start naming the property")
+		void invalidReferenceTableFailsTheStart() {
+			runner.withPropertyValues("shard-tenancy.reference-tables=pet_type,pet type").run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).hasRootCauseInstanceOf(ShardTenancyConfigurationException.class)
+					.rootCause()
+					.hasMessageContaining("shard-tenancy.reference-tables")
+					.hasMessageContaining("'pet type'");
+			});
+		}
+
+		@Test
 		@DisplayName("the actor defaults to app@ and the host name")
 		void actorDefaultsToHostName() {
 			runner.run((context) -> assertThat(context.getBean(ShardTenancyProperties.class).getActor())

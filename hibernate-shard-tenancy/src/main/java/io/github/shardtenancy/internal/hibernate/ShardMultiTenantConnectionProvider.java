@@ -2,8 +2,10 @@ package io.github.shardtenancy.internal.hibernate;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import javax.sql.DataSource;
@@ -20,6 +22,7 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.internal.ids.IdSource;
 import io.github.shardtenancy.internal.ids.ShardIds;
 import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
+import io.github.shardtenancy.internal.jdbc.ReferenceReadConnection;
 import io.github.shardtenancy.internal.jdbc.TenantConnection;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
@@ -36,7 +39,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>For each {@link #getConnection(String)}:
  * <ol>
- * <li>a session opened with no tenant raises {@link NoTenantBoundException} if no tenant is bound now either; a session
+ * <li>a session opened with no tenant, if no tenant is bound now either, gets a read-only connection for the reference
+ * tables only ({@link #referenceConnection(String)}; {@link NoTenantBoundException} when none are declared); a session
  * whose tenant (or lack of one) differs from the tenant now bound on the thread (open session in view), or a second
  * tenant while another's connection is held on this thread, raises {@link TenantSwitchedException}: all before any
  * connection is borrowed;</li>
@@ -80,6 +84,21 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 
 	private final Map<Connection, Topology.Shard> checkedOut = new ConcurrentHashMap<>();
 
+	private volatile @Nullable ReferenceReads referenceReads;
+
+	/**
+	 * Where reads with no tenant bound may go: the reference tables and the shards whose reference data is current.
+	 */
+	public interface ReferenceReads {
+
+		/** @return the reference tables, lower case; empty if none are declared */
+		Set<String> tables();
+
+		/** @return the shards to try for a tenant-free read, in the order to try them */
+		List<String> readShards();
+
+	}
+
 	/**
 	 * @param router resolves tenants to directory entries
 	 * @param topology resolves shard ids to pools
@@ -108,6 +127,48 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		return this.ids;
 	}
 
+	/**
+	 * Lets sessions and connections with no tenant bound read reference tables (and nothing else).
+	 * @param reads the reference tables and their current shards
+	 */
+	public void setReferenceReads(ReferenceReads reads) {
+		this.referenceReads = reads;
+	}
+
+	/**
+	 * A read-only connection of a shard whose reference data is current, that runs only {@code SELECT}s of
+	 * reference tables ({@link ReferenceReadConnection}); the shards are tried in turn, skipping those that cannot
+	 * be reached.
+	 * @param what what needs the connection, named if no tenant-free connection can be had
+	 * @return the connection; close it (or release it through {@link #releaseConnection}) to return it
+	 * @throws NoTenantBoundException if no reference tables are declared
+	 * @throws ShardUnavailableException if no shard with current reference data can be reached
+	 */
+	public Connection referenceConnection(String what) throws SQLException {
+		ReferenceReads reads = this.referenceReads;
+		if (reads == null || reads.tables().isEmpty()) {
+			throw new NoTenantBoundException(what);
+		}
+		SQLException failure = null;
+		String lastShard = null;
+		for (String shardId : reads.readShards()) {
+			Topology.Shard shard = this.topology.find(shardId).orElse(null);
+			if (shard == null) {
+				continue;
+			}
+			lastShard = shardId;
+			try {
+				return ReferenceReadConnection.wrap(shard.dataSource().getConnection(), reads.tables(), shardId);
+			}
+			catch (SQLException ex) {
+				failure = ex;
+			}
+		}
+		throw new ShardUnavailableException(null, lastShard, -1, failure != null ? failure
+				: new SQLException("no shard has current reference data for a read with no tenant bound; run "
+						+ "ShardTenancy.referenceTables().repair()"));
+	}
+
 	@Override
 	public Connection getAnyConnection() throws SQLException {
 		return this.topology.anyShard().dataSource().getConnection();
@@ -125,7 +186,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			if (bound != null) {
 				throw TenantSwitchedException.sessionOpenedFor(null, bound);
 			}
-			throw new NoTenantBoundException("a shard connection (the Hibernate session was opened without a tenant)");
+			return referenceConnection("a shard connection (the Hibernate session was opened without a tenant)");
 		}
 		if (bound != null && !bound.equals(tenantIdentifier)) {
 			throw TenantSwitchedException.sessionOpenedFor(tenantIdentifier, bound);
@@ -165,8 +226,9 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 				shard.dialect().begin(connection, tenantIdentifier, entry.version());
 			}
 			// Else the begin travels with the transaction's first query (or runs on its own before any other statement).
+			ReferenceReads reads = this.referenceReads;
 			connection = TenantConnection.wrap(connection, shard.dialect(), shard.id(), tenantIdentifier,
-					entry.version());
+					entry.version(), reads != null ? reads.tables() : Set.of());
 		}
 		catch (SQLException ex) {
 			discard(shard, connection);

@@ -9,7 +9,8 @@ import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
  *
  * <p>With no tenant bound it answers {@link #NO_TENANT}, a value that can never be a valid tenant id. Opening a
  * session (bootstrap, open-session-in-view on a request without a tenant) therefore works; the first attempt to take
- * a shard connection for such a session raises {@link io.github.shardtenancy.NoTenantBoundException} in
+ * a shard connection for such a session gets, when reference tables are declared, a read-only connection that runs
+ * only reads of reference tables, and otherwise raises {@link io.github.shardtenancy.NoTenantBoundException} in
  * {@link ShardMultiTenantConnectionProvider}, before any connection is borrowed. Stateless and thread-safe.
  */
 public class TenantIdentifierResolver implements CurrentTenantIdentifierResolver<String> {

@@ -26,8 +26,10 @@ import io.github.shardtenancy.TenantContext;
  * {@link io.github.shardtenancy.TenantSwitchedException}; {@code TRUNCATE} and DDL raise
  * {@link io.github.shardtenancy.CrossTenantStatementException}.
  *
- * <p>{@link #getConnection()} requires a tenant bound through {@link TenantContext} and raises
- * {@link NoTenantBoundException} otherwise. Thread-safe.
+ * <p>{@link #getConnection()} with no tenant bound through {@link TenantContext} hands out a read-only connection for
+ * the reference tables only, when some are declared (see
+ * {@link ShardMultiTenantConnectionProvider#referenceConnection(String)}), and raises {@link NoTenantBoundException}
+ * otherwise. Thread-safe.
  */
 public class TenantRoutingDataSource implements DataSource {
 
@@ -40,12 +42,15 @@ public class TenantRoutingDataSource implements DataSource {
 
 	/**
 	 * @return a connection of the bound tenant's shard; close it to release it
-	 * @throws NoTenantBoundException if no tenant is bound on this thread
+	 * @throws NoTenantBoundException if no tenant is bound on this thread and no reference tables are declared
 	 * @throws SQLException on a fence rejection (SQLSTATE 40001) or a database error
 	 */
 	@Override
 	public Connection getConnection() throws SQLException {
-		String tenant = TenantContext.require("a connection from the tenant-routing DataSource");
+		String tenant = TenantContext.current();
+		if (tenant == null) {
+			return this.provider.referenceConnection("a connection from the tenant-routing DataSource");
+		}
 		Connection connection = this.provider.getConnection(tenant);
 		TenantConnection.releaseOnClose(connection, () -> this.provider.releaseConnection(tenant, connection));
 		return connection;

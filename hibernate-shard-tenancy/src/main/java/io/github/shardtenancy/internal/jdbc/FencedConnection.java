@@ -7,8 +7,10 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.Locale;
+import java.util.Set;
 
 import io.github.shardtenancy.CrossTenantStatementException;
+import io.github.shardtenancy.ReferenceWriteException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSwitchedException;
 import org.jspecify.annotations.Nullable;
@@ -25,6 +27,9 @@ final class FencedConnection extends ConnectionDelegate {
 	private final Route route;
 
 	private final FenceBegin begin;
+
+	/** The reference tables (lower case), which this connection may read but never write. */
+	private Set<String> referenceTables = Set.of();
 
 	/** The auto-commit of a DataSource connection until it is closed; {@code null} for Hibernate's connections. */
 	private @Nullable AutoCommitEmulation dataSource;
@@ -285,6 +290,23 @@ final class FencedConnection extends ConnectionDelegate {
 			throw new CrossTenantStatementException(this.route.tenantId(), this.route.shardId(),
 					this.route.directoryVersion(), StatementClassifier.quoted(sql));
 		}
+		if (sql != null && !this.referenceTables.isEmpty() && !StatementClassifier.isRead(sql)) {
+			for (String target : ReferenceSql.writeTargets(sql)) {
+				String plain = target.substring(target.lastIndexOf('.') + 1);
+				if (this.referenceTables.contains(target) || this.referenceTables.contains(plain)) {
+					throw new ReferenceWriteException("Statement \"" + StatementClassifier.quoted(sql) + "\" of tenant '"
+							+ this.route.tenantId() + "' writes reference table " + target + ", which would change "
+							+ "shard '" + this.route.shardId() + "' only: write reference data with "
+							+ "ShardTenancy.referenceTables().write (the ReferenceTables bean)", this.route.shardId(),
+							null);
+				}
+			}
+		}
+	}
+
+	/** @param tables the reference tables (lower case), which statements of this connection must not write */
+	void refuseWritesTo(Set<String> tables) {
+		this.referenceTables = tables;
 	}
 
 	@Override

@@ -75,6 +75,24 @@ public final class TenantConnection {
 	 */
 	public static Connection wrap(Connection connection, FenceDialect dialect, String shardId, String tenantId,
 			long directoryVersion) throws SQLException {
+		return wrap(connection, dialect, shardId, tenantId, directoryVersion, java.util.Set.of());
+	}
+
+	/**
+	 * As {@link #wrap(Connection, FenceDialect, String, String, long)}, refusing statements that write a reference
+	 * table ({@link io.github.shardtenancy.ReferenceWriteException}): reference data is written to every shard through
+	 * {@code ShardTenancy.referenceTables()}, never on one tenant's connection.
+	 * @param referenceTables the reference tables, lower case
+	 */
+	public static Connection wrap(Connection connection, FenceDialect dialect, String shardId, String tenantId,
+			long directoryVersion, java.util.Set<String> referenceTables) throws SQLException {
+		Connection fenced = wrap0(connection, dialect, shardId, tenantId, directoryVersion);
+		((FencedConnection) fenced).refuseWritesTo(referenceTables);
+		return fenced;
+	}
+
+	private static Connection wrap0(Connection connection, FenceDialect dialect, String shardId, String tenantId,
+			long directoryVersion) throws SQLException {
 		boolean perTransaction = dialect.beginStatement() != null;
 		if (perTransaction) {
 			connection.setAutoCommit(false);

@@ -1,6 +1,7 @@
 package io.github.shardtenancy.internal.reconcile;
 
 import io.github.shardtenancy.ReconciliationReport;
+import io.github.shardtenancy.ReferenceDataReport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -25,6 +27,7 @@ import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.ReconciliationReport.MisplacedRows;
 import io.github.shardtenancy.ReconciliationReport.MissingRows;
 import io.github.shardtenancy.internal.topology.Topology;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +59,8 @@ public class Reconciler {
 	private final List<TenantTable> tables;
 
 	private volatile ReconciliationReport lastReport;
+
+	private volatile @Nullable Supplier<@Nullable ReferenceDataReport> reference;
 
 	/**
 	 * @param directory the directory
@@ -112,8 +117,9 @@ public class Reconciler {
 			.forEach(e -> missing.add(new MissingRows(e.tenantId(), e.shardId(), e.version())));
 		misplaced.sort(java.util.Comparator.comparing(MisplacedRows::shardId).thenComparing(MisplacedRows::tenantId)
 			.thenComparing(MisplacedRows::table));
+		ReferenceDataReport referenceData = referenceData();
 		ReconciliationReport report = new ReconciliationReport(started, Instant.now(), version, checked,
-				entries.size(), misplaced, missing, unreachable);
+				entries.size(), misplaced, missing, unreachable, referenceData);
 		this.lastReport = report;
 		if (report.isClean()) {
 			log.info("Reconciliation at directory version {}: {} tenants on {} shards agree", version, entries.size(),
@@ -121,9 +127,37 @@ public class Reconciler {
 		}
 		else {
 			log.warn("Reconciliation at directory version {}: {} misplaced row groups, {} tenants without rows, {} "
-					+ "unreachable shards", version, misplaced.size(), missing.size(), unreachable.size());
+					+ "unreachable shards{}", version, misplaced.size(), missing.size(), unreachable.size(),
+					referenceData == null || referenceData.consistent() ? ""
+							: "; reference data behind on " + referenceData.behind() + ", unreachable on "
+									+ referenceData.unreachable() + ", differing in tables "
+									+ referenceData.differing());
 		}
 		return report;
+	}
+
+	/**
+	 * @param reference what a run reports of the reference data (after replaying what shards miss), or {@code null}
+	 * for nothing
+	 * @return this reconciler
+	 */
+	public Reconciler withReferenceData(@Nullable Supplier<@Nullable ReferenceDataReport> reference) {
+		this.reference = reference;
+		return this;
+	}
+
+	private @Nullable ReferenceDataReport referenceData() {
+		Supplier<@Nullable ReferenceDataReport> supplier = this.reference;
+		if (supplier == null) {
+			return null;
+		}
+		try {
+			return supplier.get();
+		}
+		catch (RuntimeException ex) {
+			log.warn("Reference data not reconciled: {}", ex.getMessage());
+			return null;
+		}
 	}
 
 	/** @return the report of the last completed run, or empty before the first */

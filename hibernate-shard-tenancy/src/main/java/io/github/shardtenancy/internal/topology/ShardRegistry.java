@@ -59,6 +59,27 @@ public class ShardRegistry {
 
 	private final String actor;
 
+	private volatile RegistrationHook registrationHook = (transaction, shardId) -> {
+	};
+
+	/** Work run in the directory transaction that records a shard ACTIVE, before it commits. */
+	@FunctionalInterface
+	public interface RegistrationHook {
+
+		/**
+		 * @param directoryTransaction the registration's directory transaction (do not commit or close it)
+		 * @param shardId the shard being recorded ACTIVE
+		 * @throws RuntimeException to refuse the registration (the transaction is rolled back)
+		 */
+		void registering(Connection directoryTransaction, String shardId);
+
+	}
+
+	/** @param hook run in the directory transaction that records a shard ACTIVE (reference data catch-up) */
+	public void setRegistrationHook(RegistrationHook hook) {
+		this.registrationHook = Objects.requireNonNull(hook, "hook");
+	}
+
 	/**
 	 * Creates the registry and makes it the topology's source for missing shards.
 	 * @param directory the directory (its database holds the registry)
@@ -173,6 +194,7 @@ public class ShardRegistry {
 				ps.setString(7, shardId);
 				ps.executeUpdate();
 			}
+			this.registrationHook.registering(c, shardId);
 			DirectoryEvents.record(c, version, "SHARD_REGISTERED", shardId,
 					before != null ? describe(before) : null, "ACTIVE region=" + region + " url=" + jdbcUrl,
 					this.actor);
