@@ -5,7 +5,7 @@ import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.testing.Ticket;
+import io.github.shardtenancy.testing.ids.Ticket;
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;

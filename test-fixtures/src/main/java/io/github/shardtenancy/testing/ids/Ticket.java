@@ -1,4 +1,4 @@
-package io.github.shardtenancy.testing;
+package io.github.shardtenancy.testing.ids;
 
 import io.github.shardtenancy.ShardSafeId;
 import jakarta.persistence.Column;

@@ -1,4 +1,4 @@
-package io.github.shardtenancy.testing;
+package io.github.shardtenancy.testing.ids;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
