@@ -513,7 +513,7 @@ public class ShardTenancyProperties implements InitializingBean {
 	public static class ProblemDetails {
 
 		/**
-		 * Whether the library's typed errors are answered with RFC 9457 problem details (400, 404, 503). Default
+		 * Whether the library's typed errors are answered with RFC 9457 problem details (400, 404, 409, 503). Default
 		 * {@code true}.
 		 */
 		private boolean enabled = true;

@@ -5,14 +5,17 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
+import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.IdGenerationException;
 import io.github.shardtenancy.InvalidTenantIdException;
+import io.github.shardtenancy.MoveInProgressException;
 import io.github.shardtenancy.NoTenantBoundException;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.ShardUnavailableException;
+import io.github.shardtenancy.TenantAlreadyExistsException;
 import io.github.shardtenancy.TenantDeletedException;
 import io.github.shardtenancy.TenantUnavailableException;
 import io.github.shardtenancy.UnknownTenantException;
@@ -32,6 +35,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * <ul>
  * <li>{@link InvalidTenantIdException}, {@link NoTenantBoundException}: 400 Bad Request;</li>
  * <li>{@link UnknownTenantException}, {@link TenantDeletedException}: 404 Not Found;</li>
+ * <li>{@link DirectoryConflictException} (a tenant that already exists, an entry changed since it was read),
+ * {@link MoveInProgressException}: 409 Conflict;</li>
  * <li>{@link RetriesExhaustedException}, {@link TenantUnavailableException}, {@link ShardUnavailableException},
  * {@link ShardConnectionLostException}, {@link DirectoryUnavailableException}, {@link IdGenerationException}: 503
  * Service Unavailable with a {@code Retry-After} header in whole seconds.</li>
@@ -40,7 +45,10 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * exception message as {@code detail}, and the properties {@code tenant}, {@code shard} and
  * {@code directoryVersion} where the exception knows them. A typed error wrapped by Spring or JPA is found in the
  * cause chain (Spring's {@code ExceptionHandlerExceptionResolver} matches causes). Any other
- * {@link ShardTenancyException} is rethrown unchanged, so that Spring Boot's usual error handling answers it.
+ * {@link ShardTenancyException} is rethrown unchanged, so that Spring Boot's usual error handling answers it: among
+ * them the reference-data and seeding errors, whose remedy is an operator's (a repair, a re-seed), never a client's
+ * retry ({@code ReferenceDataBehindException} in particular reports a write that is recorded and must not be sent
+ * again).
  *
  * <p>Ordered last ({@link Ordered#LOWEST_PRECEDENCE}) and registered after the application's own beans, so an
  * {@code @ExceptionHandler} of the application for the same exception (in a controller or in any
@@ -57,6 +65,9 @@ public class ShardTenancyProblemDetails {
 			new Mapping(NoTenantBoundException.class, HttpStatus.BAD_REQUEST, "No tenant"),
 			new Mapping(UnknownTenantException.class, HttpStatus.NOT_FOUND, "Unknown tenant"),
 			new Mapping(TenantDeletedException.class, HttpStatus.NOT_FOUND, "Tenant deleted"),
+			new Mapping(TenantAlreadyExistsException.class, HttpStatus.CONFLICT, "Tenant exists"),
+			new Mapping(DirectoryConflictException.class, HttpStatus.CONFLICT, "Directory conflict"),
+			new Mapping(MoveInProgressException.class, HttpStatus.CONFLICT, "Move in progress"),
 			new Mapping(RetriesExhaustedException.class, HttpStatus.SERVICE_UNAVAILABLE, "Retries exhausted"),
 			new Mapping(TenantUnavailableException.class, HttpStatus.SERVICE_UNAVAILABLE, "Tenant unavailable"),
 			new Mapping(ShardUnavailableException.class, HttpStatus.SERVICE_UNAVAILABLE, "Shard unavailable"),

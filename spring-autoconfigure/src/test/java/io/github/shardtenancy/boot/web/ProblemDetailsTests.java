@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.IdGenerationException;
+import io.github.shardtenancy.MoveInProgressException;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.TenantAdmin;
@@ -29,6 +30,7 @@ import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
@@ -36,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.hamcrest.Matchers.containsString;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
@@ -57,8 +60,22 @@ class ProblemDetailsTests {
 
 		private final NoteRepository notes;
 
-		NotesController(NoteRepository notes) {
+		private final TenantAdmin admin;
+
+		NotesController(NoteRepository notes, TenantAdmin admin) {
 			this.notes = notes;
+			this.admin = admin;
+		}
+
+		@PostMapping("/tenants/{tenant}")
+		String create(@PathVariable String tenant) {
+			return this.admin.create(tenant).shardId();
+		}
+
+		@GetMapping("/fail/move")
+		void moveInProgress() {
+			throw new MoveInProgressException("Tenant acme already has move m-1 in progress", "acme", "shard-1", 9,
+					"m-1");
 		}
 
 		@GetMapping("/notes")
@@ -185,6 +202,29 @@ class ProblemDetailsTests {
 				.andExpect(jsonPath("$.title").value("Tenant deleted"))
 				.andExpect(jsonPath("$.tenant").value("gone"))
 				.andExpect(jsonPath("$.shard").value("shard-2"));
+		}
+
+		@Test
+		@DisplayName("creating a tenant that exists: 409 with the tenant, no Retry-After")
+		void existingTenantIs409() throws Exception {
+			this.mvc.perform(post("/tenants/{tenant}", "twice")).andExpect(status().isOk());
+			this.mvc.perform(post("/tenants/{tenant}", "twice"))
+				.andExpect(status().isConflict())
+				.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+				.andExpect(jsonPath("$.title").value("Tenant exists"))
+				.andExpect(jsonPath("$.type").value("urn:shard-tenancy:TenantAlreadyExistsException"))
+				.andExpect(jsonPath("$.tenant").value("twice"))
+				.andExpect(header().doesNotExist("Retry-After"));
+		}
+
+		@Test
+		@DisplayName("a move in progress: 409")
+		void moveInProgressIs409() throws Exception {
+			this.mvc.perform(get("/fail/move"))
+				.andExpect(status().isConflict())
+				.andExpect(jsonPath("$.title").value("Move in progress"))
+				.andExpect(jsonPath("$.tenant").value("acme"))
+				.andExpect(jsonPath("$.directoryVersion").value(9));
 		}
 
 		@Test
