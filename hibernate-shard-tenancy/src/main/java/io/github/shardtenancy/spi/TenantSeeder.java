@@ -16,7 +16,10 @@ import io.github.shardtenancy.DirectoryEntry;
  * variables set, exactly as for the application's own writes), auto-commit off. The library commits it once every
  * seeder returned and records the seed in the directory history ({@code TENANT_SEEDED}); if a seeder throws, the
  * transaction is rolled back, so a failed seed leaves none of its rows. Implementations must not commit, roll back or
- * close the connection, and must be thread-safe (tenants may be created at once).
+ * close the connection, and must be thread-safe (tenants may be created at once). A seeder runs inside the directory
+ * transaction that records the seed, so it must not write the directory (create, move or delete a tenant, write
+ * reference data): such a write is refused with {@link io.github.shardtenancy.NestedDirectoryWriteException} rather
+ * than waiting for its own lock, and the seed is rolled back.
  */
 @FunctionalInterface
 public interface TenantSeeder {

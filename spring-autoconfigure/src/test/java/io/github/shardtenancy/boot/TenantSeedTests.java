@@ -11,10 +11,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.DirectoryEvent;
+import io.github.shardtenancy.NestedDirectoryWriteException;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
@@ -107,6 +109,34 @@ class TenantSeedTests {
 			assertThat(seeded(admin, "acme")).isEmpty();
 			assertThatThrownBy(() -> admin.seed("acme")).isInstanceOf(TenantSeedException.class);
 			assertThat(titles(context, "acme")).isEmpty();
+		});
+	}
+
+	@Test
+	@DisplayName("A seeder that writes the directory (creates another tenant) is refused at once instead of waiting for its own lock; the seed is rolled back and nothing else is created")
+	void aSeederWritingTheDirectoryIsRefused() {
+		AtomicReference<TenantAdmin> admins = new AtomicReference<>();
+		this.runner.withBean("creatingSeeder", TenantSeeder.class, () -> (tenant, connection) -> {
+			try (var insert = connection.prepareStatement("INSERT INTO note (id, tenant_id, title) VALUES (?, ?, ?)")) {
+				insert.setObject(1, UUID.randomUUID());
+				insert.setString(2, tenant.tenantId());
+				insert.setString(3, "welcome");
+				insert.executeUpdate();
+			}
+			admins.get().create(tenant.tenantId() + "-sibling");
+		}).run((context) -> {
+			assertThat(context).hasNotFailed();
+			TenantAdmin admin = context.getBean(TenantAdmin.class);
+			admins.set(admin);
+			assertThatThrownBy(() -> admin.create("acme", "shard-1")).isInstanceOfSatisfying(TenantSeedException.class,
+					(ex) -> {
+						assertThat(ex.rolledBack()).isTrue();
+						assertThat(ex).hasRootCauseInstanceOf(NestedDirectoryWriteException.class);
+						assertThat(ex).rootCause().hasMessageContaining("acme-sibling").hasMessageContaining("TenantSeeder");
+					});
+			assertThat(admin.find("acme-sibling")).isEmpty();
+			assertThat(titles(context, "acme")).as("the seed's own row is rolled back").isEmpty();
+			assertThat(seeded(admin, "acme")).isEmpty();
 		});
 	}
 

@@ -20,6 +20,7 @@ import javax.sql.DataSource;
 import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.InvalidDirectoryEntryException;
+import io.github.shardtenancy.NestedDirectoryWriteException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantAlreadyExistsException;
 import io.github.shardtenancy.TenantIds;
@@ -53,6 +54,9 @@ public class Directory {
 	 * round trips, and holds at most this many rows (about a megabyte) in the driver at once.
 	 */
 	public static final int SNAPSHOT_FETCH_SIZE = 10_000;
+
+	/** Set while this thread has a directory write transaction open. */
+	private static final ThreadLocal<Boolean> WRITING = new ThreadLocal<>();
 
 	/** More distinct shard ids than this are not deduplicated (a bound on the map below, not a limit on shards). */
 	private static final int MAX_CANONICAL_SHARD_IDS = 10_000;
@@ -181,6 +185,7 @@ public class Directory {
 	 * @return the new entry (epoch 1)
 	 * @throws TenantAlreadyExistsException if the tenant already has an entry (a {@link DirectoryConflictException})
 	 * @throws DirectoryUnavailableException if the directory cannot be written
+	 * @throws NestedDirectoryWriteException if this thread already has a directory write transaction open
 	 */
 	public DirectoryEntry create(String tenantId, String shardId, String actor) {
 		Objects.requireNonNull(shardId, "shardId");
@@ -216,6 +221,7 @@ public class Directory {
 	 * @throws TenantAlreadyExistsException if the tenant already has an entry, also when another instance created it
 	 * at the same moment (a {@link DirectoryConflictException})
 	 * @throws DirectoryUnavailableException if the directory cannot be written
+	 * @throws NestedDirectoryWriteException if this thread already has a directory write transaction open
 	 */
 	public DirectoryEntry create(String tenantId, String actor, ShardChoice choice) {
 		TenantIds.requireValid(tenantId);
@@ -254,11 +260,13 @@ public class Directory {
 	 * @param work the work, never {@code null}
 	 * @param <T> its result
 	 * @return what the work returned
+	 * @throws NestedDirectoryWriteException if this thread already has a directory write transaction open
 	 * @throws DirectoryUnavailableException if the directory cannot be written; a {@link RuntimeException} the work
 	 * throws propagates as it is
 	 */
 	public <T> T transaction(DirectoryWork<T> work) {
 		Objects.requireNonNull(work, "work");
+		enterWrite(null);
 		try (Connection c = this.dataSource.getConnection()) {
 			boolean autoCommit = c.getAutoCommit();
 			c.setAutoCommit(false);
@@ -278,6 +286,9 @@ public class Directory {
 		catch (SQLException ex) {
 			throw new DirectoryUnavailableException(null, -1, ex);
 		}
+		finally {
+			WRITING.remove();
+		}
 	}
 
 	/**
@@ -291,6 +302,7 @@ public class Directory {
 	 * @return the entry as written (epoch + 1, new version)
 	 * @throws DirectoryConflictException if the entry is missing or its epoch is not {@code expectedEpoch}
 	 * @throws DirectoryUnavailableException if the directory cannot be written
+	 * @throws NestedDirectoryWriteException if this thread already has a directory write transaction open
 	 */
 	public DirectoryEntry update(String tenantId, long expectedEpoch, String shardId, TenantState state,
 			String targetShardId, String actor) {
@@ -346,6 +358,7 @@ public class Directory {
 	}
 
 	private DirectoryEntry write(String tenantId, String actor, Change change) {
+		enterWrite(tenantId);
 		try (Connection c = this.dataSource.getConnection()) {
 			boolean autoCommit = c.getAutoCommit();
 			c.setAutoCommit(false);
@@ -408,6 +421,20 @@ public class Directory {
 		catch (SQLException ex) {
 			throw new DirectoryUnavailableException(tenantId, -1, ex);
 		}
+		finally {
+			WRITING.remove();
+		}
+	}
+
+	/**
+	 * Marks this thread as having a directory write transaction open, refusing a second one: both would need the
+	 * version row lock, so the inner one would wait for its own thread forever.
+	 */
+	private static void enterWrite(String tenantId) {
+		if (WRITING.get() != null) {
+			throw new NestedDirectoryWriteException(tenantId);
+		}
+		WRITING.set(Boolean.TRUE);
 	}
 
 	private static boolean isUniqueViolation(SQLException ex) {
