@@ -28,9 +28,10 @@ public record InstanceSettings(boolean enabled, @Nullable String instanceId, Dur
 	public static final int MAX_INSTANCE_ID_LENGTH = 200;
 
 	/**
-	 * @throws IllegalArgumentException if a duration is not positive, {@code goneAfter} is not longer than
-	 * {@code heartbeatInterval}, {@code removeAfter} is shorter than {@code goneAfter}, or the instance id is blank or
-	 * longer than {@value #MAX_INSTANCE_ID_LENGTH} characters
+	 * Checks each value on its own; the relations between them are checked by {@link #requireConsistent()} (the
+	 * builder calls it), so that the {@code with...} methods can be called in any order.
+	 * @throws IllegalArgumentException if a duration is not positive, or the instance id is blank or longer than
+	 * {@value #MAX_INSTANCE_ID_LENGTH} characters
 	 * @throws NullPointerException if a duration is {@code null}
 	 */
 	public InstanceSettings {
@@ -38,18 +39,28 @@ public record InstanceSettings(boolean enabled, @Nullable String instanceId, Dur
 		positive(goneAfter, "goneAfter");
 		positive(removeAfter, "removeAfter");
 		positive(maxLag, "maxLag");
-		if (goneAfter.compareTo(heartbeatInterval) <= 0) {
-			throw new IllegalArgumentException("goneAfter (" + goneAfter + ") must be longer than heartbeatInterval ("
-					+ heartbeatInterval + ")");
-		}
-		if (removeAfter.compareTo(goneAfter) < 0) {
-			throw new IllegalArgumentException("removeAfter (" + removeAfter + ") must be at least goneAfter ("
-					+ goneAfter + ")");
-		}
 		if (instanceId != null && (instanceId.isBlank() || instanceId.length() > MAX_INSTANCE_ID_LENGTH)) {
 			throw new IllegalArgumentException("instanceId must be non-blank and at most " + MAX_INSTANCE_ID_LENGTH
 					+ " characters, was '" + instanceId + "'");
 		}
+	}
+
+	/**
+	 * @return these settings
+	 * @throws IllegalArgumentException if {@code goneAfter} is not longer than {@code heartbeatInterval} (a live
+	 * instance would be reported gone between two heartbeats), or {@code removeAfter} is shorter than
+	 * {@code goneAfter}
+	 */
+	public InstanceSettings requireConsistent() {
+		if (this.goneAfter.compareTo(this.heartbeatInterval) <= 0) {
+			throw new IllegalArgumentException("goneAfter (" + this.goneAfter + ") must be longer than "
+					+ "heartbeatInterval (" + this.heartbeatInterval + ")");
+		}
+		if (this.removeAfter.compareTo(this.goneAfter) < 0) {
+			throw new IllegalArgumentException("removeAfter (" + this.removeAfter + ") must be at least goneAfter ("
+					+ this.goneAfter + ")");
+		}
+		return this;
 	}
 
 	private static void positive(Duration value, String name) {

@@ -390,9 +390,10 @@ public final class ShardTenancyBuilder {
 	 * {@link InstanceSettings#defaults()} (on, every 10 seconds)
 	 * @return this builder
 	 * @throws NullPointerException if {@code settings} is {@code null}
+	 * @throws IllegalArgumentException as {@link InstanceSettings#requireConsistent()}
 	 */
 	public ShardTenancyBuilder instances(InstanceSettings settings) {
-		this.plan.instanceSettings = Objects.requireNonNull(settings, "settings");
+		this.plan.instanceSettings = Objects.requireNonNull(settings, "settings").requireConsistent();
 		return this;
 	}
 

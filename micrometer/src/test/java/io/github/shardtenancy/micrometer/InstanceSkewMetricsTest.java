@@ -6,6 +6,7 @@ import java.util.UUID;
 import io.github.shardtenancy.InstanceSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.h2.jdbcx.JdbcDataSource;
@@ -65,7 +66,7 @@ class InstanceSkewMetricsTest {
 			assertThat(gauge("shardtenancy.instances.version.lowest")).isEqualTo(version);
 			assertThat(gauge("shardtenancy.instances.version.skew")).isZero();
 
-			long changed = first.admin().create("acme", "shard-1").version();
+			long changed = new Directory(directory).create("acme", "shard-1", "test").version();
 			first.routeFeed().refresh();
 			second.instances().heartbeat(); // records that it is behind
 			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {

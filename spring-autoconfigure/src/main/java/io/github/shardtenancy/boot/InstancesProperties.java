@@ -50,7 +50,7 @@ public class InstancesProperties {
 	InstanceSettings toSettings() {
 		try {
 			return new InstanceSettings(this.enabled, (this.id != null && !this.id.isBlank()) ? this.id : null,
-					this.heartbeatInterval, this.goneAfter, this.removeAfter, this.maxLag);
+					this.heartbeatInterval, this.goneAfter, this.removeAfter, this.maxLag).requireConsistent();
 		}
 		catch (IllegalArgumentException | NullPointerException ex) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.instances", "Invalid shard-tenancy.instances "
