@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -256,13 +257,8 @@ public final class InstanceHeartbeat implements Instances, AutoCloseable {
 
 	/** Records this instance's start: a new row, or the row of a configured id used before. */
 	private void register(Connection c, long applied) throws SQLException {
-		try (PreparedStatement ps = c.prepareStatement(RESTART)) {
-			ps.setLong(1, applied);
-			ps.setString(2, this.libraryVersion);
-			ps.setString(3, this.instanceId);
-			if (ps.executeUpdate() == 1) {
-				return;
-			}
+		if (restart(c, applied)) {
+			return;
 		}
 		try (PreparedStatement ps = c.prepareStatement(INSERT)) {
 			ps.setString(1, this.instanceId);
@@ -275,12 +271,17 @@ public final class InstanceHeartbeat implements Instances, AutoCloseable {
 				throw ex;
 			}
 			// inserted meanwhile (another start with the same configured id): take the row over
-			try (PreparedStatement ps = c.prepareStatement(RESTART)) {
-				ps.setLong(1, applied);
-				ps.setString(2, this.libraryVersion);
-				ps.setString(3, this.instanceId);
-				ps.executeUpdate();
-			}
+			restart(c, applied);
+		}
+	}
+
+	/** @return whether this instance's row existed (and now records a start) */
+	private boolean restart(Connection c, long applied) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement(RESTART)) {
+			ps.setLong(1, applied);
+			ps.setString(2, this.libraryVersion);
+			ps.setString(3, this.instanceId);
+			return ps.executeUpdate() == 1;
 		}
 	}
 
@@ -344,7 +345,7 @@ public final class InstanceHeartbeat implements Instances, AutoCloseable {
 			try (PreparedStatement ps = c.prepareStatement(
 					"DELETE FROM " + TABLE + " WHERE instance_id = ? AND heartbeat_at <= ?")) {
 				ps.setString(1, instance.instanceId());
-				ps.setObject(2, instance.heartbeatAt().atOffset(java.time.ZoneOffset.UTC));
+				ps.setObject(2, instance.heartbeatAt().atOffset(ZoneOffset.UTC));
 				if (ps.executeUpdate() == 1) {
 					log.info("Removed instance '{}' from {}: silent since {}", instance.instanceId(), TABLE,
 							instance.heartbeatAt());
@@ -373,7 +374,7 @@ public final class InstanceHeartbeat implements Instances, AutoCloseable {
 				gone.add(instance.instanceId());
 				if (this.toldGone.add(instance.instanceId())) {
 					log.info("Instance '{}' is gone ({}, last heartbeat {})", instance.instanceId(),
-							instance.stoppedAt() != null ? "closed at " + instance.stoppedAt() : "silent", 
+							instance.stoppedAt() != null ? "closed at " + instance.stoppedAt() : "silent",
 							instance.heartbeatAt());
 				}
 			}
