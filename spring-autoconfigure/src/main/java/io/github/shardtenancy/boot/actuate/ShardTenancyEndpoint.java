@@ -27,6 +27,7 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.TenantState;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -131,12 +132,15 @@ public class ShardTenancyEndpoint {
 	/**
 	 * Serves {@code GET /actuator/shardtenancy/{tenant}}: {@link #instances()} for the word {@code instances} (so a
 	 * tenant of that id cannot be read here; {@code TenantAdmin.find} reads it), {@link #tenant(String)} otherwise.
+	 * Its two response types are registered for reflection (native images) here, since the return type does not name
+	 * them.
 	 * @param tenant the tenant, or {@code instances}
 	 * @return as {@link #instances()} or {@link #tenant(String)}
 	 * @throws InvalidEndpointRequestException (HTTP 400) as they throw it
 	 * @throws io.github.shardtenancy.DirectoryUnavailableException if the directory cannot be read
 	 */
 	@ReadOperation
+	@RegisterReflectionForBinding({ TenantDescriptor.class, InstancesDescriptor.class })
 	public @Nullable Object tenantOrInstances(@Selector String tenant) {
 		return INSTANCES.equals(tenant) ? instances() : tenant(tenant);
 	}
