@@ -57,7 +57,8 @@ public interface ShardTenancy extends AutoCloseable {
 	}
 
 	/**
-	 * Loads the directory (one streamed snapshot) and starts the router's background sync, loads the slot table,
+	 * Loads the directory (one streamed snapshot) and starts the router's background sync and the instance heartbeat
+	 * ({@link #instances()}; a heartbeat failure is logged, never thrown), loads the slot table,
 	 * records the configured shards ACTIVE in the shard registry (unless {@link ShardTenancyBuilder#registerShards(boolean)} is
 	 * off; a shard that cannot be recorded, such as a retired one, is logged and skipped), and prepares the shards
 	 * ({@link #prepareShards()}, unless {@link ShardTenancyBuilder#prepareShardsOnStart(boolean)} is off). Call it once the
@@ -198,5 +199,11 @@ public interface ShardTenancy extends AutoCloseable {
 	 * recorded step), stops the router, and closes the pools the builder created. Idempotent.
 	 */
 	void close();
+
+	/**
+	 * @return the instance heartbeat: this instance's applied directory version recorded in the directory database,
+	 * and the version skew across instances ({@link InstanceSettings}); never {@code null}
+	 */
+	Instances instances();
 
 }

@@ -385,6 +385,19 @@ public final class ShardTenancyBuilder {
 	}
 
 	/**
+	 * @param settings the instance heartbeat ({@link Instances}): this instance's id, how often it records the
+	 * directory version it has applied, when silent or lagging instances are reported; default
+	 * {@link InstanceSettings#defaults()} (on, every 10 seconds)
+	 * @return this builder
+	 * @throws NullPointerException if {@code settings} is {@code null}
+	 * @throws IllegalArgumentException as {@link InstanceSettings#requireConsistent()}
+	 */
+	public ShardTenancyBuilder instances(InstanceSettings settings) {
+		this.plan.instanceSettings = Objects.requireNonNull(settings, "settings").requireConsistent();
+		return this;
+	}
+
+	/**
 	 * @param check what a Hibernate session factory built on the tenancy does with a tenant entity whose id strategy
 	 * would collide after a move ({@code IDENTITY}, {@code SEQUENCE}, {@code TABLE}...); default {@link IdCheck#FAIL}
 	 * @return this builder

@@ -132,4 +132,9 @@ final class DefaultShardTenancy implements ShardTenancy {
 		this.wiring.close();
 	}
 
+	@Override
+	public io.github.shardtenancy.Instances instances() {
+		return this.wiring.instances();
+	}
+
 }

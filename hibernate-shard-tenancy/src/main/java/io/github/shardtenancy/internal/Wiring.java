@@ -17,6 +17,7 @@ import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.ids.ShardIds;
+import io.github.shardtenancy.internal.instances.InstanceHeartbeat;
 import io.github.shardtenancy.internal.hibernate.TenantIdentifierResolver;
 import io.github.shardtenancy.internal.hibernate.TenantRoutingDataSource;
 import io.github.shardtenancy.internal.lifecycle.ShardPreparation;
@@ -81,6 +82,8 @@ public final class Wiring implements AutoCloseable {
 
 	private final ReferenceReplication reference;
 
+	private final InstanceHeartbeat instances;
+
 	private @Nullable List<TenantTable> tables;
 
 	private @Nullable Mover mover;
@@ -116,6 +119,8 @@ public final class Wiring implements AutoCloseable {
 		this.connectionProvider.setReferenceReads(this.reference);
 		this.registry.setRegistrationHook(this.reference::registering);
 		this.slots = new SlotMap(this.directory);
+		this.instances = new InstanceHeartbeat(this.directory.dataSource(), plan.instanceSettings,
+				this.router::version, plan.backgroundScheduler);
 		this.ownedExecutor = plan.moveExecutor == null ? new MoveExecutor() : null;
 		this.executor = plan.moveExecutor != null ? plan.moveExecutor : this.ownedExecutor.executor();
 		this.admin = new TenantAdministration(this.directory, this.topology, this.registry, this.slots,
@@ -125,8 +130,8 @@ public final class Wiring implements AutoCloseable {
 
 	/**
 	 * Starts the router (one directory snapshot), loads the slot table, records the configured shards in the registry
-	 * (a shard that cannot be recorded, for example a retired one, is logged and skipped) and, unless switched off,
-	 * prepares every shard.
+	 * (a shard that cannot be recorded, for example a retired one, is logged and skipped), unless switched off prepares
+	 * every shard, and starts the instance heartbeat (its failures are logged, not thrown).
 	 */
 	public synchronized void start() {
 		this.router.start();
@@ -148,6 +153,7 @@ public final class Wiring implements AutoCloseable {
 		if (this.plan.prepareShardsOnStart) {
 			prepareShards();
 		}
+		this.instances.start();
 	}
 
 	/** Prepares every shard of the topology; see {@link ShardPreparation}. */
@@ -291,6 +297,11 @@ public final class Wiring implements AutoCloseable {
 		return this.executor;
 	}
 
+	/** @return the instance heartbeat */
+	public InstanceHeartbeat instances() {
+		return this.instances;
+	}
+
 	/** @return the directory database's pool */
 	public DataSource directoryDataSource() {
 		return this.directory.dataSource();
@@ -303,6 +314,7 @@ public final class Wiring implements AutoCloseable {
 	@Override
 	public void close() {
 		try {
+			this.instances.close();
 			this.ids.close();
 			if (this.ownedExecutor != null) {
 				this.ownedExecutor.close();

@@ -10,6 +10,7 @@ import javax.sql.DataSource;
 
 import io.github.shardtenancy.IdCheck;
 import io.github.shardtenancy.IdSettings;
+import io.github.shardtenancy.InstanceSettings;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantTable;
@@ -114,5 +115,8 @@ public final class TenancyPlan {
 
 	/** Told when a shard's pool joins or leaves the topology, in the order added. */
 	public final List<ShardPoolListener> shardPoolListeners = new ArrayList<>();
+
+	/** The instance heartbeat's settings. */
+	public InstanceSettings instanceSettings = InstanceSettings.defaults();
 
 }

@@ -175,8 +175,10 @@ class ShardTenancyActuatorConfiguration {
 		@ConditionalOnMissingBean
 		@ConditionalOnEnabledHealthIndicator("shardtenancy")
 		ShardTenancyHealthIndicator shardTenancyHealthIndicator(TenantRouter router,
-				ObjectProvider<WatcherState> listener) {
-			return new ShardTenancyHealthIndicator(router, listener.getIfAvailable(() -> WatcherState.NONE));
+				ObjectProvider<WatcherState> listener, ObjectProvider<ShardTenancy> tenancy) {
+			ShardTenancy found = tenancy.getIfUnique();
+			return new ShardTenancyHealthIndicator(router, listener.getIfAvailable(() -> WatcherState.NONE),
+					(found != null) ? found.instances() : null);
 		}
 
 	}

@@ -130,6 +130,7 @@ class ShardTenancyCoreConfiguration {
 		if (threads.moveExecutor() != null) {
 			builder.moveExecutor(threads.moveExecutor());
 		}
+		builder.instances(properties.getInstances().toSettings());
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		ShardTenancy tenancy = builder.build();
 		tables.topology(tenancy.topology());

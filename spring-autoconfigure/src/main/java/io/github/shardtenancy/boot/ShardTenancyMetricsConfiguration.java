@@ -1,6 +1,7 @@
 package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.micrometer.DirectoryWatcherMetrics;
+import io.github.shardtenancy.micrometer.InstanceSkewMetrics;
 import io.github.shardtenancy.micrometer.ShardPoolMetrics;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
@@ -14,7 +15,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Micrometer metrics: the {@link ShardTenancyMetrics} binder (router, fence rejections, retries, moves), the
- * {@link ShardPoolMetrics} binder (HikariCP's meters per shard pool, tagged {@code shard}) and, with a
+ * {@link ShardPoolMetrics} binder (HikariCP's meters per shard pool, tagged {@code shard}), the
+ * {@link InstanceSkewMetrics} binder (version skew across instances) and, with a
  * PostgreSQL directory watcher, the {@link DirectoryWatcherMetrics} binder. Boot's metrics auto-configuration
  * ({@code spring-boot-micrometer-metrics}) binds every {@link MeterBinder} bean to the application's registry. Needs
  * {@code hibernate-shard-tenancy-micrometer} on the class path.
@@ -40,6 +42,16 @@ class ShardTenancyMetricsConfiguration {
 	@ConditionalOnMissingBean
 	ShardPoolMetrics shardTenancyShardPoolMetrics() {
 		return new ShardPoolMetrics();
+	}
+
+	/**
+	 * The version skew across instances ({@code shardtenancy.instances.*}), read from this instance's latest
+	 * heartbeat; {@code NaN} with the heartbeat disabled.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	InstanceSkewMetrics shardTenancyInstanceSkewMetrics(ShardTenancy tenancy) {
+		return new InstanceSkewMetrics(tenancy.instances());
 	}
 
 	@Bean

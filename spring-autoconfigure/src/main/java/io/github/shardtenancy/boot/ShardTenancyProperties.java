@@ -122,6 +122,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final IdsProperties ids = new IdsProperties();
 
+	/** The instance heartbeat: the directory version each instance has applied, and the version skew among them. */
+	@NestedConfigurationProperty
+	private final InstancesProperties instances = new InstancesProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -234,6 +238,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public IdsProperties getIds() {
 		return this.ids;
+	}
+
+	public InstancesProperties getInstances() {
+		return this.instances;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */

@@ -236,7 +236,8 @@ class ShardTenancyRuntimeHintsTests {
 		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(endpointHints, ShardTenancyEndpoint.class);
 		for (Class<?> type : List.of(ShardTenancyEndpoint.ShardTenancyDescriptor.class,
 				ShardTenancyEndpoint.ShardDescriptor.class, ShardTenancyEndpoint.TenantDescriptor.class,
-				ShardTenancyEndpoint.MoveDescriptor.class)) {
+				ShardTenancyEndpoint.MoveDescriptor.class, ShardTenancyEndpoint.InstancesDescriptor.class,
+				io.github.shardtenancy.InstanceRecord.class)) {
 			assertThat(RuntimeHintsPredicates.reflection().onType(type)).as("a hint for %s", type.getName())
 				.accepts(endpointHints);
 		}
