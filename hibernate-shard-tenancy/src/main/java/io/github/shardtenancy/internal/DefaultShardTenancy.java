@@ -132,4 +132,9 @@ final class DefaultShardTenancy implements ShardTenancy {
 		this.wiring.close();
 	}
 
+	@Override
+	public io.github.shardtenancy.DualRead dualRead() {
+		return this.wiring.dualRead();
+	}
+
 }

@@ -115,4 +115,7 @@ public final class TenancyPlan {
 	/** Told when a shard's pool joins or leaves the topology, in the order added. */
 	public final List<ShardPoolListener> shardPoolListeners = new ArrayList<>();
 
+	/** Dual read of moving tenants; off by default. */
+	public io.github.shardtenancy.DualReadSettings dualReadSettings = io.github.shardtenancy.DualReadSettings.defaults();
+
 }
