@@ -80,6 +80,9 @@ public interface DualRead {
 	 */
 	void register(String name, String sql);
 
+	/** @return the settings this dual read runs with; never {@code null} */
+	DualReadSettings settings();
+
 	/** @return the registered queries by name, a snapshot; never {@code null} */
 	Map<String, String> queries();
 

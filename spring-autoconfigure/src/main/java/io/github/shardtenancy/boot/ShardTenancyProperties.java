@@ -122,6 +122,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final IdsProperties ids = new IdsProperties();
 
+	/** The dual read of moving tenants: chosen queries compared on source and target while a tenant moves. */
+	@NestedConfigurationProperty
+	private final DualReadProperties dualRead = new DualReadProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -234,6 +238,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public IdsProperties getIds() {
 		return this.ids;
+	}
+
+	public DualReadProperties getDualRead() {
+		return this.dualRead;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */

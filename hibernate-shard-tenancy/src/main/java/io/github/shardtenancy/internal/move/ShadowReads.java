@@ -89,7 +89,7 @@ public final class ShadowReads implements DualRead, AutoCloseable {
 		this.executor.allowCoreThreadTimeOut(true);
 	}
 
-	/** @return the settings */
+	@Override
 	public DualReadSettings settings() {
 		return this.settings;
 	}
