@@ -10,13 +10,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -24,14 +21,12 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.DualRead;
 import io.github.shardtenancy.DualReadSettings;
 import io.github.shardtenancy.MoveException;
-import io.github.shardtenancy.MoveResult;
 import io.github.shardtenancy.MoveSettings;
-import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
-import io.github.shardtenancy.testing.TenantWriter;
+import io.github.shardtenancy.testing.HeldMove;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -100,51 +95,9 @@ class DualReadTest {
 		return MoveSettings.defaults().withBatchSize(20).withCatchUpLagThreshold(0).withMaxCatchUpRounds(5);
 	}
 
-	/** A move of the tenant to shard-2 on another thread, held after a step until released (and after a second). */
-	private final class HeldMove {
-
-		final CountDownLatch held = new CountDownLatch(1);
-
-		final CountDownLatch release = new CountDownLatch(1);
-
-		final CountDownLatch heldAgain = new CountDownLatch(1);
-
-		final CountDownLatch releaseAgain = new CountDownLatch(1);
-
-		final AtomicReference<MoveStatus> verified = new AtomicReference<>();
-
-		final Future<MoveResult> result;
-
-		HeldMove(Mover base, MoveStep holdAfter) {
-			this(base, holdAfter, null);
-		}
-
-		HeldMove(Mover base, MoveStep holdAfter, MoveStep holdAgainAfter) {
-			Mover mover = base.withHook((moveId, step) -> {
-				if (step == MoveStep.VERIFIED) {
-					this.verified.set(base.status(moveId));
-				}
-				if (step == holdAfter) {
-					hold(this.held, this.release);
-				}
-				if (step == holdAgainAfter) {
-					hold(this.heldAgain, this.releaseAgain);
-				}
-			});
-			this.result = DualReadTest.this.pool.submit(() -> mover.moveAndWait(TENANT, "shard-2", settings()));
-			await("the move is held").atMost(Duration.ofSeconds(30)).until(() -> this.held.getCount() == 0);
-		}
-
-		private static void hold(CountDownLatch held, CountDownLatch release) {
-			held.countDown();
-			try {
-				release.await(60, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
-
+	/** A move of the tenant to shard-2, held after a step (and after a second, if given). */
+	private HeldMove held(Mover mover, MoveStep holdAfter, MoveStep holdAgainAfter) {
+		return new HeldMove(mover::withHook, this.pool, TENANT, "shard-2", settings(), holdAfter, holdAgainAfter);
 	}
 
 	/** The application's read: a tenant-bound connection of the connection provider, through the fence. */
@@ -188,7 +141,7 @@ class DualReadTest {
 		Mover base = this.fixture.mover();
 		ShadowReads dual = dualRead(this.fixture.topology(), on(), base);
 		Mover mover = base.withDualRead(dual);
-		HeldMove move = new HeldMove(mover, MoveStep.CAUGHT_UP);
+		HeldMove move = held(mover, MoveStep.CAUGHT_UP, null);
 		DirectoryEntry entry = this.fixture.directory().find(TENANT).orElseThrow();
 		assertThat(entry.state()).isEqualTo(TenantState.MIGRATING);
 		this.fixture.router().invalidate(TENANT);
@@ -201,9 +154,9 @@ class DualReadTest {
 		assertThat(result.sourceShardId()).isEqualTo("shard-1");
 		assertThat(result.targetShardId()).isEqualTo("shard-2");
 		assertThat(this.told).containsExactly("orders/match");
-		move.release.countDown();
-		assertThat(move.result.get(60, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
-		assertThat(move.verified.get().stepData())
+		move.release();
+		assertThat(move.result().get(60, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
+		assertThat(move.verified().stepData())
 			.contains("dual-read queries equal: 1, mismatches during the move seen here: 0");
 	}
 
@@ -215,7 +168,7 @@ class DualReadTest {
 		ShadowReads patient = dualRead(this.fixture.topology(),
 				on().withRechecks(50).withRecheckDelay(Duration.ofMillis(100)).withTimeout(Duration.ofSeconds(20)),
 				base);
-		HeldMove move = new HeldMove(base.withDualRead(patient), MoveStep.COPIED, MoveStep.CAUGHT_UP);
+		HeldMove move = held(base.withDualRead(patient), MoveStep.COPIED, MoveStep.CAUGHT_UP);
 		this.fixture.router().invalidate(TENANT);
 		int orders = this.fixture.orders("shard-1", TENANT).size();
 		callerWrite("INSERT INTO customer_order (id, tenant_id, amount, label) VALUES (999000001, 'acme', 7, 'late')");
@@ -228,13 +181,13 @@ class DualReadTest {
 					+ "; first row only on the source (999000001, 7, late)");
 		}
 		CompletableFuture<DualRead.Result> comparison = patient.compare(TENANT, "orders");
-		move.release.countDown(); // the catch-up applies the row; the move is held again, MIGRATING, after it
+		move.release(); // the catch-up applies the row; the move is held again, MIGRATING, after it
 
 		DualRead.Result result = comparison.get(30, TimeUnit.SECONDS);
-		move.releaseAgain.countDown();
+		move.releaseAgain();
 
 		assertThat(result.outcome()).as(result.toString()).isIn(DualRead.Outcome.BEHIND, DualRead.Outcome.MATCH);
-		assertThat(move.result.get(60, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
+		assertThat(move.result().get(60, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
 		System.out.println("dual read of a lagging target (H2), with re-checks: " + result.outcome());
 	}
 
@@ -244,7 +197,7 @@ class DualReadTest {
 	void corruptedTargetRowIsAMismatchAndFailsTheVerification() throws Exception {
 		Mover base = this.fixture.mover();
 		ShadowReads dual = dualRead(this.fixture.topology(), on(), base);
-		HeldMove move = new HeldMove(base.withDualRead(dual), MoveStep.CAUGHT_UP);
+		HeldMove move = held(base.withDualRead(dual), MoveStep.CAUGHT_UP, null);
 		String moveId = base.findActive(TENANT).orElseThrow().moveId();
 		this.fixture.router().invalidate(TENANT);
 		Map<Long, String> before = callerRead();
@@ -261,8 +214,8 @@ class DualReadTest {
 		assertThat(result.detail()).contains("(" + corrupted + ", ");
 		assertThat(this.told).containsExactly("orders/mismatch");
 		assertThat(dual.mismatches(moveId)).isEqualTo(1);
-		move.release.countDown();
-		assertThatThrownBy(() -> move.result.get(60, TimeUnit.SECONDS)).hasCauseInstanceOf(MoveException.class)
+		move.release();
+		assertThatThrownBy(() -> move.result().get(60, TimeUnit.SECONDS)).hasCauseInstanceOf(MoveException.class)
 			.cause()
 			.hasMessageContaining("failed for dual-read query 'orders' between source 'shard-1' and target 'shard-2'")
 			.hasMessageContaining("the move was aborted");
@@ -278,13 +231,13 @@ class DualReadTest {
 			+ "registered queries (what the dual read adds)")
 	void withoutTheDualReadTheCorruptedRowIsNotCaught() throws Exception {
 		Mover base = this.fixture.mover();
-		HeldMove move = new HeldMove(base, MoveStep.CAUGHT_UP);
+		HeldMove move = held(base, MoveStep.CAUGHT_UP, null);
 		long corrupted = callerRead().keySet().iterator().next();
 		int amount = this.fixture.orders("shard-1", TENANT).get(corrupted);
 		corrupt("shard-2", "UPDATE customer_order SET amount = amount + 1000 WHERE id = " + corrupted);
-		move.release.countDown();
+		move.release();
 
-		assertThat(move.result.get(60, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
+		assertThat(move.result().get(60, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
 		assertThat(this.fixture.orders("shard-2", TENANT).get(corrupted)).isEqualTo(amount + 1000);
 	}
 
@@ -304,7 +257,7 @@ class DualReadTest {
 			seenFromHere.addShard("shard-2", config);
 			Mover base = this.fixture.mover();
 			ShadowReads dual = dualRead(seenFromHere, on().withTimeout(Duration.ofSeconds(3)), base);
-			HeldMove move = new HeldMove(base.withDualRead(dual), MoveStep.CAUGHT_UP);
+			HeldMove move = held(base.withDualRead(dual), MoveStep.CAUGHT_UP, null);
 			this.fixture.router().invalidate(TENANT);
 			assertThat(dual.compare(TENANT, "orders").get(30, TimeUnit.SECONDS).outcome())
 				.as("reachable before the stop")
@@ -321,8 +274,8 @@ class DualReadTest {
 			assertThat(result.outcome()).as(result.toString()).isEqualTo(DualRead.Outcome.ERROR);
 			assertThat(result.targetShardId()).isIn("shard-2", null);
 			assertThat(this.told).containsExactly("orders/match", "orders/error");
-			move.release.countDown();
-			assertThat(move.result.get(60, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
+			move.release();
+			assertThat(move.result().get(60, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
 		}
 		finally {
 			server.stop();
@@ -335,7 +288,7 @@ class DualReadTest {
 	void offByDefault() throws Exception {
 		Mover base = this.fixture.mover();
 		ShadowReads dual = dualRead(this.fixture.topology(), DualReadSettings.defaults(), base);
-		HeldMove move = new HeldMove(base.withDualRead(dual), MoveStep.CAUGHT_UP);
+		HeldMove move = held(base.withDualRead(dual), MoveStep.CAUGHT_UP, null);
 		corrupt("shard-2", "UPDATE customer_order SET label = 'changed' WHERE tenant_id = 'acme'");
 
 		DualRead.Result result = dual.compare(TENANT, "orders").get(30, TimeUnit.SECONDS);
@@ -343,9 +296,9 @@ class DualReadTest {
 		assertThat(result.outcome()).isEqualTo(DualRead.Outcome.SKIPPED);
 		assertThat(result.detail()).isEqualTo("dual read is off");
 		assertThat(this.told).isEmpty();
-		move.release.countDown();
-		assertThat(move.result.get(60, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
-		assertThat(move.verified.get().stepData()).doesNotContain("dual-read");
+		move.release();
+		assertThat(move.result().get(60, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
+		assertThat(move.verified().stepData()).doesNotContain("dual-read");
 	}
 
 	/** Writes to a shard as the mover does (the fence lets it through), but not as part of the move. */

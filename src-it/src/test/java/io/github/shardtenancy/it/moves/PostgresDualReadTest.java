@@ -16,22 +16,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.DualRead;
 import io.github.shardtenancy.DualReadSettings;
 import io.github.shardtenancy.MoveException;
-import io.github.shardtenancy.MoveResult;
 import io.github.shardtenancy.MoveSettings;
-import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.TenantState;
@@ -40,6 +36,7 @@ import io.github.shardtenancy.internal.move.ShadowReads;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.it.support.AppInstance;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
+import io.github.shardtenancy.testing.HeldMove;
 import io.github.shardtenancy.testing.TenantWriter;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
 import io.micrometer.core.instrument.search.Search;
@@ -125,50 +122,11 @@ class PostgresDualReadTest {
 			.counters().stream().mapToDouble(c -> c.count()).sum();
 	}
 
-	/** A move of the tenant to shard-2 on another thread, held after a step (and after a second) until released. */
-	private final class HeldMove {
-
-		final CountDownLatch held = new CountDownLatch(1);
-
-		final CountDownLatch release = new CountDownLatch(1);
-
-		final CountDownLatch heldAgain = new CountDownLatch(1);
-
-		final CountDownLatch releaseAgain = new CountDownLatch(1);
-
-		final AtomicReference<MoveStatus> verified = new AtomicReference<>();
-
-		final Future<MoveResult> result;
-
-		HeldMove(Mover base, MoveStep holdAfter, MoveStep holdAgainAfter) {
-			Mover mover = base.withHook((moveId, step) -> {
-				if (step == MoveStep.VERIFIED) {
-					this.verified.set(base.status(moveId));
-				}
-				if (step == holdAfter) {
-					hold(this.held, this.release);
-				}
-				if (step == holdAgainAfter) {
-					hold(this.heldAgain, this.releaseAgain);
-				}
-			});
-			MoveSettings settings = MoveSettings.defaults().withBatchSize(25).withCatchUpLagThreshold(0)
-				.withMaxCatchUpRounds(10);
-			this.result = PostgresDualReadTest.this.threads
-				.submit(() -> mover.moveAndWait(PostgresDualReadTest.this.tenant, "shard-2", settings));
-			await("the move is held").atMost(Duration.ofSeconds(60)).until(() -> this.held.getCount() == 0);
-		}
-
-		private static void hold(CountDownLatch held, CountDownLatch release) {
-			held.countDown();
-			try {
-				release.await(120, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
-
+	/** A move of the tenant to shard-2, held after a step (and after a second, if given). */
+	private HeldMove held(Mover mover, MoveStep holdAfter, MoveStep holdAgainAfter) {
+		MoveSettings settings = MoveSettings.defaults().withBatchSize(25).withCatchUpLagThreshold(0)
+			.withMaxCatchUpRounds(10);
+		return new HeldMove(mover::withHook, this.threads, this.tenant, "shard-2", settings, holdAfter, holdAgainAfter);
 	}
 
 	/** The application's read, through the tenant-routing DataSource and the fence. */
@@ -202,14 +160,14 @@ class PostgresDualReadTest {
 		await("the writers commit").atMost(Duration.ofSeconds(30)).until(() -> writers.stream().allMatch(w -> w.ops() > 3));
 		Mover base = PostgresMoveFixture.mover(this.app);
 		ShadowReads dual = dualRead(this.app.topology, on(), base);
-		HeldMove move = new HeldMove(base.withDualRead(dual), MoveStep.COPIED, MoveStep.CAUGHT_UP);
+		HeldMove move = held(base.withDualRead(dual), MoveStep.COPIED, MoveStep.CAUGHT_UP);
 		this.stop.set(true);
 		for (Future<TenantWriter> writer : running) {
 			writer.get(60, TimeUnit.SECONDS);
 		}
-		move.release.countDown();
+		move.release();
 		await("the catch-up applied the writes").atMost(Duration.ofSeconds(60))
-			.until(() -> move.heldAgain.getCount() == 0);
+			.until(() -> move.isHeldAgain());
 		assertThat(this.app.directory.find(this.tenant).orElseThrow().state()).isEqualTo(TenantState.MIGRATING);
 
 		Map<Long, String> read = callerRead();
@@ -218,9 +176,9 @@ class PostgresDualReadTest {
 		assertThat(read).isNotEmpty();
 		assertThat(result.outcome()).as(result.toString()).isEqualTo(DualRead.Outcome.MATCH);
 		assertThat(counted("match")).isEqualTo(1);
-		move.releaseAgain.countDown();
-		assertThat(move.result.get(120, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
-		assertThat(move.verified.get().stepData())
+		move.releaseAgain();
+		assertThat(move.result().get(120, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
+		assertThat(move.verified().stepData())
 			.contains("dual-read queries equal: 1, mismatches during the move seen here: 0");
 		writers.add(this.seed);
 		assertThat(PostgresMoveFixture.orders(this.app, "shard-2", this.tenant))
@@ -234,7 +192,7 @@ class PostgresDualReadTest {
 	void corruptedTargetRowIsAMismatch(CapturedOutput output) throws Exception {
 		Mover base = PostgresMoveFixture.mover(this.app);
 		ShadowReads dual = dualRead(this.app.topology, on(), base);
-		HeldMove move = new HeldMove(base.withDualRead(dual), MoveStep.CAUGHT_UP, null);
+		HeldMove move = held(base.withDualRead(dual), MoveStep.CAUGHT_UP, null);
 		String moveId = base.findActive(this.tenant).orElseThrow().moveId();
 		Map<Long, String> before = callerRead();
 		long corrupted = before.keySet().iterator().next();
@@ -259,8 +217,8 @@ class PostgresDualReadTest {
 		assertThat(output.getOut() + output.getErr()).contains("Dual read 'orders' of tenant '" + this.tenant
 				+ "': source 'shard-1' and target 'shard-2' differ: source has " + before.size() + " rows");
 		assertThat(dual.mismatches(moveId)).isEqualTo(1);
-		move.release.countDown();
-		assertThatThrownBy(() -> move.result.get(120, TimeUnit.SECONDS)).hasCauseInstanceOf(MoveException.class)
+		move.release();
+		assertThatThrownBy(() -> move.result().get(120, TimeUnit.SECONDS)).hasCauseInstanceOf(MoveException.class)
 			.cause()
 			.hasMessageContaining("failed for dual-read query 'orders' between source 'shard-1' and target 'shard-2'");
 		assertThat(base.status(moveId).step()).isEqualTo(MoveStep.ABORTED);
@@ -286,7 +244,7 @@ class PostgresDualReadTest {
 			seenFromHere.addShard("shard-2", config);
 			Mover base = PostgresMoveFixture.mover(this.app);
 			ShadowReads dual = dualRead(seenFromHere, on().withTimeout(Duration.ofSeconds(4)), base);
-			HeldMove move = new HeldMove(base.withDualRead(dual), MoveStep.CAUGHT_UP, null);
+			HeldMove move = held(base.withDualRead(dual), MoveStep.CAUGHT_UP, null);
 			assertThat(dual.compare(this.tenant, "orders").get(30, TimeUnit.SECONDS).outcome())
 				.as("through the relay before it is cut")
 				.isEqualTo(DualRead.Outcome.MATCH);
@@ -302,8 +260,8 @@ class PostgresDualReadTest {
 			assertThat(result.outcome()).as(result.toString()).isEqualTo(DualRead.Outcome.ERROR);
 			assertThat(counted("error")).isEqualTo(1);
 			assertThat(counted("match")).isEqualTo(1);
-			move.release.countDown();
-			assertThat(move.result.get(120, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
+			move.release();
+			assertThat(move.result().get(120, TimeUnit.SECONDS).step()).isEqualTo(MoveStep.DONE);
 			System.out.println("dual read of an unreachable target (PostgreSQL): " + result.detail() + " after "
 					+ millis + " ms (time limit 4000 ms)");
 		}
