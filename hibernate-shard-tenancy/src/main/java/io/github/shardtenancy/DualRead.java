@@ -20,7 +20,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Queries named with {@link #register} also serve the move's verification: while the tenant is frozen, after the
  * final catch-up, each runs on source and target, and any difference fails the verification (the move is aborted
- * and the tenant stays on its source).
+ * and the tenant stays on its source), as does a registered query that fails (bad SQL, a missing table).
  *
  * <p>The SQL runs as the library's maintenance reads do (on PostgreSQL with row-level security it sees every tenant's
  * rows): it must select the tenant's rows itself, by its tenant column. Rows are compared as a multiset of their values
@@ -103,7 +103,7 @@ public interface DualRead {
 	 * @param sql a read-only query selecting rows of that tenant
 	 * @param parameters its parameters, in order, bound with {@code setObject}
 	 * @return the comparison, completed on the dual read's threads; never completes exceptionally
-	 * @throws NullPointerException if the tenant, name or sql is {@code null}
+	 * @throws NullPointerException if an argument is {@code null}
 	 */
 	CompletableFuture<Result> compare(String tenantId, String name, String sql, List<?> parameters);
 

@@ -124,7 +124,8 @@ public final class ShadowReads implements DualRead, AutoCloseable {
 		Objects.requireNonNull(tenantId, "tenantId");
 		Objects.requireNonNull(name, "name");
 		Objects.requireNonNull(sql, "sql");
-		List<Object> values = Collections.unmodifiableList(new ArrayList<>(parameters));
+		List<Object> values = Collections.unmodifiableList(new ArrayList<>(Objects.requireNonNull(parameters,
+				"parameters")));
 		if (!this.settings.enabled()) {
 			return CompletableFuture.completedFuture(skipped(name, tenantId, "dual read is off"));
 		}
