@@ -206,4 +206,11 @@ public interface ShardTenancy extends AutoCloseable {
 	 */
 	Instances instances();
 
+	/**
+	 * @return the dual read of moving tenants: compares chosen read-only queries on a moving tenant's source and
+	 * target, and gives the move's verification its registered queries; does nothing unless switched on
+	 * ({@link ShardTenancyBuilder#dualRead(DualReadSettings)}). Never {@code null}
+	 */
+	DualRead dualRead();
+
 }

@@ -302,6 +302,16 @@ public final class ShardTenancyBuilder {
 	}
 
 	/**
+	 * @param settings the dual read of moving tenants ({@link DualRead}); default off
+	 * @return this builder
+	 * @throws NullPointerException if it is {@code null}
+	 */
+	public ShardTenancyBuilder dualRead(DualReadSettings settings) {
+		this.plan.dualReadSettings = Objects.requireNonNull(settings, "settings");
+		return this;
+	}
+
+	/**
 	 * @param hook called after each recorded step of a move; default none
 	 * @return this builder
 	 */

@@ -137,4 +137,9 @@ final class DefaultShardTenancy implements ShardTenancy {
 		return this.wiring.instances();
 	}
 
+	@Override
+	public io.github.shardtenancy.DualRead dualRead() {
+		return this.wiring.dualRead();
+	}
+
 }

@@ -26,6 +26,7 @@ import io.github.shardtenancy.internal.lifecycle.TenantLifecycle;
 import io.github.shardtenancy.internal.lifecycle.TenantSeeding;
 import io.github.shardtenancy.internal.move.MoveExecutor;
 import io.github.shardtenancy.internal.move.Mover;
+import io.github.shardtenancy.internal.move.ShadowReads;
 import io.github.shardtenancy.internal.placement.ShardPlacement;
 import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
@@ -88,6 +89,8 @@ public final class Wiring implements AutoCloseable {
 
 	private @Nullable Mover mover;
 
+	private final ShadowReads dualRead;
+
 	private @Nullable TenantLifecycle lifecycle;
 
 	private @Nullable Reconciler reconciler;
@@ -123,6 +126,8 @@ public final class Wiring implements AutoCloseable {
 				this.router::version, plan.backgroundScheduler);
 		this.ownedExecutor = plan.moveExecutor == null ? new MoveExecutor() : null;
 		this.executor = plan.moveExecutor != null ? plan.moveExecutor : this.ownedExecutor.executor();
+		this.dualRead = new ShadowReads(this.router, this.topology, plan.dualReadSettings,
+				tenantId -> mover().findActive(tenantId));
 		this.admin = new TenantAdministration(this.directory, this.topology, this.registry, this.slots,
 				this::lifecycle, this::mover,
 				plan.moveSettings.withCapture(false).withCleanDelay(plan.stopTheWorldCleanDelay), plan.actor);
@@ -188,7 +193,8 @@ public final class Wiring implements AutoCloseable {
 			this.mover = new Mover(this.directory, this.router, this.topology, tables(), this.plan.actor,
 					this.executor)
 				.withLease(this.plan.moveLease)
-				.withHook(this.plan.moveHook);
+				.withHook(this.plan.moveHook)
+				.withDualRead(this.dualRead);
 		}
 		return this.mover;
 	}
@@ -302,6 +308,11 @@ public final class Wiring implements AutoCloseable {
 		return this.instances;
 	}
 
+	/** @return the dual read of moving tenants */
+	public ShadowReads dualRead() {
+		return this.dualRead;
+	}
+
 	/** @return the directory database's pool */
 	public DataSource directoryDataSource() {
 		return this.directory.dataSource();
@@ -316,6 +327,7 @@ public final class Wiring implements AutoCloseable {
 		try {
 			this.instances.close();
 			this.ids.close();
+			this.dualRead.close();
 			if (this.ownedExecutor != null) {
 				this.ownedExecutor.close();
 			}
@@ -361,6 +373,11 @@ public final class Wiring implements AutoCloseable {
 		@Override
 		public void moveStepRecorded(MoveStatus move) {
 			this.router.observer().moveStepRecorded(move);
+		}
+
+		@Override
+		public void dualRead(String name, String outcome, long nanos) {
+			this.router.observer().dualRead(name, outcome, nanos);
 		}
 
 		@Override

@@ -55,6 +55,11 @@ final class CompositeObserver implements ShardTenancyObserver {
 	}
 
 	@Override
+	public void dualRead(String name, String outcome, long nanos) {
+		tellAll((o) -> o.dualRead(name, outcome, nanos));
+	}
+
+	@Override
 	public Scope retryStarted(String tenantId) {
 		return openAll((o) -> o.retryStarted(tenantId));
 	}

@@ -176,4 +176,14 @@ public interface ShardTenancyObserver {
 	default void moveStepRecorded(MoveStatus move) {
 	}
 
+	/**
+	 * A dual read of a moving tenant ended ({@link io.github.shardtenancy.DualRead}), on the dual read's thread (or
+	 * the caller's, for a comparison skipped at once). Not called for tenants that are not moving.
+	 * @param name the query's name (a few fixed names chosen by the application); never {@code null}
+	 * @param outcome {@code match}, {@code behind}, {@code mismatch}, {@code error} or {@code skipped}
+	 * @param nanos time from the call to the outcome, in nanoseconds
+	 */
+	default void dualRead(String name, String outcome, long nanos) {
+	}
+
 }

@@ -118,5 +118,7 @@ public final class TenancyPlan {
 
 	/** The instance heartbeat's settings. */
 	public InstanceSettings instanceSettings = InstanceSettings.defaults();
+	/** Dual read of moving tenants; off by default. */
+	public io.github.shardtenancy.DualReadSettings dualReadSettings = io.github.shardtenancy.DualReadSettings.defaults();
 
 }

@@ -50,6 +50,9 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * {@code source}, {@code target}</td><td>moves, from their start to the flip</td></tr>
  * <tr><td>{@code shardtenancy.moves.freeze}</td><td>timer</td><td>{@code mover}, {@code source},
  * {@code target}</td><td>freeze windows: how long a moving tenant's writes were refused</td></tr>
+ * <tr><td>{@code shardtenancy.dualread}</td><td>counter</td><td>{@code query}; {@code outcome} = {@code match},
+ * {@code behind}, {@code mismatch}, {@code error}, {@code skipped}</td><td>dual reads of moving tenants
+ * ({@code DualRead}) by outcome</td></tr>
  * </table>
  *
  * <p>{@link #bindTo(MeterRegistry)} registers the meters. The event meters (rejections, retries, directory reads, moves)
@@ -149,6 +152,14 @@ public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObser
 		}
 	}
 
+	@Override
+	public void dualRead(String name, String outcome, long nanos) {
+		Meters m = this.meters;
+		if (m != null) {
+			m.dualReads.withTags("query", name, "outcome", outcome).increment();
+		}
+	}
+
 	/** The event meters of one registry. */
 	private static final class Meters {
 
@@ -165,6 +176,8 @@ public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObser
 		final Meter.MeterProvider<Timer> moves;
 
 		final Meter.MeterProvider<Timer> freezes;
+
+		final Meter.MeterProvider<Counter> dualReads;
 
 		Meters(MeterRegistry registry) {
 			this.rejections = Counter.builder("shardtenancy.fence.rejections")
@@ -183,6 +196,10 @@ public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObser
 				.withRegistry(registry);
 			this.freezes = Timer.builder("shardtenancy.moves.freeze")
 				.description("Freeze windows: how long a moving tenant's writes were refused")
+				.withRegistry(registry);
+			this.dualReads = Counter.builder("shardtenancy.dualread")
+				.description("Dual reads of moving tenants by query and outcome (match, behind, mismatch, error, "
+						+ "skipped)")
 				.withRegistry(registry);
 		}
 

@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import io.github.shardtenancy.HibernateTenantTables;
+import io.github.shardtenancy.DualReadSettings;
 import io.github.shardtenancy.IdSettings;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.ReferenceTables;
@@ -127,12 +128,16 @@ class ShardTenancyCoreConfiguration {
 			.backgroundScheduler(threads.scheduler())
 			.ids(new IdSettings(ids.getEpoch(), ids.getLease(), ids.getMaxClockBackwards()))
 			.idCheck(ids.getCheck());
+		DualReadProperties dualRead = properties.getDualRead();
+		builder.dualRead(new DualReadSettings(dualRead.isEnabled(), dualRead.getSampleRate(), dualRead.getTimeout(),
+				dualRead.getRechecks(), dualRead.getRecheckDelay()));
 		if (threads.moveExecutor() != null) {
 			builder.moveExecutor(threads.moveExecutor());
 		}
 		builder.instances(properties.getInstances().toSettings());
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		ShardTenancy tenancy = builder.build();
+		dualRead.getQueries().forEach(tenancy.dualRead()::register);
 		tables.topology(tenancy.topology());
 		return tenancy;
 	}

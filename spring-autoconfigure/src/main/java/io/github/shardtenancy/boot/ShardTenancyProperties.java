@@ -126,6 +126,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final InstancesProperties instances = new InstancesProperties();
 
+	/** The dual read of moving tenants: chosen queries compared on source and target while a tenant moves. */
+	@NestedConfigurationProperty
+	private final DualReadProperties dualRead = new DualReadProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -242,6 +246,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public InstancesProperties getInstances() {
 		return this.instances;
+	}
+
+	public DualReadProperties getDualRead() {
+		return this.dualRead;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */

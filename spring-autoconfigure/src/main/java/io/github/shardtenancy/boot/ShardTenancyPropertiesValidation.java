@@ -53,6 +53,13 @@ final class ShardTenancyPropertiesValidation {
 		positive("shard-tenancy.reconciliation.interval", p.getReconciliation().getInterval());
 		atLeast("shard-tenancy.timeline.window", p.getTimeline().getWindow(), Duration.ofSeconds(10));
 		atMost("shard-tenancy.timeline.window", p.getTimeline().getWindow(), Duration.ofHours(1));
+		DualReadProperties dualRead = p.getDualRead();
+		if (!(dualRead.getSampleRate() >= 0.0 && dualRead.getSampleRate() <= 1.0)) {
+			throw invalid("shard-tenancy.dual-read.sample-rate", dualRead.getSampleRate(), "from 0.0 to 1.0");
+		}
+		positive("shard-tenancy.dual-read.timeout", dualRead.getTimeout());
+		atLeast("shard-tenancy.dual-read.rechecks", dualRead.getRechecks(), 0);
+		notNegative("shard-tenancy.dual-read.recheck-delay", dualRead.getRecheckDelay());
 	}
 
 	private static void atLeast(String property, long value, long min) {

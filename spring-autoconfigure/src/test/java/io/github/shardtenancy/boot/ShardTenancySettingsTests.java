@@ -1,6 +1,11 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.DualRead;
+import io.github.shardtenancy.DualReadSettings;
+import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.ShardTopology;
+import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -36,6 +41,40 @@ class ShardTenancySettingsTests {
 
 	private static long connectionTimeoutOf(ShardTopology topology, String shardId) {
 		return ((HikariDataSource) topology.dataSource(shardId)).getConnectionTimeout();
+	}
+
+	@Nested
+	@DisplayName("the dual read")
+	class DualReadSettingsTests {
+
+		@Test
+		@DisplayName("is off by default, with no registered query")
+		void offByDefault() {
+			runner(h2("directory"), h2("shard-1")).run(context -> {
+				DualRead dualRead = context.getBean(ShardTenancy.class).dualRead();
+				assertThat(dualRead.settings()).isEqualTo(DualReadSettings.defaults());
+				assertThat(dualRead.settings().enabled()).isFalse();
+				assertThat(dualRead.queries()).isEmpty();
+			});
+		}
+
+		@Test
+		@DisplayName("shard-tenancy.dual-read.* reach the tenancy's dual read, and its queries are registered")
+		void propertiesReachTheDualRead() {
+			runner(h2("directory"), h2("shard-1"))
+				.withPropertyValues("shard-tenancy.dual-read.enabled=true", "shard-tenancy.dual-read.sample-rate=0.25",
+						"shard-tenancy.dual-read.timeout=2s", "shard-tenancy.dual-read.rechecks=1",
+						"shard-tenancy.dual-read.recheck-delay=50ms",
+						"shard-tenancy.dual-read.queries.orders=SELECT id, total FROM orders WHERE tenant_id = ?")
+				.run(context -> {
+					DualRead dualRead = context.getBean(ShardTenancy.class).dualRead();
+					assertThat(dualRead.settings()).isEqualTo(new DualReadSettings(true, 0.25, Duration.ofSeconds(2), 1,
+							Duration.ofMillis(50)));
+					assertThat(dualRead.queries())
+						.isEqualTo(Map.of("orders", "SELECT id, total FROM orders WHERE tenant_id = ?"));
+				});
+		}
+
 	}
 
 	@Nested
@@ -109,7 +148,9 @@ class ShardTenancySettingsTests {
 				"shard-tenancy.shards.shard-1.connection-timeout, 10ms", "shard-tenancy.cache.maximum-entries, 0",
 				"shard-tenancy.lifecycle.registry-sync-interval, 0s", "shard-tenancy.shards.shard-1.maximum-pool-size, 0",
 				"shard-tenancy.retry.multiplier, 0.5", "shard-tenancy.timeline.window, 5s",
-				"shard-tenancy.timeline.window, 2h" })
+				"shard-tenancy.timeline.window, 2h", "shard-tenancy.dual-read.sample-rate, 1.5",
+				"shard-tenancy.dual-read.timeout, 0s", "shard-tenancy.dual-read.rechecks, -1",
+				"shard-tenancy.dual-read.recheck-delay, -1ms" })
 		void failsWithAnalysis(String property, String value) {
 			runner(h2("directory"), h2("shard-1")).withPropertyValues(property + "=" + value).run(context -> {
 				assertThat(context).hasFailed();

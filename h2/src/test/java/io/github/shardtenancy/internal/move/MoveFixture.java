@@ -85,7 +85,7 @@ final class MoveFixture implements AutoCloseable {
 				MoveSettings.stopTheWorld(), "admin@test");
 	}
 
-	private String url(String database) {
+	String url(String database) {
 		return "jdbc:h2:mem:" + this.name + "-" + database + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
 	}
 

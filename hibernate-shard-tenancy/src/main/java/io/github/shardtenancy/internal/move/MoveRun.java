@@ -56,6 +56,9 @@ final class MoveRun {
 
 	private final Executor executor;
 
+	/** The dual read whose registered queries the verification runs, or {@code null} for none. */
+	final ShadowReads dualRead;
+
 	/** Whether this run froze the tenant itself (then it also ran the final catch-up, and knows its keys). */
 	boolean frozenHere;
 
@@ -75,7 +78,7 @@ final class MoveRun {
 	long flipVersion = -1;
 
 	MoveRun(MoveStatus move, Topology topology, List<TablePlan> plans, Directory directory, Router router,
-			MoveLog moveLog, String owner, String actor, Executor executor) {
+			MoveLog moveLog, String owner, String actor, Executor executor, ShadowReads dualRead) {
 		this.move = move;
 		this.settings = move.settings();
 		this.from = topology.shard(move.sourceShardId());
@@ -87,6 +90,7 @@ final class MoveRun {
 		this.owner = owner;
 		this.actor = actor;
 		this.executor = executor;
+		this.dualRead = dualRead;
 	}
 
 	String tenantId() {

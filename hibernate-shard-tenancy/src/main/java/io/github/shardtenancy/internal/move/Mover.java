@@ -74,6 +74,8 @@ public class Mover implements TenantMover {
 
 	private final MoveHook hook;
 
+	private final ShadowReads dualRead;
+
 	private final String owner;
 
 	private final MoveLog moveLog;
@@ -98,11 +100,11 @@ public class Mover implements TenantMover {
 	 */
 	public Mover(Directory directory, Router router, Topology topology, List<TenantTable> tables,
 			String actor, Executor executor) {
-		this(directory, router, topology, tables, actor, executor, DEFAULT_LEASE, MoveHook.NONE);
+		this(directory, router, topology, tables, actor, executor, DEFAULT_LEASE, MoveHook.NONE, null);
 	}
 
 	private Mover(Directory directory, Router router, Topology topology, List<TenantTable> tables,
-			String actor, Executor executor, Duration lease, MoveHook hook) {
+			String actor, Executor executor, Duration lease, MoveHook hook, ShadowReads dualRead) {
 		this.directory = Objects.requireNonNull(directory, "directory");
 		this.router = Objects.requireNonNull(router, "router");
 		this.topology = Objects.requireNonNull(topology, "topology");
@@ -111,6 +113,7 @@ public class Mover implements TenantMover {
 		this.executor = Objects.requireNonNull(executor, "executor");
 		this.lease = Objects.requireNonNull(lease, "lease");
 		this.hook = Objects.requireNonNull(hook, "hook");
+		this.dualRead = dualRead;
 		this.owner = actor + "/" + UUID.randomUUID();
 		this.moveLog = new MoveLog(directory.dataSource());
 	}
@@ -125,7 +128,7 @@ public class Mover implements TenantMover {
 			throw new IllegalArgumentException("lease must not be negative: " + value);
 		}
 		return new Mover(this.directory, this.router, this.topology, this.tables, this.actor, this.executor, value,
-				this.hook);
+				this.hook, this.dualRead);
 	}
 
 	/**
@@ -135,7 +138,7 @@ public class Mover implements TenantMover {
 	 */
 	public Mover withRouter(Router value) {
 		return new Mover(this.directory, value, this.topology, this.tables, this.actor, this.executor, this.lease,
-				this.hook);
+				this.hook, this.dualRead);
 	}
 
 	/**
@@ -144,7 +147,17 @@ public class Mover implements TenantMover {
 	 */
 	public Mover withHook(MoveHook value) {
 		return new Mover(this.directory, this.router, this.topology, this.tables, this.actor, this.executor,
-				this.lease, value);
+				this.lease, value, this.dualRead);
+	}
+
+	/**
+	 * @param value the dual read whose registered queries the verification runs on source and target inside the
+	 * freeze (when it is switched on); not {@code null}
+	 * @return a new mover instance (a new owner identity) with that dual read
+	 */
+	public Mover withDualRead(ShadowReads value) {
+		return new Mover(this.directory, this.router, this.topology, this.tables, this.actor, this.executor,
+				this.lease, this.hook, Objects.requireNonNull(value, "value"));
 	}
 
 	/** @return this instance's owner identity in the move log ({@code actor/uuid}) */
@@ -298,12 +311,12 @@ public class Mover implements TenantMover {
 		log.info("Move {} of tenant '{}' from '{}' to '{}' started ({})", moveId, tenantId, source, targetShardId,
 				settings);
 		return new MoveRun(require(moveId), this.topology, plans, this.directory, this.router, this.moveLog,
-				this.owner, this.actor, this.executor);
+				this.owner, this.actor, this.executor, this.dualRead);
 	}
 
 	private MoveRun newRun(MoveStatus move) {
 		return new MoveRun(move, this.topology, plan(this.topology.shard(move.sourceShardId()), move.tenantId()),
-				this.directory, this.router, this.moveLog, this.owner, this.actor, this.executor);
+				this.directory, this.router, this.moveLog, this.owner, this.actor, this.executor, this.dualRead);
 	}
 
 	/** Runs the steps after the recorded one until the move ends, or is FLIPPED and waits for its clean delay. */

@@ -14,7 +14,8 @@ import io.github.shardtenancy.MoveStep;
  * table and, value by value, the rows of the keys it applied are compared, which costs in proportion to the final
  * lag, not to the tenant's size. Otherwise (a resumed move, or a move without capture) every row is checked, as count
  * and checksum per table. Source and target are read at the same time; on PostgreSQL each database computes its own
- * count and checksum instead of sending every row.
+ * count and checksum instead of sending every row. With the dual read on, its registered queries then run on source and
+ * target too ({@link ShadowReads#verify}), and must return the same rows.
  */
 final class VerifyStep implements Step {
 
@@ -48,8 +49,8 @@ final class VerifyStep implements Step {
 			rows += count;
 			keys += changed.size();
 		}
-		run.step(MoveStep.VERIFIED,
-				"rows=" + rows + " (counts, and the " + keys + " rows changed since the catch-up's verification)");
+		run.step(MoveStep.VERIFIED, withDualRead(run,
+				"rows=" + rows + " (counts, and the " + keys + " rows changed since the catch-up's verification)"));
 	}
 
 	private static void verifyAll(MoveRun run) {
@@ -64,7 +65,17 @@ final class VerifyStep implements Step {
 			requireEqual(run, table, source, (long[]) sums[1], "");
 			rows += source[0];
 		}
-		run.step(MoveStep.VERIFIED, "rows=" + rows);
+		run.step(MoveStep.VERIFIED, withDualRead(run, "rows=" + rows));
+	}
+
+	/**
+	 * Runs the dual read's registered queries on source and target (see {@link ShadowReads#verify}).
+	 * @return the step data, with what the dual read verified appended
+	 * @throws MoveException if a registered query's rows differ
+	 */
+	private static String withDualRead(MoveRun run, String stepData) {
+		String verified = (run.dualRead != null) ? run.dualRead.verify(run) : null;
+		return (verified != null) ? stepData + "; " + verified : stepData;
 	}
 
 	/**
