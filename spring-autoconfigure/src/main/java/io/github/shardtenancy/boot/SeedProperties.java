@@ -13,7 +13,8 @@ public class SeedProperties {
 	 * Locations of the SQL scripts run, in order, in one transaction on a new tenant's shard with the tenant bound,
 	 * for example {@code classpath:db/seed/*.sql}; the scripts matched by one pattern run sorted by file name. A
 	 * location prefixed with {@code optional:} may match nothing. {@code ${tenant}} and {@code ${shard}} in a script
-	 * are replaced by the tenant id and the shard id. Default none.
+	 * are replaced by the tenant id and the shard id, and {@code ${id:name}} by a shard-safe id, the same for the same
+	 * name within one tenant's seed. Default none.
 	 */
 	private List<String> locations = new ArrayList<>();
 

@@ -1,5 +1,6 @@
 package io.github.shardtenancy.boot;
 
+import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.spi.TenantSeeder;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -19,9 +20,10 @@ class ShardTenancySeedConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "shardTenancySeedCustomizer")
 	ShardTenancyBuilderCustomizer shardTenancySeedCustomizer(ShardTenancyProperties properties,
-			ResourceLoader resourceLoader, ObjectProvider<TenantSeeder> seeders) {
+			ResourceLoader resourceLoader, ObjectProvider<TenantSeeder> seeders,
+			ObjectProvider<ShardTenancy> shardTenancy) {
 		SqlScriptTenantSeeder scripts = SqlScriptTenantSeeder.of(properties.getSeed(),
-				ResourcePatternUtils.getResourcePatternResolver(resourceLoader));
+				ResourcePatternUtils.getResourcePatternResolver(resourceLoader), () -> shardTenancy.getObject().nextId());
 		return (builder) -> {
 			if (scripts != null) {
 				builder.tenantSeeder(scripts);

@@ -7,7 +7,12 @@ import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
@@ -20,7 +25,9 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 /**
  * The {@link TenantSeeder} of {@code shard-tenancy.seed.locations}: runs the scripts, in order, with Spring's
  * {@link ResourceDatabasePopulator} on the seed transaction's connection, after replacing {@code ${tenant}} and
- * {@code ${shard}}. The scripts are resolved and read once, at start-up. Thread-safe.
+ * {@code ${shard}}, and each {@code ${id:name}} by a shard-safe id ({@code ShardTenancy.nextId()}), the same id for
+ * the same name within one seed, so that rows can reference each other by key. The scripts are resolved and read
+ * once, at start-up. Thread-safe.
  */
 final class SqlScriptTenantSeeder implements TenantSeeder {
 
@@ -28,22 +35,28 @@ final class SqlScriptTenantSeeder implements TenantSeeder {
 
 	private static final String OPTIONAL = "optional:";
 
+	private static final Pattern ID = Pattern.compile("\\$\\{id:([A-Za-z0-9_.-]+)}");
+
 	private final List<Script> scripts;
 
 	private final String separator;
 
-	private SqlScriptTenantSeeder(List<Script> scripts, String separator) {
+	private final LongSupplier ids;
+
+	private SqlScriptTenantSeeder(List<Script> scripts, String separator, LongSupplier ids) {
 		this.scripts = List.copyOf(scripts);
 		this.separator = separator;
+		this.ids = ids;
 	}
 
 	/**
 	 * @param properties the seed settings
 	 * @param resolver resolves the locations
+	 * @param ids the source of the ids of {@code ${id:name}}, asked only when a script contains one
 	 * @return the seeder, or {@code null} when no location is set
 	 * @throws ShardTenancyConfigurationException if a location that is not optional matches no readable script
 	 */
-	static SqlScriptTenantSeeder of(SeedProperties properties, ResourcePatternResolver resolver) {
+	static SqlScriptTenantSeeder of(SeedProperties properties, ResourcePatternResolver resolver, LongSupplier ids) {
 		if (properties.getLocations().isEmpty()) {
 			return null;
 		}
@@ -78,7 +91,7 @@ final class SqlScriptTenantSeeder implements TenantSeeder {
 				}
 			}
 		}
-		return new SqlScriptTenantSeeder(scripts, properties.getSeparator());
+		return new SqlScriptTenantSeeder(scripts, properties.getSeparator(), ids);
 	}
 
 	/** @return the descriptions of the scripts, in the order they run */
@@ -91,9 +104,13 @@ final class SqlScriptTenantSeeder implements TenantSeeder {
 		ResourceDatabasePopulator populator = new ResourceDatabasePopulator();
 		populator.setSeparator(this.separator);
 		populator.setSqlScriptEncoding(StandardCharsets.UTF_8.name());
+		Map<String, Long> named = new HashMap<>();
 		for (Script script : this.scripts) {
 			// The tenant id rule (letters, digits, . _ : -) keeps the replaced text safe inside a SQL string literal.
 			String sql = script.sql().replace("${tenant}", tenant.tenantId()).replace("${shard}", tenant.shardId());
+			Matcher id = ID.matcher(sql);
+			sql = id.replaceAll((match) -> Long.toString(named.computeIfAbsent(match.group(1),
+					(name) -> this.ids.getAsLong())));
 			populator.addScript(new ByteArrayResource(sql.getBytes(StandardCharsets.UTF_8), script.description()));
 		}
 		populator.populate(connection);

@@ -89,6 +89,39 @@ class TenantSeedTests {
 	}
 
 	@Test
+	@DisplayName("${id:name} in seed scripts becomes a shard-safe id, the same for one name across the scripts of one seed, different for every seed, so two tenants' seeds share a shard")
+	void seedScriptsGetShardSafeIds() {
+		this.runner
+			.withPropertyValues("shard-tenancy.seed.locations=classpath:db/seed/ids/*.sql",
+					"shard-tenancy.liquibase.shard-changelogs=classpath:db/seed-ids-shard.xml",
+					"shard-tenancy.tenant-tables=folder:tenant_id,item:tenant_id")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				TenantAdmin admin = context.getBean(TenantAdmin.class);
+				admin.create("acme", "shard-1");
+				admin.create("globex", "shard-1");
+				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+				for (String tenant : List.of("acme", "globex")) {
+					List<String> inbox = TenantContext.callAs(tenant, () -> jdbc.queryForList(
+							"SELECT i.title FROM item i JOIN folder f ON f.id = i.folder_id "
+									+ "WHERE i.tenant_id = ? AND f.name = 'Inbox' ORDER BY i.title",
+							String.class, tenant));
+					assertThat(inbox).as("the items reference the folder ids of the first script")
+						.containsExactly("First", "Second");
+				}
+				String idsOf = "SELECT id FROM folder WHERE tenant_id = ? UNION ALL SELECT id FROM item WHERE tenant_id = ?";
+				List<Long> ids = TenantContext.callAs("acme",
+						() -> jdbc.queryForList(idsOf, Long.class, "acme", "acme"));
+				List<Long> otherIds = TenantContext.callAs("globex",
+						() -> jdbc.queryForList(idsOf, Long.class, "globex", "globex"));
+				assertThat(ids).hasSize(5)
+					.doesNotHaveDuplicates()
+					.allSatisfy((id) -> assertThat(id).isGreaterThan(1L << 22));
+				assertThat(otherIds).hasSize(5).doesNotContainAnyElementsOf(ids);
+			});
+	}
+
+	@Test
 	@DisplayName("A failing seed script rolls the whole seed back; the tenant exists, unseeded, and retrying with the same script fails the same way")
 	void aFailingSeedScriptRollsTheSeedBack() {
 		this.runner.withPropertyValues("shard-tenancy.seed.locations=classpath:db/seed/broken/*.sql").run((context) -> {
