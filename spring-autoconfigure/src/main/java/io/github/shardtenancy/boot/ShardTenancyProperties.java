@@ -71,6 +71,13 @@ public class ShardTenancyProperties implements InitializingBean {
 	 */
 	private List<String> referenceTables = new ArrayList<>();
 
+	/**
+	 * Tenants created at start-up when the directory does not have them yet, placed by the placement policy and seeded
+	 * as TenantAdmin.create does, for example demonstration or development tenants; a tenant that exists is left alone.
+	 * Default: none.
+	 */
+	private List<String> initialTenants = new ArrayList<>();
+
 	/** The HTTP header carrying the tenant of a request. */
 	private final Web web = new Web();
 
@@ -194,6 +201,14 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public void setReferenceTables(List<String> referenceTables) {
 		this.referenceTables = referenceTables;
+	}
+
+	public List<String> getInitialTenants() {
+		return this.initialTenants;
+	}
+
+	public void setInitialTenants(List<String> initialTenants) {
+		this.initialTenants = initialTenants;
 	}
 
 	public Web getWeb() {
