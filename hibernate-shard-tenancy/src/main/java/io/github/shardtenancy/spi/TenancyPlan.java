@@ -115,4 +115,13 @@ public final class TenancyPlan {
 	/** Told when a shard's pool joins or leaves the topology, in the order added. */
 	public final List<ShardPoolListener> shardPoolListeners = new ArrayList<>();
 
+	/** Whether each tenant connection's traffic is counted for the load figures; off by default. */
+	public boolean loadTracking;
+
+	/** The length of one window of the load figures (they cover one to two windows). */
+	public Duration loadWindow = Duration.ofMinutes(5);
+
+	/** The most tenants whose traffic is kept (the least recently seen are dropped first). */
+	public long loadMaxTenants = 100_000;
+
 }
