@@ -36,7 +36,8 @@ public final class TenantLoadMetrics implements MeterBinder {
 
 	private final boolean tenantTag;
 
-	private final List<MultiGauge> gauges = new ArrayList<>();
+	/** The three gauges of each registry bound. */
+	private final List<MultiGauge[]> gauges = new ArrayList<>();
 
 	private volatile Map<String, long[]> snapshot = Map.of();
 
@@ -51,16 +52,17 @@ public final class TenantLoadMetrics implements MeterBinder {
 
 	@Override
 	public synchronized void bindTo(MeterRegistry registry) {
-		this.gauges.add(MultiGauge.builder("shardtenancy.load.transactions")
+		this.gauges.add(new MultiGauge[] { MultiGauge.builder("shardtenancy.load.transactions")
 			.description("Transactions of tenants seen by this instance in the load window")
-			.register(registry));
-		this.gauges.add(MultiGauge.builder("shardtenancy.load.rows.written")
-			.description("Rows written by committed transactions of tenants seen by this instance in the load window")
-			.register(registry));
-		this.gauges.add(MultiGauge.builder("shardtenancy.load.time")
-			.description("Time tenant connections were held on this instance in the load window")
-			.baseUnit("seconds")
-			.register(registry));
+			.register(registry),
+				MultiGauge.builder("shardtenancy.load.rows.written")
+					.description("Rows written by committed transactions of tenants seen by this instance in the "
+							+ "load window")
+					.register(registry),
+				MultiGauge.builder("shardtenancy.load.time")
+					.description("Time tenant connections were held on this instance in the load window")
+					.baseUnit("seconds")
+					.register(registry) });
 		refresh();
 	}
 
@@ -80,12 +82,11 @@ public final class TenantLoadMetrics implements MeterBinder {
 			sum[2] += load.nanosSpent();
 		}
 		this.snapshot = sums;
-		if (this.gauges.isEmpty()) {
-			return;
+		for (MultiGauge[] bound : this.gauges) {
+			register(bound[0], sums, s -> s[0], 1);
+			register(bound[1], sums, s -> s[1], 1);
+			register(bound[2], sums, s -> s[2], 1e-9);
 		}
-		register(this.gauges.get(0), sums, s -> s[0], 1);
-		register(this.gauges.get(1), sums, s -> s[1], 1);
-		register(this.gauges.get(2), sums, s -> s[2], 1e-9);
 	}
 
 	private void register(MultiGauge gauge, Map<String, long[]> sums, ToLongFunction<long[]> value, double scale) {
