@@ -1,15 +1,11 @@
 package io.github.shardtenancy.boot;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
 
 import io.github.shardtenancy.spi.BackgroundScheduler;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * The load figures' background work, on the tenancy's background scheduler ({@link ShardTenancyBackgroundThreads}):
@@ -17,9 +13,7 @@ import org.springframework.context.SmartLifecycle;
  * when {@code shard-tenancy.rebalancer.enabled=true}, and the refresh of the traffic gauges' series every
  * {@code shard-tenancy.load.metrics-refresh}. Failures of a run are logged and retried at the next run.
  */
-class ShardTenancyLoadScheduler implements SmartLifecycle {
-
-	private static final Logger log = LoggerFactory.getLogger(ShardTenancyLoadScheduler.class);
+class ShardTenancyLoadScheduler extends ScheduledBackgroundWork {
 
 	private final BackgroundScheduler scheduler;
 
@@ -31,8 +25,6 @@ class ShardTenancyLoadScheduler implements SmartLifecycle {
 
 	private final Duration metricsInterval;
 
-	private @Nullable List<Future<?>> tasks;
-
 	ShardTenancyLoadScheduler(BackgroundScheduler scheduler, @Nullable RebalancerRuns rebalancer,
 			Duration rebalancerInterval, @Nullable Runnable metricsRefresh, Duration metricsInterval) {
 		this.scheduler = scheduler;
@@ -43,44 +35,17 @@ class ShardTenancyLoadScheduler implements SmartLifecycle {
 	}
 
 	@Override
-	public synchronized void start() {
-		if (this.tasks != null) {
-			return;
-		}
-		List<Future<?>> started = new ArrayList<>();
+	void schedule(List<Future<?>> started) {
 		RebalancerRuns runs = this.rebalancer;
 		if (runs != null) {
-			started.add(this.scheduler.scheduleWithFixedDelay(() -> quietly("rebalancer run", runs::scheduledRun),
+			started.add(this.scheduler.scheduleWithFixedDelay(quietly("rebalancer run", runs::scheduledRun),
 					this.rebalancerInterval, this.rebalancerInterval));
 		}
 		Runnable refresh = this.metricsRefresh;
 		if (refresh != null) {
-			started.add(this.scheduler.scheduleWithFixedDelay(() -> quietly("load metrics refresh", refresh),
+			started.add(this.scheduler.scheduleWithFixedDelay(quietly("load metrics refresh", refresh),
 					this.metricsInterval, this.metricsInterval));
 		}
-		this.tasks = started;
-	}
-
-	private static void quietly(String what, Runnable work) {
-		try {
-			work.run();
-		}
-		catch (RuntimeException ex) {
-			log.warn("Background {} failed: {}", what, ex.getMessage());
-		}
-	}
-
-	@Override
-	public synchronized void stop() {
-		if (this.tasks != null) {
-			this.tasks.forEach((task) -> task.cancel(false));
-			this.tasks = null;
-		}
-	}
-
-	@Override
-	public synchronized boolean isRunning() {
-		return this.tasks != null;
 	}
 
 }

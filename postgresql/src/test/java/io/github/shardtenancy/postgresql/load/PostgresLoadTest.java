@@ -73,13 +73,7 @@ class PostgresLoadTest {
 	}
 
 	private HikariConfig pool(String database) {
-		HikariDataSource existing = this.databases.get(database.replace('-', '_'));
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(existing.getJdbcUrl());
-		config.setUsername(existing.getUsername());
-		config.setPassword(existing.getPassword());
-		config.setMaximumPoolSize(6);
-		return config;
+		return ScratchPostgres.configLike(this.databases.get(database.replace('-', '_')), 6);
 	}
 
 	private ShardTenancy tenancy() {
