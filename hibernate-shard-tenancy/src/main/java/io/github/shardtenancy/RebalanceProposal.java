@@ -3,8 +3,6 @@ package io.github.shardtenancy;
 import java.util.List;
 import java.util.Objects;
 
-import io.github.shardtenancy.spi.ShardLoad;
-
 /**
  * What the {@link Rebalancer} proposes: moves that bring the shards' loads towards the median, and the loads before
  * and (as projected) after them. Immutable.

@@ -2,8 +2,6 @@ package io.github.shardtenancy;
 
 import java.util.List;
 
-import io.github.shardtenancy.spi.ShardLoad;
-
 /**
  * Proposes and runs tenant moves that bring every ACTIVE registered shard within a band of the median shard load
  * (by a {@link LoadMeasure}). Pinned tenants ({@link TenantAdmin#pin}) and tenants with an override are never

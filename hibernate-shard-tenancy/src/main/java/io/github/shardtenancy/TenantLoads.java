@@ -2,8 +2,6 @@ package io.github.shardtenancy;
 
 import java.util.List;
 
-import io.github.shardtenancy.spi.ShardLoad;
-
 /**
  * Per-tenant and per-shard load figures: traffic seen by this instance (transactions, rows written, time spent,
  * counted where each tenant connection is released, kept in memory for a window) and storage read from the shards'

@@ -32,7 +32,7 @@ import io.github.shardtenancy.TenantLoad;
 import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.internal.directory.Directory;
-import io.github.shardtenancy.spi.ShardLoad;
+import io.github.shardtenancy.ShardLoad;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

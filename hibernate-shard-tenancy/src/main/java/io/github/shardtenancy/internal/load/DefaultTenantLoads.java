@@ -22,7 +22,7 @@ import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.internal.topology.Topology;
-import io.github.shardtenancy.spi.ShardLoad;
+import io.github.shardtenancy.ShardLoad;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

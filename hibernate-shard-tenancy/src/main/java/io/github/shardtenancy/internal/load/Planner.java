@@ -12,7 +12,7 @@ import io.github.shardtenancy.LoadMeasure;
 import io.github.shardtenancy.RebalanceProposal;
 import io.github.shardtenancy.Rebalancer;
 import io.github.shardtenancy.TenantLoad;
-import io.github.shardtenancy.spi.ShardLoad;
+import io.github.shardtenancy.ShardLoad;
 
 /**
  * The rebalancer's greedy planner (see {@link Rebalancer}): pure computation over measured figures. Stateless.

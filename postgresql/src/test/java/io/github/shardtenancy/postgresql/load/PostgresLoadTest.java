@@ -21,7 +21,7 @@ import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantLoad;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
-import io.github.shardtenancy.spi.ShardLoad;
+import io.github.shardtenancy.ShardLoad;
 import io.github.shardtenancy.testing.ids.Tickets;
 import io.github.shardtenancy.testing.pg.ScratchPostgres;
 import org.junit.jupiter.api.AfterAll;

@@ -11,7 +11,7 @@ import io.github.shardtenancy.RebalanceResult;
 import io.github.shardtenancy.TenantLoad;
 import io.github.shardtenancy.TenantLoads;
 import io.github.shardtenancy.boot.RebalancerRuns;
-import io.github.shardtenancy.spi.ShardLoad;
+import io.github.shardtenancy.ShardLoad;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;

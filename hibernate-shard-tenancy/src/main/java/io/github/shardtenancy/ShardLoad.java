@@ -1,6 +1,4 @@
-package io.github.shardtenancy.spi;
-
-import io.github.shardtenancy.LoadMeasure;
+package io.github.shardtenancy;
 
 /**
  * One shard's load: for placement, an ACTIVE registered shard and how many tenants it owns; for the
