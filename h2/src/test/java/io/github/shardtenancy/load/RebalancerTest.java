@@ -244,6 +244,29 @@ class RebalancerTest {
 	}
 
 	@Test
+	@DisplayName("a tenant pinned or moved after the proposal is skipped by the execution; the others move")
+	void skipsWhatChangedSinceTheProposal() {
+		for (int i = 0; i < 8; i++) {
+			this.tenancy.admin().create(tenant(i), "shard-1");
+		}
+		RebalanceSettings settings = RebalanceSettings.defaults().withMoveSettings(MoveSettings.stopTheWorld());
+		RebalanceProposal proposal = this.tenancy.rebalancer().propose(settings);
+		assertThat(proposal.moves()).hasSizeGreaterThanOrEqualTo(3);
+		RebalanceProposal.Move pinned = proposal.moves().get(0);
+		RebalanceProposal.Move movedMeanwhile = proposal.moves().get(1);
+		this.tenancy.admin().pin(pinned.tenantId());
+		String elsewhere = movedMeanwhile.targetShardId().equals("shard-6") ? "shard-5" : "shard-6";
+		this.tenancy.mover().moveAndWait(movedMeanwhile.tenantId(), elsewhere, MoveSettings.stopTheWorld());
+
+		RebalanceResult result = this.tenancy.rebalancer().execute(proposal, settings);
+		assertThat(result.skipped()).containsOnlyKeys(pinned.tenantId(), movedMeanwhile.tenantId());
+		assertThat(result.failed()).isEmpty();
+		assertThat(result.moved()).hasSize(proposal.moves().size() - 2);
+		assertThat(this.tenancy.admin().find(pinned.tenantId()).orElseThrow().shardId()).isEqualTo("shard-1");
+		assertThat(this.tenancy.admin().find(movedMeanwhile.tenantId()).orElseThrow().shardId()).isEqualTo(elsewhere);
+	}
+
+	@Test
 	@DisplayName("the hot-tenant report names tenants above the threshold share of their shard")
 	void hotTenants() {
 		this.tenancy.admin().create("whale", "shard-3");
