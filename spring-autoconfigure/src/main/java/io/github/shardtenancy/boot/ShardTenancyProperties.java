@@ -137,6 +137,14 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final DualReadProperties dualRead = new DualReadProperties();
 
+	/** The load figures: this instance's traffic per tenant, their metrics, the hot-tenant report. */
+	@NestedConfigurationProperty
+	private final LoadProperties load = new LoadProperties();
+
+	/** The rebalancer: moves that bring every shard within a band of the median load. */
+	@NestedConfigurationProperty
+	private final RebalancerProperties rebalancer = new RebalancerProperties();
+
 	/**
 	 * Checks the numeric settings once bound.
 	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException naming the first property out of range and
@@ -265,6 +273,14 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public DualReadProperties getDualRead() {
 		return this.dualRead;
+	}
+
+	public LoadProperties getLoad() {
+		return this.load;
+	}
+
+	public RebalancerProperties getRebalancer() {
+		return this.rebalancer;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */
