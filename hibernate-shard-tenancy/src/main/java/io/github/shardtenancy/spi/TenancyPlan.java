@@ -118,8 +118,10 @@ public final class TenancyPlan {
 
 	/** The instance heartbeat's settings. */
 	public InstanceSettings instanceSettings = InstanceSettings.defaults();
+
 	/** Dual read of moving tenants; off by default. */
 	public io.github.shardtenancy.DualReadSettings dualReadSettings = io.github.shardtenancy.DualReadSettings.defaults();
+
 	/** Whether each tenant connection's traffic is counted for the load figures; off by default. */
 	public boolean loadTracking;
 
