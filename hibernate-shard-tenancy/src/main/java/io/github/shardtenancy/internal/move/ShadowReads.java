@@ -142,7 +142,6 @@ public final class ShadowReads implements DualRead, AutoCloseable {
 		try {
 			this.executor.execute(() -> {
 				Run outcome = run(tenantId, name, sql, values, started);
-				// counted before the caller can see the result, so that mismatches(moveId) includes it then
 				if (outcome.result().outcome() == Outcome.MISMATCH) {
 					this.mismatches.computeIfAbsent(outcome.moveId(), id -> new LongAdder()).increment();
 				}
