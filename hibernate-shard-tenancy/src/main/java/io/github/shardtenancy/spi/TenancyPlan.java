@@ -115,4 +115,19 @@ public final class TenancyPlan {
 	/** Told when a shard's pool joins or leaves the topology, in the order added. */
 	public final List<ShardPoolListener> shardPoolListeners = new ArrayList<>();
 
+	/**
+	 * A read replica of a shard.
+	 * @param shardId the shard
+	 * @param name the replica's name, unique within the shard
+	 * @param config its pool settings
+	 */
+	public record ReplicaPool(String shardId, String name, com.zaxxer.hikari.HikariConfig config) {
+	}
+
+	/** The read replicas, in the order given. */
+	public final List<ReplicaPool> replicas = new ArrayList<>();
+
+	/** Whether and how read-only transactions go to replicas. */
+	public io.github.shardtenancy.ReplicaSettings replicaSettings = io.github.shardtenancy.ReplicaSettings.defaults();
+
 }

@@ -12,6 +12,8 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.NoTenantBoundException;
+import io.github.shardtenancy.ReplicaSettings;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantContext;
@@ -25,6 +27,7 @@ import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 import io.github.shardtenancy.internal.jdbc.ReferenceReadConnection;
 import io.github.shardtenancy.internal.jdbc.TenantConnection;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Replica;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.FenceDialect;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
@@ -86,6 +89,8 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 
 	private volatile @Nullable ReferenceReads referenceReads;
 
+	private volatile @Nullable ReplicaSettings replicaSettings;
+
 	/**
 	 * Where reads with no tenant bound may go: the reference tables and the shards whose reference data is current.
 	 */
@@ -125,6 +130,15 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	@Override
 	public @Nullable ShardIds ids() {
 		return this.ids;
+	}
+
+	/**
+	 * Lets read-only transactions of ACTIVE tenants go to a replica of their shard that is within the maximum lag
+	 * (see {@link ReplicaSettings}).
+	 * @param settings the settings; routing happens only if they are enabled
+	 */
+	public void setReplicaSettings(ReplicaSettings settings) {
+		this.replicaSettings = settings.enabled() ? settings : null;
 	}
 
 	/**
@@ -195,6 +209,13 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		Topology.Shard shard = this.topology.find(entry.shardId()).orElse(null);
 		ConnectionGuard.checkSwitch(tenantIdentifier);
 		Connection connection = null;
+		if (shard != null) {
+			Borrowed replica = borrowFromReplica(entry, shard);
+			if (replica != null) {
+				connection = replica.connection();
+				shard = replica.shard();
+			}
+		}
 		for (int attempt = 1; connection == null; attempt++) {
 			if (shard != null) {
 				try {
@@ -245,6 +266,46 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		ConnectionGuard.acquired(tenantIdentifier, shard.id(), connection);
 		this.checkedOut.put(connection, shard);
 		return connection;
+	}
+
+	/** A connection borrowed from a replica, and the replica as a shard of the provider's bookkeeping. */
+	private record Borrowed(Topology.Shard shard, Connection connection) {
+	}
+
+	/**
+	 * Borrows from a replica of the tenant's shard if replica routing is on, the transaction declared itself
+	 * read-only, the tenant is ACTIVE on the shard (no move under way) and a replica is within the maximum lag; a
+	 * replica that cannot hand out a connection is marked down and the next one tried.
+	 * @return the connection, or {@code null} for the primary
+	 */
+	private @Nullable Borrowed borrowFromReplica(DirectoryEntry entry, Topology.Shard primary) {
+		ReplicaSettings settings = this.replicaSettings;
+		if (settings == null || entry.state() != TenantState.ACTIVE || entry.targetShardId() != null
+				|| !entry.shardId().equals(primary.id())) {
+			return null;
+		}
+		TransactionCharacteristics.Declaration declaration = TransactionCharacteristics.current();
+		if (declaration == null || !declaration.readOnly()) {
+			return null;
+		}
+		long now = System.nanoTime();
+		long maxLag = settings.maxLag().toNanos();
+		for (Replica replica : this.topology.replicas(primary.id())) {
+			if (replica.lagNanos(now) > maxLag) {
+				continue;
+			}
+			try {
+				Connection connection = replica.dataSource().getConnection();
+				return new Borrowed(new Topology.Shard(primary.id(), replica.dataSource(), primary.dialect(), false),
+						connection);
+			}
+			catch (SQLException ex) {
+				replica.down(ex.getMessage());
+				log.warn("{} cannot be reached ({}); the primary serves until the lag sampler finds it back", replica,
+						ex.getMessage());
+			}
+		}
+		return null;
 	}
 
 	@Override

@@ -185,6 +185,11 @@ public final class TenantAdministration implements TenantAdmin {
 	}
 
 	@Override
+	public ShardRecord failoverShard(String shardId, HikariConfig newPrimary) {
+		return this.registry.failover(shardId, Objects.requireNonNull(newPrimary, "newPrimary"));
+	}
+
+	@Override
 	public ShardRecord retireShard(String shardId) {
 		return this.registry.retire(shardId);
 	}

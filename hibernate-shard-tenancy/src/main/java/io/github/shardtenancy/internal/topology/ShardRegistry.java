@@ -206,6 +206,48 @@ public class ShardRegistry {
 	}
 
 	/**
+	 * Points a shard at a new primary (a failover): replaces its pool in this instance's topology, then records the new
+	 * JDBC URL and user name in the registry (an event {@code SHARD_FAILOVER}). No directory entry changes.
+	 * @param shardId a shard of the topology
+	 * @param config the new primary's settings
+	 * @return the registry row as written
+	 * @throws io.github.shardtenancy.UnknownShardException if the topology does not have the shard
+	 * @throws ShardStateException if the shard is retired
+	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException if the new primary cannot be reached
+	 */
+	public ShardRecord failover(String shardId, HikariConfig config) {
+		requireNotRetired(shardId);
+		this.topology.replacePrimary(shardId, config);
+		ShardRecord record = this.directory.transaction((c, version) -> {
+			ShardRecord before = read(c, shardId, true);
+			if (before != null && before.state() == ShardState.RETIRED) {
+				throw retired(shardId, version);
+			}
+			String sql = before == null
+					? "INSERT INTO shard_registry (state, jdbc_url, username, version, updated_at, updated_by, "
+							+ "shard_id) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, ?, ?)"
+					: "UPDATE shard_registry SET state = ?, jdbc_url = ?, username = ?, version = ?, "
+							+ "updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE shard_id = ?";
+			try (PreparedStatement ps = c.prepareStatement(sql)) {
+				ps.setString(1, ShardState.ACTIVE.name());
+				ps.setString(2, config.getJdbcUrl());
+				ps.setString(3, config.getUsername());
+				ps.setLong(4, version);
+				ps.setString(5, this.actor);
+				ps.setString(6, shardId);
+				ps.executeUpdate();
+			}
+			DirectoryEvents.record(c, version, "SHARD_FAILOVER", shardId,
+					before != null ? describe(before) : null, "url=" + config.getJdbcUrl(), this.actor);
+			return new ShardRecord(shardId, before != null ? before.region() : null, ShardState.ACTIVE,
+					config.getJdbcUrl(), config.getUsername(), version);
+		});
+		log.info("Shard '{}' now has its primary at {} (directory version {}); no directory entry changed", shardId,
+				config.getJdbcUrl(), record.version());
+		return record;
+	}
+
+	/**
 	 * Retires a shard: refused while it owns anything; otherwise recorded RETIRED, and its pool on this instance is
 	 * closed and dropped.
 	 * @param shardId the shard
