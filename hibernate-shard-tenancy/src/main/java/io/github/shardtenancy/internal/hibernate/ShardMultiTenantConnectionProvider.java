@@ -92,6 +92,12 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	private volatile @Nullable ReplicaSettings replicaSettings;
 
 	/**
+	 * Per tenant, the directory version of its entry this provider last routed with and {@link System#nanoTime()} when
+	 * it first did: a replica serves the tenant only once it has replayed everything committed before that moment.
+	 */
+	private final Map<String, long[]> versionSeen = new ConcurrentHashMap<>();
+
+	/**
 	 * Where reads with no tenant bound may go: the reference tables and the shards whose reference data is current.
 	 */
 	public interface ReferenceReads {
@@ -288,10 +294,22 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		if (declaration == null || !declaration.readOnly()) {
 			return null;
 		}
+		List<Replica> replicas = this.topology.replicas(primary.id());
+		if (replicas.isEmpty()) {
+			return null;
+		}
 		long now = System.nanoTime();
+		// A replica serves the tenant only once it has replayed everything the primary committed before this instance
+		// first routed with the entry's current version: the fence row that the version's writer (creation, a move's
+		// flip) set right after the directory write is then replayed too when this instance is that writer, so a
+		// replica does not reject the tenant as not owned for want of replay. Seen from another instance, the window
+		// between the directory write and the fence write rejects on a replica as it does on the primary (40001,
+		// retried).
+		long seenAt = this.versionSeen.compute(entry.tenantId(),
+				(tenant, old) -> old != null && old[0] == entry.version() ? old : new long[] { entry.version(), now })[1];
 		long maxLag = settings.maxLag().toNanos();
-		for (Replica replica : this.topology.replicas(primary.id())) {
-			if (replica.lagNanos(now) > maxLag) {
+		for (Replica replica : replicas) {
+			if (replica.lagNanos(now) > maxLag || !replica.caughtUpPast(seenAt)) {
 				continue;
 			}
 			try {

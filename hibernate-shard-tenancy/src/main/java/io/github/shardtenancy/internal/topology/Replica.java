@@ -60,6 +60,14 @@ public final class Replica {
 		return this.usable && caught != 0 ? Math.max(0, nowNanos - caught) : Long.MAX_VALUE;
 	}
 
+	/**
+	 * @param nanoTime a {@link System#nanoTime()} value
+	 * @return whether the replica has replayed every transaction the primary committed before that moment
+	 */
+	public boolean caughtUpPast(long nanoTime) {
+		return this.usable && this.caughtUpTo - nanoTime > 0;
+	}
+
 	/** @return why the replica cannot serve, or {@code null} while it can (lag aside) */
 	public String problem() {
 		return this.usable ? null : this.problem;
