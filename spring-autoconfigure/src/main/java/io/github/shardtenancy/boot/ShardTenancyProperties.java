@@ -607,4 +607,11 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	}
 
+	/** Routing of read-only transactions to the shards' read replicas. */
+	private final ReplicaRoutingProperties replicas = new ReplicaRoutingProperties();
+
+	public ReplicaRoutingProperties getReplicas() {
+		return this.replicas;
+	}
+
 }

@@ -19,6 +19,7 @@ import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.ReplicaSettings;
+import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantState;
@@ -27,6 +28,7 @@ import io.github.shardtenancy.internal.Internals;
 import io.github.shardtenancy.internal.topology.Replica;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
 import io.github.shardtenancy.testing.pg.PostgresServer;
 import io.github.shardtenancy.testing.pg.ScratchPostgres;
@@ -85,6 +87,8 @@ class PostgresReplicaRoutingTest {
 			.shard("shard-2", config(this.others.server(), "shard_2"))
 			.replica("shard-1", "standby", config(this.pair.replica(), "shard_1"))
 			.replicaRouting(new ReplicaSettings(true, MAX_LAG, Duration.ofMillis(100)))
+			// Routes change only when a test refreshes them (or the fence rejects one), never in between.
+			.router(RouterSettings.defaults().withSyncInterval(Duration.ofHours(1)))
 			.tenantTables(List.of(PostgresCluster.NOTES))
 			.actor("replica-test")
 			.build();
@@ -156,6 +160,17 @@ class PostgresReplicaRoutingTest {
 		return tenant;
 	}
 
+	private ShardTenancy otherInstance(MoveHook hook) {
+		return ShardTenancy.builder()
+			.directory(config(this.others.server(), "directory"))
+			.shard("shard-1", config(this.pair.primary(), "shard_1"))
+			.shard("shard-2", config(this.others.server(), "shard_2"))
+			.tenantTables(List.of(PostgresCluster.NOTES))
+			.actor("replica-test-mover")
+			.moveHook(hook)
+			.build();
+	}
+
 	private Replica standby() {
 		return Internals.topology(this.tenancy).replicas("shard-1").get(0);
 	}
@@ -222,13 +237,7 @@ class PostgresReplicaRoutingTest {
 
 		CountDownLatch marked = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		ShardTenancy mover = ShardTenancy.builder()
-			.directory(config(this.others.server(), "directory"))
-			.shard("shard-1", config(this.pair.primary(), "shard_1"))
-			.shard("shard-2", config(this.others.server(), "shard_2"))
-			.tenantTables(List.of(PostgresCluster.NOTES))
-			.actor("replica-test-mover")
-			.moveHook((moveId, step) -> {
+		ShardTenancy mover = otherInstance((moveId, step) -> {
 				if (step == MoveStep.MARKED) {
 					marked.countDown();
 					try {
@@ -238,17 +247,14 @@ class PostgresReplicaRoutingTest {
 						Thread.currentThread().interrupt();
 					}
 				}
-			})
-			.build();
+			});
 		try {
 			mover.start();
 			CompletableFuture<?> move = CompletableFuture
 				.runAsync(() -> mover.mover().moveAndWait(tenant, "shard-2", MoveSettings.defaults()));
 			assertThat(marked.await(60, TimeUnit.SECONDS)).isTrue();
-			await().atMost(Duration.ofSeconds(30)).until(() -> {
-				DirectoryEntry entry = this.tenancy.router().route(tenant);
-				return entry.state() == TenantState.MIGRATING;
-			});
+			this.tenancy.router().refresh();
+			assertThat(this.tenancy.router().route(tenant).state()).isEqualTo(TenantState.MIGRATING);
 			assertThat(read(tenant, true)).isEqualTo(new Seen(false, 1));
 			release.countDown();
 			move.get(60, TimeUnit.SECONDS);
@@ -266,6 +272,32 @@ class PostgresReplicaRoutingTest {
 
 	@Test
 	@Order(4)
+	@DisplayName("a route gone stale (the tenant moved away by another instance) is rejected by the replica's replayed "
+			+ "fence (MOVED, SQLSTATE 40001, retryable) instead of reading the rows left behind")
+	void replayedFenceRejectsAStaleRoute() throws Exception {
+		String tenant = newTenant("stale");
+		write(tenant, "stale");
+		await().atMost(Duration.ofSeconds(30)).until(() -> read(tenant, true).replica());
+
+		try (ShardTenancy other = otherInstance(MoveHook.NONE)) {
+			other.start();
+			other.mover().moveAndWait(tenant, "shard-2", MoveSettings.defaults());
+		}
+		assertThat(this.tenancy.router().route(tenant).shardId()).isEqualTo("shard-1");
+		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+			// The replica is within the bound, so read-only work still goes there; once it has replayed the fence
+			// change, the begin rejects the stale route.
+			assertThat(standby().lagNanos(System.nanoTime())).isLessThanOrEqualTo(MAX_LAG.toNanos());
+			Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> read(tenant, true));
+			assertThat(thrown).isInstanceOf(SQLException.class).hasMessageContaining("MOVED");
+			assertThat(((SQLException) thrown).getSQLState()).isEqualTo("40001");
+		});
+		this.tenancy.router().refresh();
+		assertThat(read(tenant, true)).isEqualTo(new Seen(false, 1));
+	}
+
+	@Test
+	@Order(5)
 	@DisplayName("replica stopped: the primary serves read-only transactions without an error; started, the replica "
 			+ "serves again")
 	void stoppedReplicaFallsBackToThePrimary() throws Exception {
@@ -287,7 +319,7 @@ class PostgresReplicaRoutingTest {
 	}
 
 	@Test
-	@Order(5)
+	@Order(6)
 	@DisplayName("failover: the replica promoted and the shard pointed at it is a topology change; no directory entry "
 			+ "changes, reads and writes go on against the new primary")
 	void failoverIsATopologyChange() throws Exception {
