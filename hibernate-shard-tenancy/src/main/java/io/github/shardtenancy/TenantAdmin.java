@@ -301,4 +301,11 @@ public interface TenantAdmin {
 	 */
 	List<ShardRecord> syncShards();
 
+	/**
+	 * @return the read replicas recorded in the directory database (those configured on any instance), sorted by shard
+	 * and name; never {@code null}
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	List<ReplicaRecord> replicas();
+
 }

@@ -161,6 +161,18 @@ public final class Wiring implements AutoCloseable {
 				}
 			}
 		}
+		if (this.plan.registerShards) {
+			for (TenancyPlan.ReplicaPool replica : this.plan.replicas) {
+				try {
+					this.registry.recordReplica(replica.shardId(), replica.name(), replica.config().getJdbcUrl(),
+							replica.config().getUsername());
+				}
+				catch (RuntimeException ex) {
+					log.warn("Replica '{}' of shard '{}' is not recorded for other instances: {}", replica.name(),
+							replica.shardId(), ex.getMessage());
+				}
+			}
+		}
 		if (this.plan.prepareShardsOnStart) {
 			prepareShards();
 		}
@@ -173,7 +185,7 @@ public final class Wiring implements AutoCloseable {
 	 */
 	private void startReplicaSampling() {
 		ReplicaSettings settings = this.plan.replicaSettings;
-		if (!settings.enabled() || this.plan.replicas.isEmpty() || this.replicaSampling != null) {
+		if (!settings.enabled() || this.replicaSampling != null) {
 			return;
 		}
 		// Positions are kept for twice the maximum lag: a replica behind all of them is far beyond the bound anyway.

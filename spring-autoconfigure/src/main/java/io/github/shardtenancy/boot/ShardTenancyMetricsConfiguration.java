@@ -1,6 +1,7 @@
 package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.micrometer.DirectoryWatcherMetrics;
+import io.github.shardtenancy.micrometer.ReplicaLagMetrics;
 import io.github.shardtenancy.micrometer.ShardPoolMetrics;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
@@ -40,6 +41,13 @@ class ShardTenancyMetricsConfiguration {
 	@ConditionalOnMissingBean
 	ShardPoolMetrics shardTenancyShardPoolMetrics() {
 		return new ShardPoolMetrics();
+	}
+
+	/** The lag gauge of every read replica ({@code shardtenancy.replica.lag}, tagged {@code shard} and {@code replica}). */
+	@Bean
+	@ConditionalOnMissingBean
+	ReplicaLagMetrics shardTenancyReplicaLagMetrics(ShardTenancy tenancy) {
+		return new ReplicaLagMetrics(tenancy.topology());
 	}
 
 	@Bean

@@ -206,4 +206,9 @@ public final class TenantAdministration implements TenantAdmin {
 		return records;
 	}
 
+	@Override
+	public List<io.github.shardtenancy.ReplicaRecord> replicas() {
+		return this.registry.replicas();
+	}
+
 }

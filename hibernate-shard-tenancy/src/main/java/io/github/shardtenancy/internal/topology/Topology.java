@@ -328,6 +328,19 @@ public class Topology implements ShardTopology, AutoCloseable {
 		return this.replicas.getOrDefault(shardId, List.of());
 	}
 
+	@Override
+	public List<io.github.shardtenancy.ReplicaStatus> replicas() {
+		long now = System.nanoTime();
+		return new TreeSet<>(this.replicas.keySet()).stream()
+			.flatMap(shardId -> replicas(shardId).stream())
+			.map(replica -> {
+				long lag = replica.lagNanos(now);
+				return new io.github.shardtenancy.ReplicaStatus(replica.shardId(), replica.name(),
+						lag == Long.MAX_VALUE ? null : java.time.Duration.ofNanos(lag), replica.problem());
+			})
+			.toList();
+	}
+
 	/**
 	 * Removes every replica of a shard, closing the pools the topology owns.
 	 * @param shardId the shard

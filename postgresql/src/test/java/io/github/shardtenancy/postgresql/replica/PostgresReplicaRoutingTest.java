@@ -320,6 +320,25 @@ class PostgresReplicaRoutingTest {
 
 	@Test
 	@Order(6)
+	@DisplayName("the replica is recorded in the directory database (shard_replica); another instance that has no "
+			+ "replica configured adds it on syncShards()")
+	void replicasAreRecordedForOtherInstances() {
+		assertThat(this.tenancy.admin().replicas()).singleElement().satisfies(record -> {
+			assertThat(record.shardId()).isEqualTo("shard-1");
+			assertThat(record.name()).isEqualTo("standby");
+			assertThat(record.jdbcUrl()).isEqualTo(config(this.pair.replica(), "shard_1").getJdbcUrl());
+		});
+		try (ShardTenancy other = otherInstance(MoveHook.NONE)) {
+			other.start();
+			assertThat(Internals.topology(other).replicas("shard-1")).isEmpty();
+			other.admin().syncShards();
+			assertThat(Internals.topology(other).replicas("shard-1")).extracting(Replica::name)
+				.containsExactly("standby");
+		}
+	}
+
+	@Test
+	@Order(7)
 	@DisplayName("failover: the replica promoted and the shard pointed at it is a topology change; no directory entry "
 			+ "changes, reads and writes go on against the new primary")
 	void failoverIsATopologyChange() throws Exception {
