@@ -608,6 +608,7 @@ public class ShardTenancyProperties implements InitializingBean {
 	}
 
 	/** Routing of read-only transactions to the shards' read replicas. */
+	@NestedConfigurationProperty
 	private final ReplicaRoutingProperties replicas = new ReplicaRoutingProperties();
 
 	public ReplicaRoutingProperties getReplicas() {
