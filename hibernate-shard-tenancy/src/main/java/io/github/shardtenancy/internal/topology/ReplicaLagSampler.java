@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * ({@code FenceDialect.replayPosition}). A replica that has replayed up to a remembered primary position holds every
  * transaction the primary had committed at that position's time, so it is behind by at most the time since then: the
  * lag is measured by comparing log positions, as a bound that errs on the high side (by up to one sample interval),
- * and that does not grow on an idle primary as {@code now() - pg_last_xact_replay_timestamp()} would. A replica that
+ * and that does not grow on an idle primary as the time since the last replayed commit would. A replica that
  * cannot be reached, is no longer a replica (promoted), or is behind every remembered position, is unusable until a
  * later run finds it caught up. Run by one thread at a time.
  */

@@ -170,6 +170,10 @@ public class ShardRegistry {
 	}
 
 	private ShardRecord record(String shardId, String region, String jdbcUrl, String username) {
+		return record(shardId, region, jdbcUrl, username, "SHARD_REGISTERED");
+	}
+
+	private ShardRecord record(String shardId, String region, String jdbcUrl, String username, String event) {
 		ShardRecord existing = find(shardId).orElse(null);
 		if (existing != null && existing.state() == ShardState.ACTIVE && Objects.equals(existing.region(), region)
 				&& Objects.equals(existing.jdbcUrl(), jdbcUrl) && Objects.equals(existing.username(), username)) {
@@ -196,7 +200,7 @@ public class ShardRegistry {
 				ps.executeUpdate();
 			}
 			this.registrationHook.registering(c, shardId);
-			DirectoryEvents.record(c, version, "SHARD_REGISTERED", shardId,
+			DirectoryEvents.record(c, version, event, shardId,
 					before != null ? describe(before) : null, "ACTIVE region=" + region + " url=" + jdbcUrl,
 					this.actor);
 			return new ShardRecord(shardId, region, ShardState.ACTIVE, jdbcUrl, username, version);
@@ -219,30 +223,8 @@ public class ShardRegistry {
 	public ShardRecord failover(String shardId, HikariConfig config) {
 		requireNotRetired(shardId);
 		this.topology.replacePrimary(shardId, config);
-		ShardRecord record = this.directory.transaction((c, version) -> {
-			ShardRecord before = read(c, shardId, true);
-			if (before != null && before.state() == ShardState.RETIRED) {
-				throw retired(shardId, version);
-			}
-			String sql = before == null
-					? "INSERT INTO shard_registry (state, jdbc_url, username, version, updated_at, updated_by, "
-							+ "shard_id) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, ?, ?)"
-					: "UPDATE shard_registry SET state = ?, jdbc_url = ?, username = ?, version = ?, "
-							+ "updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE shard_id = ?";
-			try (PreparedStatement ps = c.prepareStatement(sql)) {
-				ps.setString(1, ShardState.ACTIVE.name());
-				ps.setString(2, config.getJdbcUrl());
-				ps.setString(3, config.getUsername());
-				ps.setLong(4, version);
-				ps.setString(5, this.actor);
-				ps.setString(6, shardId);
-				ps.executeUpdate();
-			}
-			DirectoryEvents.record(c, version, "SHARD_FAILOVER", shardId,
-					before != null ? describe(before) : null, "url=" + config.getJdbcUrl(), this.actor);
-			return new ShardRecord(shardId, before != null ? before.region() : null, ShardState.ACTIVE,
-					config.getJdbcUrl(), config.getUsername(), version);
-		});
+		String region = find(shardId).map(ShardRecord::region).orElse(null);
+		ShardRecord record = record(shardId, region, config.getJdbcUrl(), config.getUsername(), "SHARD_FAILOVER");
 		log.info("Shard '{}' now has its primary at {} (directory version {}); no directory entry changed", shardId,
 				config.getJdbcUrl(), record.version());
 		return record;
