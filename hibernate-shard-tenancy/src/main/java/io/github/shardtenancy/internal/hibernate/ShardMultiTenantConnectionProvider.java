@@ -66,6 +66,10 @@ import org.slf4j.LoggerFactory;
  * Before the fence begin, the isolation level and read-only flag that the transaction declared through
  * {@link TransactionCharacteristics} (the Spring Boot module declares those of {@code @Transactional}) are set on the
  * borrowed connection.
+ * With replica routing enabled ({@link #setReplicaSettings}), a transaction declared read-only of a tenant ACTIVE on
+ * its shard borrows from a replica of that shard instead, when one is within the maximum lag and has replayed past the
+ * moment this provider first routed with the entry's version; the fence begin then runs on the replica, against its
+ * replicated fence table. A replica that cannot hand out a connection is marked down and the primary serves.
  * {@link #releaseConnection(String, Connection)} clears the variables before the connection goes back to its pool, or
  * evicts the connection from the pool if that fails, so no later borrower ever sees them.
  *

@@ -13,8 +13,10 @@ import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.it.boot.replica.ReplicaPgApplication;
+import io.github.shardtenancy.micrometer.ReplicaLagMetrics;
 import io.github.shardtenancy.testing.pg.ScratchPostgres;
 import io.github.shardtenancy.testing.pg.StreamingReplica;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -29,7 +31,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Read replicas through Spring Boot: {@code shard-tenancy.shards.shard-1.replicas[0].*} and
  * {@code shard-tenancy.replicas.*} on a real PostgreSQL streaming replica ({@link StreamingReplica}); a
- * {@code @Transactional(readOnly = true)} method runs on the replica, a read-write one on the primary.
+ * {@code @Transactional(readOnly = true)} method runs on the replica, a read-write one on the primary; the
+ * replica's lag is listed and measured by the {@code shardtenancy.replica.lag} gauge.
  */
 @DisplayName("PostgreSQL + Boot: @Transactional(readOnly = true) served by the shard's streaming replica")
 class PostgresReplicaBootTest {
@@ -96,6 +99,12 @@ class PostgresReplicaBootTest {
 			assertThat(replica.problem()).isNull();
 			assertThat(replica.lag()).isLessThanOrEqualTo(Duration.ofSeconds(2));
 		});
+		// The auto-configured binder's gauge, tagged with shard and replica, in seconds.
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		app.getBean(ReplicaLagMetrics.class).bindTo(registry);
+		double lag = registry.get("shardtenancy.replica.lag").tag("shard", "shard-1").tag("replica", "standby").gauge()
+			.value();
+		assertThat(lag).isBetween(0.0, 2.0);
 	}
 
 }
