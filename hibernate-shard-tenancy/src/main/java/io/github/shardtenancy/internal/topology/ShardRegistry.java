@@ -461,27 +461,21 @@ public class ShardRegistry {
 			return existing;
 		}
 		return this.directory.transaction((c, version) -> {
-			int updated;
-			try (PreparedStatement ps = c.prepareStatement("UPDATE shard_replica SET jdbc_url = ?, username = ?, "
-					+ "version = ?, updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE shard_id = ? AND name = ?")) {
-				ps.setString(1, jdbcUrl);
-				ps.setString(2, username);
-				ps.setLong(3, version);
-				ps.setString(4, this.actor);
-				ps.setString(5, shardId);
-				ps.setString(6, name);
-				updated = ps.executeUpdate();
-			}
-			if (updated == 0) {
-				try (PreparedStatement ps = c.prepareStatement("INSERT INTO shard_replica (jdbc_url, username, version, "
-						+ "updated_at, updated_by, shard_id, name) VALUES (?, ?, ?, CURRENT_TIMESTAMP, ?, ?, ?)")) {
+			// Update, else insert; both take the same parameters in the same order.
+			for (String sql : List.of("UPDATE shard_replica SET jdbc_url = ?, username = ?, version = ?, "
+					+ "updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE shard_id = ? AND name = ?",
+					"INSERT INTO shard_replica (jdbc_url, username, version, updated_at, updated_by, shard_id, name) "
+							+ "VALUES (?, ?, ?, CURRENT_TIMESTAMP, ?, ?, ?)")) {
+				try (PreparedStatement ps = c.prepareStatement(sql)) {
 					ps.setString(1, jdbcUrl);
 					ps.setString(2, username);
 					ps.setLong(3, version);
 					ps.setString(4, this.actor);
 					ps.setString(5, shardId);
 					ps.setString(6, name);
-					ps.executeUpdate();
+					if (ps.executeUpdate() > 0) {
+						break;
+					}
 				}
 			}
 			DirectoryEvents.record(c, version, "REPLICA_RECORDED", shardId,
