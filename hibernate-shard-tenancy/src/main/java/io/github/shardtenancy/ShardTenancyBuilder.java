@@ -418,6 +418,32 @@ public final class ShardTenancyBuilder {
 		return this;
 	}
 
+	/**
+	 * Adds a read replica of a shard (a pool the tenancy creates, read-only, and closes). It serves read-only
+	 * transactions only when {@link #replicaRouting(ReplicaSettings)} enables it.
+	 * @param shardId the shard, added with {@code shard(...)}
+	 * @param name the replica's name, unique within the shard
+	 * @param config the replica's HikariCP settings
+	 * @return this builder
+	 * @throws NullPointerException if an argument is {@code null}
+	 */
+	public ShardTenancyBuilder replica(String shardId, String name, HikariConfig config) {
+		this.plan.replicas.add(new TenancyPlan.ReplicaPool(Objects.requireNonNull(shardId, "shardId"),
+				Objects.requireNonNull(name, "name"), Objects.requireNonNull(config, "config")));
+		return this;
+	}
+
+	/**
+	 * Sets whether and how read-only transactions go to replicas (default: {@link ReplicaSettings#defaults()}, off).
+	 * @param settings the settings
+	 * @return this builder
+	 * @throws NullPointerException if {@code settings} is {@code null}
+	 */
+	public ShardTenancyBuilder replicaRouting(ReplicaSettings settings) {
+		this.plan.replicaSettings = Objects.requireNonNull(settings, "settings");
+		return this;
+	}
+
 	private void abandon() {
 		for (TenancyPlan.Shard shard : this.plan.shards) {
 			if (shard.owned() && shard.dataSource() instanceof HikariDataSource pool) {

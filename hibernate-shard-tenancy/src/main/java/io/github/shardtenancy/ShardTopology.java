@@ -1,5 +1,6 @@
 package io.github.shardtenancy;
 
+import java.util.List;
 import java.util.Set;
 
 import javax.sql.DataSource;
@@ -29,5 +30,14 @@ public interface ShardTopology {
 	 * @throws UnknownShardException if no shard has this id
 	 */
 	DataSource dataSource(String shardId);
+
+	/**
+	 * The read replicas of every shard, with their last measured lag. The default, for topologies without replicas,
+	 * answers none.
+	 * @return the replicas, sorted by shard id and then in the order they were added; a snapshot, never {@code null}
+	 */
+	default List<ReplicaStatus> replicas() {
+		return List.of();
+	}
 
 }

@@ -274,6 +274,22 @@ public interface TenantAdmin {
 	ShardRecord retireShard(String shardId);
 
 	/**
+	 * Points a shard at a new primary database after a failover: a topology change only. The shard keeps its logical
+	 * id, so no directory entry changes and no tenant is re-routed; this instance's pool is replaced (the old one
+	 * closed; transactions in flight on it finish or fail there and are retried on the new one) and the registry row's
+	 * JDBC URL and user name are updated. Replicas of the shard are left as they are (remove or re-add those that
+	 * followed the old primary).
+	 * @param shardId a shard of this instance's topology
+	 * @param newPrimary the new primary's pool settings; the password is not recorded; never {@code null}
+	 * @return the registry row as written; never {@code null}
+	 * @throws io.github.shardtenancy.UnknownShardException if the shard is not in this instance's topology
+	 * @throws ShardStateException if the shard is retired
+	 * @throws ShardTenancyConfigurationException if the new primary cannot be reached or no fence dialect supports it
+	 * @throws DirectoryUnavailableException if the registry cannot be written (the pool is replaced all the same)
+	 */
+	ShardRecord failoverShard(String shardId, HikariConfig newPrimary);
+
+	/**
 	 * @return every registry row, sorted by shard id; never {@code null}
 	 */
 	List<ShardRecord> shards();
@@ -284,5 +300,12 @@ public interface TenantAdmin {
 	 * @return the registry rows read; never {@code null}
 	 */
 	List<ShardRecord> syncShards();
+
+	/**
+	 * @return the read replicas recorded in the directory database (those configured on any instance), sorted by shard
+	 * and name; never {@code null}
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	List<ReplicaRecord> replicas();
 
 }

@@ -22,6 +22,7 @@ final class LibraryMigrations {
 					"lifecycle-1"),
 			versioned("4", "id generator leases", "directory-ids.xml", "ids-1"),
 			versioned("5", "reference data log", "directory-reference.xml", "reference-1"),
+			versioned("7", "shard read replicas", "directory-replicas.xml", "replicas-1"),
 			versioned("11", "instance heartbeat", "directory-instances.xml", "instances-1"),
 			repeatable("directory notification (PostgreSQL)", new ChangeSet("directory.xml", "directory-pg-1")));
 

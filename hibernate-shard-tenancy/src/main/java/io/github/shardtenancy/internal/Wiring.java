@@ -5,12 +5,16 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.ReconciliationReport;
+import io.github.shardtenancy.ReplicaSettings;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantTable;
@@ -32,8 +36,10 @@ import io.github.shardtenancy.internal.placement.SlotMap;
 import io.github.shardtenancy.internal.reconcile.Reconciler;
 import io.github.shardtenancy.internal.reference.ReferenceReplication;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.ReplicaLagSampler;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.spi.BackgroundScheduler;
 import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.spi.TenancyPlan;
@@ -99,6 +105,12 @@ public final class Wiring implements AutoCloseable {
 
 	private @Nullable Reconciler reconciler;
 
+	private @Nullable ReplicaLagSampler replicaSampler;
+
+	private @Nullable Future<?> replicaSampling;
+
+	private @Nullable ScheduledExecutorService replicaScheduler;
+
 	/**
 	 * Wires everything; touches no database.
 	 * @param plan what the builder collected; the directory pool must be set
@@ -124,6 +136,10 @@ public final class Wiring implements AutoCloseable {
 		}, plan.shardPoolFactory, plan.actor);
 		this.reference = new ReferenceReplication(this.directory, this.topology, plan.referenceTables, plan.actor);
 		this.connectionProvider.setReferenceReads(this.reference);
+		for (TenancyPlan.ReplicaPool replica : plan.replicas) {
+			this.topology.addReplica(replica.shardId(), replica.name(), replica.config());
+		}
+		this.connectionProvider.setReplicaSettings(plan.replicaSettings);
 		this.registry.setRegistrationHook(this.reference::registering);
 		this.slots = new SlotMap(this.directory);
 		this.instances = new InstanceHeartbeat(this.directory.dataSource(), plan.instanceSettings,
@@ -168,10 +184,56 @@ public final class Wiring implements AutoCloseable {
 				}
 			}
 		}
+		if (this.plan.registerShards) {
+			for (TenancyPlan.ReplicaPool replica : this.plan.replicas) {
+				try {
+					this.registry.recordReplica(replica.shardId(), replica.name(), replica.config().getJdbcUrl(),
+							replica.config().getUsername());
+				}
+				catch (RuntimeException ex) {
+					log.warn("Replica '{}' of shard '{}' is not recorded for other instances: {}", replica.name(),
+							replica.shardId(), ex.getMessage());
+				}
+			}
+		}
 		if (this.plan.prepareShardsOnStart) {
 			prepareShards();
 		}
 		this.instances.start();
+		startReplicaSampling();
+	}
+
+	/**
+	 * Measures the replicas' lag once (so that replicas serve from the start) and then every sample interval, in the
+	 * background; only when replica routing is enabled and there are replicas.
+	 */
+	private void startReplicaSampling() {
+		ReplicaSettings settings = this.plan.replicaSettings;
+		if (!settings.enabled() || this.replicaSampling != null) {
+			return;
+		}
+		// Positions are kept for twice the maximum lag: a replica behind all of them is far beyond the bound anyway.
+		ReplicaLagSampler sampler = new ReplicaLagSampler(this.topology,
+				settings.maxLag().multipliedBy(2).plus(settings.sampleInterval()));
+		this.replicaSampler = sampler;
+		sampler.run();
+		BackgroundScheduler background = this.plan.backgroundScheduler;
+		if (background == null) {
+			ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor(r -> {
+				Thread t = new Thread(r, "shard-tenancy-replica-lag");
+				t.setDaemon(true);
+				return t;
+			});
+			this.replicaScheduler = own;
+			background = BackgroundScheduler.of(own);
+		}
+		this.replicaSampling = background.scheduleWithFixedDelay(sampler, settings.sampleInterval(),
+				settings.sampleInterval());
+	}
+
+	/** @return the replica lag sampler, or {@code null} while replica routing is off or not started */
+	public @Nullable ReplicaLagSampler replicaSampler() {
+		return this.replicaSampler;
 	}
 
 	/** Prepares every shard of the topology; see {@link ShardPreparation}. */
@@ -351,6 +413,12 @@ public final class Wiring implements AutoCloseable {
 			this.instances.close();
 			this.ids.close();
 			this.dualRead.close();
+			if (this.replicaSampling != null) {
+				this.replicaSampling.cancel(false);
+			}
+			if (this.replicaScheduler != null) {
+				this.replicaScheduler.shutdownNow();
+			}
 			if (this.ownedExecutor != null) {
 				this.ownedExecutor.close();
 			}

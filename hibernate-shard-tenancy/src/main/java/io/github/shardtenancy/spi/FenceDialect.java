@@ -306,4 +306,31 @@ public interface FenceDialect {
 
 	}
 
+	/**
+	 * The position up to which this database (a primary) has inserted write-ahead log records: every transaction
+	 * committed before the call has its commit record below it. The replica lag sampler reads it on a shard's primary
+	 * and compares it with {@link #replayPosition} on the shard's replicas.
+	 * <p>The default throws {@link SQLFeatureNotSupportedException}: the database has no replicas the library can route
+	 * to.
+	 * @param connection a connection to the primary, outside any tenant's transaction
+	 * @return the position, in bytes of log from the log's start
+	 * @throws SQLException on a database error, or {@link SQLFeatureNotSupportedException} (the default)
+	 */
+	default long logPosition(Connection connection) throws SQLException {
+		throw new SQLFeatureNotSupportedException(getClass().getSimpleName() + " does not support read replicas");
+	}
+
+	/**
+	 * The position up to which this database (a replica) has replayed its primary's write-ahead log, comparable with
+	 * {@link #logPosition}.
+	 * <p>The default throws {@link SQLFeatureNotSupportedException}.
+	 * @param connection a connection to the replica
+	 * @return the position, in bytes, or {@code -1} if the database is not a replica (any more: promoted), so it must
+	 * not serve reads for its former primary
+	 * @throws SQLException on a database error, or {@link SQLFeatureNotSupportedException} (the default)
+	 */
+	default long replayPosition(Connection connection) throws SQLException {
+		throw new SQLFeatureNotSupportedException(getClass().getSimpleName() + " does not support read replicas");
+	}
+
 }

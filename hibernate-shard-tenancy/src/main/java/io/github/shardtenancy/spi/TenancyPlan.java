@@ -130,5 +130,19 @@ public final class TenancyPlan {
 
 	/** The most tenants whose traffic is kept (the least recently seen are dropped first). */
 	public long loadMaxTenants = 100_000;
+	/**
+	 * A read replica of a shard.
+	 * @param shardId the shard
+	 * @param name the replica's name, unique within the shard
+	 * @param config its pool settings
+	 */
+	public record ReplicaPool(String shardId, String name, com.zaxxer.hikari.HikariConfig config) {
+	}
+
+	/** The read replicas, in the order given. */
+	public final List<ReplicaPool> replicas = new ArrayList<>();
+
+	/** Whether and how read-only transactions go to replicas. */
+	public io.github.shardtenancy.ReplicaSettings replicaSettings = io.github.shardtenancy.ReplicaSettings.defaults();
 
 }

@@ -49,6 +49,10 @@ public final class PostgresFenceDialect implements FenceDialect {
 
 	private static final String LOCK_TENANT = DialectSql.load(PostgresFenceDialect.class, "lock-tenant");
 
+	private static final String LOG_POSITION = DialectSql.load(PostgresFenceDialect.class, "log-position");
+
+	private static final String REPLAY_POSITION = DialectSql.load(PostgresFenceDialect.class, "replay-position");
+
 	private static final String INSTALL_WRITE_CHECK = DialectSql.load(PostgresFenceDialect.class,
 			"install-write-check");
 
@@ -281,6 +285,31 @@ public final class PostgresFenceDialect implements FenceDialect {
 			while (rs.next()) {
 				sink.tenant(rs.getString(1), rs.getLong(2), rs.getLong(3));
 			}
+		}
+	}
+
+	/**
+	 * {@code pg_current_wal_insert_lsn()} in bytes: the insert position, which every committed transaction's commit
+	 * record lies below (https://www.postgresql.org/docs/17/functions-admin.html#FUNCTIONS-ADMIN-BACKUP).
+	 */
+	@Override
+	public long logPosition(Connection connection) throws SQLException {
+		return singleLong(connection, LOG_POSITION);
+	}
+
+	/**
+	 * {@code pg_last_wal_replay_lsn()} in bytes while {@code pg_is_in_recovery()}, else {@code -1}
+	 * (https://www.postgresql.org/docs/17/functions-admin.html#FUNCTIONS-RECOVERY-INFO).
+	 */
+	@Override
+	public long replayPosition(Connection connection) throws SQLException {
+		return singleLong(connection, REPLAY_POSITION);
+	}
+
+	private static long singleLong(Connection connection, String sql) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+			rs.next();
+			return rs.getLong(1);
 		}
 	}
 

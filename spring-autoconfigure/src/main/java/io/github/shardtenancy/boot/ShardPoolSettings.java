@@ -124,6 +124,42 @@ final class ShardPoolSettings {
 		return config;
 	}
 
+	/**
+	 * @param shardId a configured shard
+	 * @param index the replica's index in {@code shard-tenancy.shards.<id>.replicas}
+	 * @return the settings of that replica's pool: the shard pool's settings, then the replica's own; read-only;
+	 * a new instance
+	 * @throws ShardTenancyConfigurationException if the replica has no URL
+	 */
+	HikariConfig replica(String shardId, int index) {
+		ReplicaProperties replica = this.properties.getShards().get(shardId).getReplicas().get(index);
+		if (replica.getUrl() == null || replica.getUrl().isBlank()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId + ".replicas[" + index
+					+ "].url", "Replica " + index + " of shard '" + shardId + "' has no JDBC URL: set shard-tenancy.shards."
+							+ shardId + ".replicas[" + index + "].url");
+		}
+		HikariConfig config = shard(shardId);
+		config.setPoolName("replica-" + shardId + "-" + replicaName(shardId, index));
+		config.setJdbcUrl(replica.getUrl());
+		setIfPresent(replica.getUsername(), config::setUsername);
+		setIfPresent(replica.getPassword(), config::setPassword);
+		setIfPresent(replica.getMaximumPoolSize(), config::setMaximumPoolSize);
+		bind(ConfigurationPropertyName.of("shard-tenancy.shards").append("[" + shardId + "]").append("replicas[" + index
+				+ "]").append("hikari"), config);
+		config.setReadOnly(true);
+		return config;
+	}
+
+	/**
+	 * @param shardId a configured shard
+	 * @param index the replica's index
+	 * @return its configured name, or {@code replica-<index>}
+	 */
+	String replicaName(String shardId, int index) {
+		String name = this.properties.getShards().get(shardId).getReplicas().get(index).getName();
+		return name != null && !name.isBlank() ? name : "replica-" + index;
+	}
+
 	private void bind(String name, HikariConfig config) {
 		bind(ConfigurationPropertyName.of(name), config);
 	}

@@ -41,6 +41,20 @@ public class ShardProperties {
 	 */
 	private final HikariConfig hikari = new HikariConfig();
 
+	/**
+	 * Read replicas of the shard, each with its own read-only pool; used only when
+	 * {@code shard-tenancy.replicas.enabled} is true. Default: none.
+	 */
+	private java.util.List<ReplicaProperties> replicas = new java.util.ArrayList<>();
+
+	public java.util.List<ReplicaProperties> getReplicas() {
+		return this.replicas;
+	}
+
+	public void setReplicas(java.util.List<ReplicaProperties> replicas) {
+		this.replicas = replicas;
+	}
+
 	public HikariConfig getHikari() {
 		return this.hikari;
 	}

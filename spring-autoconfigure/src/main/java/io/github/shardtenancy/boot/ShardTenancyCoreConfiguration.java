@@ -10,6 +10,7 @@ import io.github.shardtenancy.DualReadSettings;
 import io.github.shardtenancy.IdSettings;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.ReferenceTables;
+import io.github.shardtenancy.ReplicaSettings;
 import io.github.shardtenancy.RouterSettings;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.ShardTenancyBuilder;
@@ -108,6 +109,21 @@ class ShardTenancyCoreConfiguration {
 		builder.directory(pools.directory());
 		connections.getShards().forEach((id, database) -> builder.shard(id,
 				properties.getShards().getOrDefault(id, new ShardProperties()).getRegion(), pools.shard(id)));
+		properties.getShards().forEach((id, shard) -> {
+			for (int i = 0; i < shard.getReplicas().size(); i++) {
+				builder.replica(id, pools.replicaName(id, i), pools.replica(id, i));
+			}
+		});
+		ReplicaRoutingProperties replicas = properties.getReplicas();
+		try {
+			builder.replicaRouting(new ReplicaSettings(replicas.isEnabled(), replicas.getMaxLag(),
+					replicas.getSampleInterval()));
+		}
+		catch (IllegalArgumentException | NullPointerException ex) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.replicas", "shard-tenancy.replicas.max-lag ("
+					+ replicas.getMaxLag() + ") and shard-tenancy.replicas.sample-interval (" + replicas.getSampleInterval()
+					+ ") must be positive durations, e.g. 5s and 500ms");
+		}
 		builder.router(new RouterSettings(properties.getCache().getMaximumEntries(),
 				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
 				properties.getDirectoryDownPolicy()))

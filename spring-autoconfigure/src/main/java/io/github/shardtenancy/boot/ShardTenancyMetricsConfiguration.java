@@ -2,6 +2,7 @@ package io.github.shardtenancy.boot;
 
 import io.github.shardtenancy.micrometer.DirectoryWatcherMetrics;
 import io.github.shardtenancy.micrometer.InstanceSkewMetrics;
+import io.github.shardtenancy.micrometer.ReplicaLagMetrics;
 import io.github.shardtenancy.micrometer.ShardPoolMetrics;
 import io.github.shardtenancy.micrometer.ShardTenancyMetrics;
 import io.github.shardtenancy.postgresql.DirectoryWatcher;
@@ -52,6 +53,13 @@ class ShardTenancyMetricsConfiguration {
 	@ConditionalOnMissingBean
 	InstanceSkewMetrics shardTenancyInstanceSkewMetrics(ShardTenancy tenancy) {
 		return new InstanceSkewMetrics(tenancy.instances());
+	}
+
+	/** The lag gauge of every read replica ({@code shardtenancy.replica.lag}, tagged {@code shard} and {@code replica}). */
+	@Bean
+	@ConditionalOnMissingBean
+	ReplicaLagMetrics shardTenancyReplicaLagMetrics(ShardTenancy tenancy) {
+		return new ReplicaLagMetrics(tenancy.topology());
 	}
 
 	@Bean

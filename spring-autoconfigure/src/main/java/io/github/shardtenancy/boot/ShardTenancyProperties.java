@@ -654,4 +654,12 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	}
 
+	/** Routing of read-only transactions to the shards' read replicas. */
+	@NestedConfigurationProperty
+	private final ReplicaRoutingProperties replicas = new ReplicaRoutingProperties();
+
+	public ReplicaRoutingProperties getReplicas() {
+		return this.replicas;
+	}
+
 }

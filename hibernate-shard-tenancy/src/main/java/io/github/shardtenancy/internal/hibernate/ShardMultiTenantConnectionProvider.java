@@ -12,6 +12,8 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.NoTenantBoundException;
+import io.github.shardtenancy.ReplicaSettings;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantContext;
@@ -25,6 +27,7 @@ import io.github.shardtenancy.internal.jdbc.ConnectionGuard;
 import io.github.shardtenancy.internal.jdbc.ReferenceReadConnection;
 import io.github.shardtenancy.internal.jdbc.TenantConnection;
 import io.github.shardtenancy.internal.routing.Router;
+import io.github.shardtenancy.internal.topology.Replica;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.FenceDialect;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
@@ -63,6 +66,10 @@ import org.slf4j.LoggerFactory;
  * Before the fence begin, the isolation level and read-only flag that the transaction declared through
  * {@link TransactionCharacteristics} (the Spring Boot module declares those of {@code @Transactional}) are set on the
  * borrowed connection.
+ * With replica routing enabled ({@link #setReplicaSettings}), a transaction declared read-only of a tenant ACTIVE on
+ * its shard borrows from a replica of that shard instead, when one is within the maximum lag and has replayed past the
+ * moment this provider first routed with the entry's version; the fence begin then runs on the replica, against its
+ * replicated fence table. A replica that cannot hand out a connection is marked down and the primary serves.
  * {@link #releaseConnection(String, Connection)} clears the variables before the connection goes back to its pool, or
  * evicts the connection from the pool if that fails, so no later borrower ever sees them.
  *
@@ -87,6 +94,13 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	private volatile @Nullable ReferenceReads referenceReads;
 
 	private volatile java.util.function.@Nullable Consumer<TenantConnection.Usage> usageSink;
+	private volatile @Nullable ReplicaSettings replicaSettings;
+
+	/**
+	 * Per tenant, the directory version of its entry this provider last routed with and {@link System#nanoTime()} when
+	 * it first did: a replica serves the tenant only once it has replayed everything committed before that moment.
+	 */
+	private final Map<String, long[]> versionSeen = new ConcurrentHashMap<>();
 
 	/**
 	 * Where reads with no tenant bound may go: the reference tables and the shards whose reference data is current.
@@ -127,6 +141,15 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	@Override
 	public @Nullable ShardIds ids() {
 		return this.ids;
+	}
+
+	/**
+	 * Lets read-only transactions of ACTIVE tenants go to a replica of their shard that is within the maximum lag
+	 * (see {@link ReplicaSettings}).
+	 * @param settings the settings; routing happens only if they are enabled
+	 */
+	public void setReplicaSettings(ReplicaSettings settings) {
+		this.replicaSettings = settings.enabled() ? settings : null;
 	}
 
 	/**
@@ -205,6 +228,13 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		Topology.Shard shard = this.topology.find(entry.shardId()).orElse(null);
 		ConnectionGuard.checkSwitch(tenantIdentifier);
 		Connection connection = null;
+		if (shard != null) {
+			Borrowed replica = borrowFromReplica(entry, shard);
+			if (replica != null) {
+				connection = replica.connection();
+				shard = replica.shard();
+			}
+		}
 		for (int attempt = 1; connection == null; attempt++) {
 			if (shard != null) {
 				try {
@@ -255,6 +285,58 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		ConnectionGuard.acquired(tenantIdentifier, shard.id(), connection);
 		this.checkedOut.put(connection, shard);
 		return connection;
+	}
+
+	/** A connection borrowed from a replica, and the replica as a shard of the provider's bookkeeping. */
+	private record Borrowed(Topology.Shard shard, Connection connection) {
+	}
+
+	/**
+	 * Borrows from a replica of the tenant's shard if replica routing is on, the transaction declared itself
+	 * read-only, the tenant is ACTIVE on the shard (no move under way) and a replica is within the maximum lag; a
+	 * replica that cannot hand out a connection is marked down and the next one tried.
+	 * @return the connection, or {@code null} for the primary
+	 */
+	private @Nullable Borrowed borrowFromReplica(DirectoryEntry entry, Topology.Shard primary) {
+		ReplicaSettings settings = this.replicaSettings;
+		if (settings == null || entry.state() != TenantState.ACTIVE || entry.targetShardId() != null
+				|| !entry.shardId().equals(primary.id())) {
+			return null;
+		}
+		TransactionCharacteristics.Declaration declaration = TransactionCharacteristics.current();
+		if (declaration == null || !declaration.readOnly()) {
+			return null;
+		}
+		List<Replica> replicas = this.topology.replicas(primary.id());
+		if (replicas.isEmpty()) {
+			return null;
+		}
+		long now = System.nanoTime();
+		// A replica serves the tenant only once it has replayed everything the primary committed before this instance
+		// first routed with the entry's current version: the fence row that the version's writer (creation, a move's
+		// flip) set right after the directory write is then replayed too when this instance is that writer, so a
+		// replica does not reject the tenant as not owned for want of replay. Seen from another instance, the window
+		// between the directory write and the fence write rejects on a replica as it does on the primary (40001,
+		// retried).
+		long seenAt = this.versionSeen.compute(entry.tenantId(),
+				(tenant, old) -> old != null && old[0] == entry.version() ? old : new long[] { entry.version(), now })[1];
+		long maxLag = settings.maxLag().toNanos();
+		for (Replica replica : replicas) {
+			if (replica.lagNanos(now) > maxLag || !replica.caughtUpPast(seenAt)) {
+				continue;
+			}
+			try {
+				Connection connection = replica.dataSource().getConnection();
+				return new Borrowed(new Topology.Shard(primary.id(), replica.dataSource(), primary.dialect(), false),
+						connection);
+			}
+			catch (SQLException ex) {
+				replica.down(ex.getMessage());
+				log.warn("{} cannot be reached ({}); the primary serves until the lag sampler finds it back", replica,
+						ex.getMessage());
+			}
+		}
+		return null;
 	}
 
 	@Override

@@ -185,6 +185,11 @@ public final class TenantAdministration implements TenantAdmin {
 	}
 
 	@Override
+	public ShardRecord failoverShard(String shardId, HikariConfig newPrimary) {
+		return this.registry.failover(shardId, Objects.requireNonNull(newPrimary, "newPrimary"));
+	}
+
+	@Override
 	public ShardRecord retireShard(String shardId) {
 		return this.registry.retire(shardId);
 	}
@@ -199,6 +204,11 @@ public final class TenantAdministration implements TenantAdmin {
 		List<ShardRecord> records = this.registry.sync();
 		this.slots.refresh();
 		return records;
+	}
+
+	@Override
+	public List<io.github.shardtenancy.ReplicaRecord> replicas() {
+		return this.registry.replicas();
 	}
 
 }

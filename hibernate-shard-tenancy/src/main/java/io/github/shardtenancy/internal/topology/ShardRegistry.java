@@ -15,6 +15,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.ReplicaRecord;
 import io.github.shardtenancy.ShardStateException;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.directory.DirectoryEvents;
@@ -169,6 +170,10 @@ public class ShardRegistry {
 	}
 
 	private ShardRecord record(String shardId, String region, String jdbcUrl, String username) {
+		return record(shardId, region, jdbcUrl, username, "SHARD_REGISTERED");
+	}
+
+	private ShardRecord record(String shardId, String region, String jdbcUrl, String username, String event) {
 		ShardRecord existing = find(shardId).orElse(null);
 		if (existing != null && existing.state() == ShardState.ACTIVE && Objects.equals(existing.region(), region)
 				&& Objects.equals(existing.jdbcUrl(), jdbcUrl) && Objects.equals(existing.username(), username)) {
@@ -195,13 +200,33 @@ public class ShardRegistry {
 				ps.executeUpdate();
 			}
 			this.registrationHook.registering(c, shardId);
-			DirectoryEvents.record(c, version, "SHARD_REGISTERED", shardId,
+			DirectoryEvents.record(c, version, event, shardId,
 					before != null ? describe(before) : null, "ACTIVE region=" + region + " url=" + jdbcUrl,
 					this.actor);
 			return new ShardRecord(shardId, region, ShardState.ACTIVE, jdbcUrl, username, version);
 		});
 		log.info("Shard '{}' registered ACTIVE (region {}, directory version {})", shardId, region,
 				record.version());
+		return record;
+	}
+
+	/**
+	 * Points a shard at a new primary (a failover): replaces its pool in this instance's topology, then records the new
+	 * JDBC URL and user name in the registry (an event {@code SHARD_FAILOVER}). No directory entry changes.
+	 * @param shardId a shard of the topology
+	 * @param config the new primary's settings
+	 * @return the registry row as written
+	 * @throws io.github.shardtenancy.UnknownShardException if the topology does not have the shard
+	 * @throws ShardStateException if the shard is retired
+	 * @throws io.github.shardtenancy.ShardTenancyConfigurationException if the new primary cannot be reached
+	 */
+	public ShardRecord failover(String shardId, HikariConfig config) {
+		requireNotRetired(shardId);
+		this.topology.replacePrimary(shardId, config);
+		String region = find(shardId).map(ShardRecord::region).orElse(null);
+		ShardRecord record = record(shardId, region, config.getJdbcUrl(), config.getUsername(), "SHARD_FAILOVER");
+		log.info("Shard '{}' now has its primary at {} (directory version {}); no directory entry changed", shardId,
+				config.getJdbcUrl(), record.version());
 		return record;
 	}
 
@@ -267,6 +292,12 @@ public class ShardRegistry {
 	 */
 	public List<ShardRecord> sync() {
 		List<ShardRecord> records = list();
+		try {
+			syncReplicas();
+		}
+		catch (DirectoryUnavailableException ex) {
+			log.warn("Cannot read the shard replicas: {}", ex.getMessage());
+		}
 		for (ShardRecord record : records) {
 			if (record.state() == ShardState.RETIRED && this.topology.removeShard(record.shardId())) {
 				log.info("Dropped the pool of retired shard '{}'", record.shardId());
@@ -408,6 +439,98 @@ public class ShardRegistry {
 	private static ShardRecord map(ResultSet rs) throws SQLException {
 		return new ShardRecord(rs.getString(1), rs.getString(2), ShardState.valueOf(rs.getString(3)),
 				rs.getString(4), rs.getString(5), rs.getLong(6));
+	}
+
+	/**
+	 * Records a read replica of a shard (or updates its URL and user name), so that other instances add it on their
+	 * next {@link #sync()}. A topology change only: no directory entry changes.
+	 * @param shardId the shard
+	 * @param name the replica's name, unique within the shard
+	 * @param jdbcUrl the JDBC URL other instances connect with
+	 * @param username the database user, or {@code null}
+	 * @return the row as it is now
+	 * @throws DirectoryUnavailableException if the directory cannot be written
+	 */
+	public ReplicaRecord recordReplica(String shardId, String name, String jdbcUrl, String username) {
+		ReplicaRecord existing = replicas().stream()
+			.filter(r -> r.shardId().equals(shardId) && r.name().equals(name))
+			.findFirst()
+			.orElse(null);
+		if (existing != null && Objects.equals(existing.jdbcUrl(), jdbcUrl)
+				&& Objects.equals(existing.username(), username)) {
+			return existing;
+		}
+		return this.directory.transaction((c, version) -> {
+			// Update, else insert; both take the same parameters in the same order.
+			for (String sql : List.of("UPDATE shard_replica SET jdbc_url = ?, username = ?, version = ?, "
+					+ "updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE shard_id = ? AND name = ?",
+					"INSERT INTO shard_replica (jdbc_url, username, version, updated_at, updated_by, shard_id, name) "
+							+ "VALUES (?, ?, ?, CURRENT_TIMESTAMP, ?, ?, ?)")) {
+				try (PreparedStatement ps = c.prepareStatement(sql)) {
+					ps.setString(1, jdbcUrl);
+					ps.setString(2, username);
+					ps.setLong(3, version);
+					ps.setString(4, this.actor);
+					ps.setString(5, shardId);
+					ps.setString(6, name);
+					if (ps.executeUpdate() > 0) {
+						break;
+					}
+				}
+			}
+			DirectoryEvents.record(c, version, "REPLICA_RECORDED", shardId,
+					existing != null ? existing.name() + " url=" + existing.jdbcUrl() : null, name + " url=" + jdbcUrl,
+					this.actor);
+			return new ReplicaRecord(shardId, name, jdbcUrl, username, version);
+		});
+	}
+
+	/**
+	 * @return every recorded replica, sorted by shard id and name
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public List<ReplicaRecord> replicas() {
+		try (Connection c = this.directory.dataSource().getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT shard_id, name, jdbc_url, username, version "
+						+ "FROM shard_replica ORDER BY shard_id, name");
+				ResultSet rs = ps.executeQuery()) {
+			List<ReplicaRecord> records = new ArrayList<>();
+			while (rs.next()) {
+				records.add(new ReplicaRecord(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+						rs.getLong(5)));
+			}
+			return records;
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, -1, ex);
+		}
+	}
+
+	/**
+	 * Adds to this instance's topology the recorded replicas it lacks, of shards it has, with pools from the
+	 * {@link ShardPoolFactory} (given the replica's URL and user name as a shard record of the replica's shard).
+	 * @return the recorded replicas
+	 * @throws DirectoryUnavailableException if the directory cannot be read
+	 */
+	public List<ReplicaRecord> syncReplicas() {
+		List<ReplicaRecord> records = replicas();
+		for (ReplicaRecord record : records) {
+			if (!this.topology.contains(record.shardId()) || this.topology.replicas(record.shardId()).stream()
+				.anyMatch(r -> r.name().equals(record.name()))) {
+				continue;
+			}
+			try {
+				this.topology.addReplica(record.shardId(), record.name(), this.connector.create(new ShardRecord(
+						record.shardId(), null, ShardState.ACTIVE, record.jdbcUrl(), record.username(),
+						record.version())), true);
+				log.info("Added replica '{}' of shard '{}' recorded by another instance", record.name(),
+						record.shardId());
+			}
+			catch (RuntimeException ex) {
+				log.warn("Cannot add replica '{}' of shard '{}': {}", record.name(), record.shardId(), ex.getMessage());
+			}
+		}
+		return records;
 	}
 
 }

@@ -40,6 +40,8 @@ public class Topology implements ShardTopology, AutoCloseable {
 
 	private final Object attachLock = new Object();
 
+	private final Map<String, List<Replica>> replicas = new ConcurrentHashMap<>();
+
 	private volatile MissingShardSource missingShardSource;
 
 	private volatile List<ShardPoolListener> poolListeners = List.of();
@@ -260,6 +262,142 @@ public class Topology implements ShardTopology, AutoCloseable {
 		for (String id : List.copyOf(this.shards.keySet())) {
 			removeShard(id);
 		}
+		for (String id : List.copyOf(this.replicas.keySet())) {
+			removeReplicas(id);
+		}
+	}
+
+	/**
+	 * Adds a read replica to a shard, with a read-only pool the topology creates and owns. The replica serves nothing
+	 * until the lag sampler ({@link ReplicaLagSampler}) has found it caught up.
+	 * @param shardId the shard, which need not be in the topology yet
+	 * @param name the replica's name, unique within the shard (1 to 64 letters, digits, {@code . _ -})
+	 * @param config the HikariCP settings of the replica; set read-only here; the pool name defaults to
+	 * {@code replica-<shard>-<name>}
+	 * @return the replica
+	 * @throws ShardTenancyConfigurationException if the shard id or name is malformed or the name already used
+	 */
+	public Replica addReplica(String shardId, String name, HikariConfig config) {
+		requireValidId(shardId);
+		if (name == null || !SHARD_ID.matcher(name).matches()) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId + ".replicas",
+					"Invalid replica name '" + name + "' of shard '" + shardId
+							+ "': use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+		}
+		config.setReadOnly(true);
+		if (config.getPoolName() == null) {
+			config.setPoolName("replica-" + shardId + "-" + name);
+		}
+		// Fail fast only for broken settings: a replica that is down at start-up is tried again by the sampler.
+		config.setInitializationFailTimeout(-1);
+		return addReplica(shardId, name, new HikariDataSource(config), true);
+	}
+
+	/**
+	 * Adds a read replica to a shard with a pool the caller gives.
+	 * @param shardId the shard
+	 * @param name the replica's name, unique within the shard
+	 * @param dataSource the replica's pool; it should hand out read-only connections
+	 * @param owned whether the topology closes the pool when the replica is removed or the topology closed
+	 * @return the replica
+	 * @throws ShardTenancyConfigurationException if the name is already used for this shard
+	 */
+	public Replica addReplica(String shardId, String name, DataSource dataSource, boolean owned) {
+		Replica replica = new Replica(shardId, name, dataSource, owned);
+		synchronized (this.replicas) {
+			List<Replica> current = this.replicas.getOrDefault(shardId, List.of());
+			if (current.stream().anyMatch(r -> r.name().equals(name))) {
+				if (owned) {
+					closePool(dataSource);
+				}
+				throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId + ".replicas",
+						"Shard '" + shardId + "' already has a replica named '" + name + "'");
+			}
+			List<Replica> updated = new java.util.ArrayList<>(current);
+			updated.add(replica);
+			this.replicas.put(shardId, List.copyOf(updated));
+		}
+		return replica;
+	}
+
+	/**
+	 * @param shardId a shard
+	 * @return its replicas, in the order they were added; empty if none; a snapshot
+	 */
+	public List<Replica> replicas(String shardId) {
+		return this.replicas.getOrDefault(shardId, List.of());
+	}
+
+	@Override
+	public List<io.github.shardtenancy.ReplicaStatus> replicas() {
+		long now = System.nanoTime();
+		return new TreeSet<>(this.replicas.keySet()).stream()
+			.flatMap(shardId -> replicas(shardId).stream())
+			.map(replica -> {
+				long lag = replica.lagNanos(now);
+				return new io.github.shardtenancy.ReplicaStatus(replica.shardId(), replica.name(),
+						lag == Long.MAX_VALUE ? null : java.time.Duration.ofNanos(lag), replica.problem());
+			})
+			.toList();
+	}
+
+	/**
+	 * Removes every replica of a shard, closing the pools the topology owns.
+	 * @param shardId the shard
+	 * @return the replicas removed
+	 */
+	public List<Replica> removeReplicas(String shardId) {
+		List<Replica> removed;
+		synchronized (this.replicas) {
+			removed = this.replicas.remove(shardId);
+		}
+		if (removed == null) {
+			return List.of();
+		}
+		for (Replica replica : removed) {
+			if (replica.owned()) {
+				closePool(replica.dataSource());
+			}
+		}
+		return removed;
+	}
+
+	/**
+	 * Points a shard at a new primary (a failover): the shard keeps its logical id, so the directory is untouched, and
+	 * the old pool is closed if the topology owned it. Transactions in flight on the old pool finish or fail there;
+	 * every later borrow gets the new primary.
+	 * @param shardId a shard of the topology
+	 * @param config the new primary's HikariCP settings; the pool name defaults to the shard id
+	 * @return the shard as it is now
+	 * @throws io.github.shardtenancy.UnknownShardException if the shard is not in the topology
+	 * @throws ShardTenancyConfigurationException if the new primary cannot be reached or runs a database no dialect
+	 * supports
+	 */
+	public Shard replacePrimary(String shardId, HikariConfig config) {
+		Shard old = shard(shardId);
+		if (config.getPoolName() == null) {
+			config.setPoolName("shard-" + shardId);
+		}
+		HikariDataSource pool = new HikariDataSource(config);
+		Shard replaced;
+		try {
+			replaced = new Shard(shardId, pool, dialectOf(shardId, pool), true);
+		}
+		catch (RuntimeException ex) {
+			pool.close();
+			throw ex;
+		}
+		if (!this.shards.replace(shardId, old, replaced)) {
+			pool.close();
+			throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId,
+					"Shard '" + shardId + "' changed while its primary was being replaced; try again");
+		}
+		tellListeners(shardId, old.dataSource(), false);
+		tellListeners(shardId, pool, true);
+		if (old.owned()) {
+			closePool(old.dataSource());
+		}
+		return replaced;
 	}
 
 	private static void requireValidId(String shardId) {

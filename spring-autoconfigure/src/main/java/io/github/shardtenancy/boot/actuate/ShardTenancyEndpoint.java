@@ -120,13 +120,18 @@ public class ShardTenancyEndpoint {
 
 	private ShardDescriptor shard(String shardId) {
 		String fenceDialect = this.tenancy.fenceDialect(shardId).getClass().getSimpleName();
+		List<ReplicaDescriptor> replicas = this.tenancy.topology().replicas().stream()
+			.filter((replica) -> replica.shardId().equals(shardId))
+			.map((replica) -> new ReplicaDescriptor(replica.name(),
+					(replica.lag() != null) ? replica.lag().toMillis() : null, replica.problem()))
+			.toList();
 		if (this.tenancy.topology().dataSource(shardId) instanceof HikariDataSource hikari) {
 			HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
 			return new ShardDescriptor(fenceDialect, hikari.getPoolName(), hikari.getMaximumPoolSize(),
 					(pool != null) ? new ConnectionsDescriptor(pool.getActiveConnections(), pool.getIdleConnections(),
-							pool.getTotalConnections(), pool.getThreadsAwaitingConnection()) : null);
+							pool.getTotalConnections(), pool.getThreadsAwaitingConnection()) : null, replicas);
 		}
-		return new ShardDescriptor(fenceDialect, null, null, null);
+		return new ShardDescriptor(fenceDialect, null, null, null, replicas);
 	}
 
 	/**
@@ -300,9 +305,21 @@ public class ShardTenancyEndpoint {
 	 * @param poolName its HikariCP pool's name, or {@code null} if its data source is not HikariCP
 	 * @param maximumPoolSize its pool's maximum size, or {@code null} if not HikariCP
 	 * @param connections its pool's connections now, or {@code null} if not HikariCP or the pool is not started
+	 * @param replicas its read replicas; empty if none
 	 */
 	public record ShardDescriptor(String fenceDialect, @Nullable String poolName, @Nullable Integer maximumPoolSize,
-			@Nullable ConnectionsDescriptor connections) {
+			@Nullable ConnectionsDescriptor connections, List<ReplicaDescriptor> replicas) {
+
+	}
+
+	/**
+	 * One read replica of a shard.
+	 * @param name its name, unique within the shard
+	 * @param lagMillis how far behind its primary it is at most, in milliseconds, as last measured; {@code null} if
+	 * unknown (not sampled, down, promoted, or replica routing off)
+	 * @param problem why it cannot serve reads now, or {@code null} if it can (lag aside)
+	 */
+	public record ReplicaDescriptor(String name, @Nullable Long lagMillis, @Nullable String problem) {
 
 	}
 
