@@ -66,7 +66,9 @@ public interface TenantMover {
 	MoveStatus resume(String moveId);
 
 	/**
-	 * Cleans the source of a flipped move now, whatever its clean delay, on the calling thread.
+	 * Cleans the source of a flipped move now, whatever its clean delay, on the calling thread. For a move in its soak
+	 * ({@link MoveSettings#soak()}) this finalises it: the capture on the target stops, the source rows are deleted,
+	 * and the move can no longer be reverted.
 	 * @param moveId the move
 	 * @return the status afterwards (DONE)
 	 * @throws MoveException if the move is unknown, not flipped yet, or aborted, or the clean failed
@@ -98,5 +100,25 @@ public interface TenantMover {
 	 * @return its unfinished move (also one flipped whose source is not cleaned yet), or empty
 	 */
 	Optional<MoveStatus> findActive(String tenantId);
+
+	/**
+	 * Reverts a move in its soak ({@link MoveSettings#soak()}; {@link MoveStatus#isRevertable()}), on the calling
+	 * thread: the tenant returns to its source with every write it committed on the target. The revert runs the
+	 * move's own steps from the freeze with source and target swapped, each recorded in the move log
+	 * ({@link MoveStep#REVERTING} to {@link MoveStep#REVERTED}): the tenant FROZEN on the target, the last changes
+	 * logged there applied to the source, source and target verified equal (count and checksum of every table), one
+	 * directory write naming the source again, then the target's rows deleted. The tenant's writes are refused from
+	 * the freeze to the flip, as in the forward move, and retried by their callers. Interrupted anywhere (a crash, a
+	 * failure), the revert is continued by {@link #resume(String)} or by calling this again; once requested it is
+	 * never undone, and until it flips the tenant stays FROZEN (reads served, writes refused). A reverted move is
+	 * returned as it is.
+	 * @param moveId the move
+	 * @return the status afterwards ({@link MoveStep#REVERTED})
+	 * @throws MoveException if the move is unknown; if it cannot be reverted (not flipped yet: abort it instead; no
+	 * soak; finalised; aborted), the message says which; or if a step failed (the revert is then left for
+	 * {@link #resume(String)})
+	 * @throws MoveInProgressException if another mover holds the move and its heartbeat is within the lease
+	 */
+	MoveStatus revert(String moveId);
 
 }

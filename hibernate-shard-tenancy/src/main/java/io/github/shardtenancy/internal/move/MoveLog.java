@@ -183,7 +183,7 @@ final class MoveLog {
 		return "batchSize=" + settings.batchSize() + ";throttleMs=" + settings.throttle().toMillis()
 				+ ";catchUpLagThreshold=" + settings.catchUpLagThreshold() + ";maxCatchUpRounds="
 				+ settings.maxCatchUpRounds() + ";cleanDelayMs=" + settings.cleanDelay().toMillis() + ";capture="
-				+ settings.capture();
+				+ settings.capture() + (settings.hasSoak() ? ";soakMs=" + settings.soak().toMillis() : "");
 	}
 
 	/**
@@ -204,7 +204,8 @@ final class MoveLog {
 				Long.parseLong(values.getOrDefault("catchUpLagThreshold", "" + d.catchUpLagThreshold())),
 				Integer.parseInt(values.getOrDefault("maxCatchUpRounds", "" + d.maxCatchUpRounds())),
 				Duration.ofMillis(Long.parseLong(values.getOrDefault("cleanDelayMs", "0"))),
-				Boolean.parseBoolean(values.getOrDefault("capture", "true")));
+				Boolean.parseBoolean(values.getOrDefault("capture", "true")),
+				Duration.ofMillis(Long.parseLong(values.getOrDefault("soakMs", "0"))));
 	}
 
 	private static Instant instant(ResultSet rs, int column) throws SQLException {
