@@ -80,7 +80,8 @@ public enum MoveStep {
 
 	/**
 	 * Revert: one directory write (owner = source, ACTIVE, new epoch and version); then the source fence OWNED and the
-	 * target fence MOVED at that version, and capture on the target switched off.
+	 * target fence MOVED at that version, and capture on the target switched off. The target is cleaned after
+	 * {@link MoveSettings#cleanDelay()}.
 	 */
 	REVERT_FLIPPED,
 

@@ -45,7 +45,13 @@ final class FlipStep implements Step {
 		Instant now = Instant.now();
 		Duration keep = run.settings.soak().compareTo(run.settings.cleanDelay()) > 0 ? run.settings.soak()
 				: run.settings.cleanDelay();
-		run.moveLog.flippedAt(run.move, run.owner, now, now.plus(keep));
+		if (run.reverse) {
+			// the clean of the target waits for the clean delay, as the forward clean of the source does
+			run.moveLog.cleanAfter(run.move, run.owner, now.plus(run.settings.cleanDelay()));
+		}
+		else {
+			run.moveLog.flippedAt(run.move, run.owner, now, now.plus(keep));
+		}
 		ShardFence.set(run.to, run.tenantId(), FenceState.OWNED, flipped.version());
 		ShardFence.set(run.from, run.tenantId(), FenceState.MOVED, flipped.version());
 		run.router.apply(flipped);

@@ -133,6 +133,12 @@ final class MoveLog {
 				Timestamp.from(cleanAfter), move.moveId(), owner));
 	}
 
+	/** Sets when a revert's clean of the target may run (the revert's flip plus the clean delay). */
+	void cleanAfter(MoveStatus move, String owner, Instant cleanAfter) {
+		requireOwned(move, owner, update("UPDATE shard_move SET clean_after = ? WHERE move_id = ? AND owner = ?", move,
+				Timestamp.from(cleanAfter), move.moveId(), owner));
+	}
+
 	/** Records the final step and releases the tenant's lock and the ownership. */
 	void finish(MoveStatus move, String owner, MoveStep step, String stepData) {
 		Timestamp now = now();

@@ -223,17 +223,17 @@ public class Mover implements TenantMover {
 	public MoveStatus clean(String moveId) {
 		return exclusive(moveId, () -> {
 			MoveStatus move = require(moveId);
-			if (move.step() == MoveStep.DONE) {
+			if (move.step() == MoveStep.DONE || move.step() == MoveStep.REVERTED) {
 				return move;
 			}
-			if (move.step() != MoveStep.FLIPPED) {
+			if (move.step() != MoveStep.FLIPPED && move.step() != MoveStep.REVERT_FLIPPED) {
 				throw new MoveException("Move " + moveId + " of tenant '" + move.tenantId() + "' is at step "
 						+ move.step() + "; only a FLIPPED move can be cleaned", move.tenantId(), move.sourceShardId(),
 						-1, null);
 			}
 			claim(move);
 			MoveStatus claimed = require(moveId);
-			if (claimed.step() != MoveStep.FLIPPED) {
+			if (claimed.step() != move.step()) {
 				this.moveLog.release(moveId, this.owner, null);
 				throw new MoveException("Move " + moveId + " of tenant '" + move.tenantId() + "' is at step "
 						+ claimed.step() + "; only a FLIPPED move can be cleaned", move.tenantId(),
@@ -421,12 +421,11 @@ public class Mover implements TenantMover {
 		try {
 			while (!step.isFinal()) {
 				long stepStarted = System.nanoTime();
-				if (step == MoveStep.FLIPPED && !cleanNow) {
+				if ((step == MoveStep.FLIPPED || step == MoveStep.REVERT_FLIPPED) && !cleanNow) {
 					Instant cleanAfter = this.moveLog.find(move.moveId()).map(MoveLog.Row::cleanAfter).orElse(null);
 					if (cleanAfter != null && Instant.now().isBefore(cleanAfter)) {
-						boolean soak = run.settings.hasSoak();
-						run.step(MoveStep.FLIPPED, (soak ? "soak: revertable, finalised after " : "clean after ")
-								+ cleanAfter);
+						boolean soak = step == MoveStep.FLIPPED && run.settings.hasSoak();
+						run.step(step, (soak ? "soak: revertable, finalised after " : "clean after ") + cleanAfter);
 						this.moveLog.release(move.moveId(), this.owner, null);
 						scheduleClean(move.moveId(), cleanAfter);
 						if (soak) {
@@ -531,9 +530,9 @@ public class Mover implements TenantMover {
 	}
 
 	/**
-	 * Cleans a flipped move on the executor once its clean delay has passed, unless one is scheduled already. If the
-	 * executor refuses the clean then (shut down), or the process stops first, the move stays FLIPPED for
-	 * {@link #resume} or {@link #clean}.
+	 * Resumes a flipped move (or reverted one, REVERT_FLIPPED) on the executor once its clean delay (or soak) has
+	 * passed, so that it is cleaned (finalised), unless one is scheduled already. If the executor refuses the task
+	 * then (shut down), or the process stops first, the move stays as it is for {@link #resume} or {@link #clean}.
 	 */
 	private void scheduleClean(String moveId, Instant cleanAfter) {
 		if (!this.cleansScheduled.add(moveId)) {
@@ -543,10 +542,12 @@ public class Mover implements TenantMover {
 		CompletableFuture.runAsync(() -> {
 			this.cleansScheduled.remove(moveId);
 			try {
-				clean(moveId);
+				// resume, not clean: a stale task (say, the end of a soak whose move was reverted since) then respects
+				// the move's current clean time
+				resume(moveId);
 			}
 			catch (RuntimeException ex) {
-				log.warn("Delayed clean of move {} failed; it stays FLIPPED for resume or clean: {}", moveId,
+				log.warn("Delayed clean of move {} failed; it stays flipped for resume or clean: {}", moveId,
 						ex.getMessage());
 			}
 		}, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS, this.executor));
