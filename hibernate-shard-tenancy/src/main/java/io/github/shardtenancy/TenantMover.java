@@ -1,5 +1,6 @@
 package io.github.shardtenancy;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -124,5 +125,13 @@ public interface TenantMover {
 	 * @throws MoveInProgressException if another mover holds the move and its heartbeat is within the lease
 	 */
 	MoveStatus revert(String moveId);
+
+	/**
+	 * @return the moves in their soak ({@link MoveStatus#isRevertable()}: FLIPPED with a soak, not finalised), oldest
+	 * first; resuming one schedules its reverse catch-up and its finalisation on this mover, which is how they
+	 * restart after the process that flipped them stopped (in Spring Boot the lifecycle does it when
+	 * {@code shard-tenancy.move.soak} is set)
+	 */
+	List<MoveStatus> findSoaking();
 
 }

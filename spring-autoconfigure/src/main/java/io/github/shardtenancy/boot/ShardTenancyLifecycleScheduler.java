@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
 
+import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.spi.BackgroundScheduler;
 import org.jspecify.annotations.Nullable;
@@ -21,7 +23,11 @@ import org.springframework.context.SmartLifecycle;
  * by other instances);</li>
  * <li>when {@code shard-tenancy.reconciliation.enabled=true}, {@link ShardTenancy#reconcile()} every
  * {@code shard-tenancy.reconciliation.interval} (first run one interval after start); the findings are
- * {@link ShardTenancy#lastReconciliation()}.</li>
+ * {@link ShardTenancy#lastReconciliation()};</li>
+ * <li>when {@code shard-tenancy.move.soak} is positive, every {@code shard-tenancy.lifecycle.registry-sync-interval},
+ * {@link io.github.shardtenancy.TenantMover#resume} of each move in its soak
+ * ({@link io.github.shardtenancy.TenantMover#findSoaking()}): so its reverse catch-up runs on this instance, and the
+ * move is finalised once its soak has passed, also after the instance that flipped it stopped.</li>
  * </ul>
  * The configured shards are recorded in the registry when the tenancy starts
  * ({@code shard-tenancy.lifecycle.register-shards}).
@@ -70,7 +76,18 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 			started.add(this.scheduler.scheduleWithFixedDelay(() -> quietly("reconciliation", this.tenancy::reconcile),
 					interval, interval));
 		}
+		if (!this.properties.getMove().getSoak().isZero()) {
+			started.add(this.scheduler.scheduleWithFixedDelay(() -> quietly("resumption of moves in their soak",
+					this::resumeSoakingMoves), sync, sync));
+		}
 		this.tasks = started;
+	}
+
+	private void resumeSoakingMoves() {
+		TenantMover mover = this.tenancy.mover();
+		for (MoveStatus move : mover.findSoaking()) {
+			quietly("resumption of move " + move.moveId(), () -> mover.resume(move.moveId()));
+		}
 	}
 
 	private static void quietly(String what, Runnable work) {

@@ -329,8 +329,11 @@ class RevertTest {
 	void cleanFinalises() throws Exception {
 		Mover mover = this.fixture.mover();
 		String moveId = mover.moveAndWait(TENANT, "shard-2", soak(Duration.ofHours(1))).moveId();
+		assertThat(this.fixture.mover().findSoaking()).extracting(MoveStatus::moveId).containsExactly(moveId);
 
 		assertThat(mover.clean(moveId).step()).isEqualTo(MoveStep.DONE);
+
+		assertThat(this.fixture.mover().findSoaking()).isEmpty();
 
 		assertTenantLivesOnlyOn("shard-2", "shard-1");
 	}

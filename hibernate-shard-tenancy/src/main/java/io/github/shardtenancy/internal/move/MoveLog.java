@@ -7,7 +7,9 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -83,6 +85,25 @@ final class MoveLog {
 
 	Optional<Row> find(String moveId) {
 		return query("SELECT " + COLUMNS + " FROM shard_move WHERE move_id = ?", moveId, null);
+	}
+
+	/** @return the unfinished moves at step FLIPPED, oldest first */
+	List<MoveStatus> findFlipped() {
+		List<MoveStatus> moves = new ArrayList<>();
+		try (Connection c = this.dataSource.getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM shard_move WHERE active_tenant IS "
+						+ "NOT NULL AND step = ? ORDER BY created_at")) {
+			ps.setString(1, MoveStep.FLIPPED.name());
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					moves.add(status(rs));
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, -1, ex);
+		}
+		return moves;
 	}
 
 	Optional<Row> findActive(String tenantId) {
@@ -172,16 +193,18 @@ final class MoveLog {
 				if (!rs.next()) {
 					return Optional.empty();
 				}
-				MoveStatus status = new MoveStatus(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-						MoveStep.valueOf(rs.getString(5)), rs.getString(6), decode(rs.getString(7)),
-						rs.getString(8), instant(rs, 9), instant(rs, 10), instant(rs, 11), instant(rs, 12),
-						instant(rs, 13), rs.getString(14));
-				return Optional.of(new Row(status, instant(rs, 15)));
+				return Optional.of(new Row(status(rs), instant(rs, 15)));
 			}
 		}
 		catch (SQLException ex) {
 			throw new DirectoryUnavailableException(tenantId, -1, ex);
 		}
+	}
+
+	private static MoveStatus status(ResultSet rs) throws SQLException {
+		return new MoveStatus(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+				MoveStep.valueOf(rs.getString(5)), rs.getString(6), decode(rs.getString(7)), rs.getString(8),
+				instant(rs, 9), instant(rs, 10), instant(rs, 11), instant(rs, 12), instant(rs, 13), rs.getString(14));
 	}
 
 	/** @return the settings as stored in the move log's {@code options} column ({@code key=value;...}) */

@@ -368,6 +368,11 @@ public class Mover implements TenantMover {
 	}
 
 	@Override
+	public List<MoveStatus> findSoaking() {
+		return this.moveLog.findFlipped().stream().filter(MoveStatus::isRevertable).toList();
+	}
+
+	@Override
 	public Optional<MoveStatus> findActive(String tenantId) {
 		Objects.requireNonNull(tenantId, "tenantId");
 		return this.moveLog.findActive(tenantId).map(MoveLog.Row::status);
