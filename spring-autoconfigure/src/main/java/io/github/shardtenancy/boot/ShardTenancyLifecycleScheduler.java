@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
 
+import io.github.shardtenancy.MoveInProgressException;
 import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantMover;
@@ -86,7 +87,15 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 	private void resumeSoakingMoves() {
 		TenantMover mover = this.tenancy.mover();
 		for (MoveStatus move : mover.findSoaking()) {
-			quietly("resumption of move " + move.moveId(), () -> mover.resume(move.moveId()));
+			try {
+				mover.resume(move.moveId());
+			}
+			catch (MoveInProgressException ex) {
+				// another instance runs its reverse catch-up round now: that instance keeps the move going
+			}
+			catch (RuntimeException ex) {
+				log.warn("Background resumption of move {} in its soak failed: {}", move.moveId(), ex.getMessage());
+			}
 		}
 	}
 
