@@ -434,7 +434,7 @@ public class Mover implements TenantMover {
 						this.moveLog.release(move.moveId(), this.owner, null);
 						scheduleClean(move.moveId(), cleanAfter);
 						if (soak) {
-							scheduleReverseCatchUp(move.moveId());
+							scheduleReverseCatchUp(move.moveId(), SOAK_ROUND_INTERVAL);
 						}
 						return require(move.moveId());
 					}
@@ -560,18 +560,21 @@ public class Mover implements TenantMover {
 
 	/**
 	 * Runs the reverse catch-up of a move in its soak on the executor every {@link #SOAK_ROUND_INTERVAL}, unless it is
-	 * scheduled already, until the move is no longer FLIPPED (finalised or reverted). A round that fails, or finds
-	 * the move held by another mover, is logged and tried again at the next one. If the executor refuses a round
+	 * scheduled already, until the move is no longer FLIPPED (finalised or reverted); while a round leaves more than
+	 * {@link MoveSettings#catchUpLagThreshold()} entries, the next starts at once. A round that fails, or finds the
+	 * move held by another mover, is logged and tried again at the next one. If the executor refuses a round
 	 * (shut down), or the process stops, the rounds stop; {@link #resume} starts them again.
 	 */
-	private void scheduleReverseCatchUp(String moveId) {
+	private void scheduleReverseCatchUp(String moveId, Duration delay) {
 		if (!this.soakRoundsScheduled.add(moveId)) {
 			return;
 		}
 		CompletableFuture.runAsync(() -> {
 			this.soakRoundsScheduled.remove(moveId);
 			long lag;
+			long threshold = Long.MAX_VALUE;
 			try {
+				threshold = require(moveId).settings().catchUpLagThreshold();
 				lag = reverseCatchUp(moveId);
 			}
 			catch (RuntimeException ex) {
@@ -580,9 +583,9 @@ public class Mover implements TenantMover {
 				lag = 0;
 			}
 			if (lag >= 0) {
-				scheduleReverseCatchUp(moveId);
+				scheduleReverseCatchUp(moveId, (lag > threshold) ? Duration.ZERO : SOAK_ROUND_INTERVAL);
 			}
-		}, CompletableFuture.delayedExecutor(SOAK_ROUND_INTERVAL.toMillis(), TimeUnit.MILLISECONDS, this.executor));
+		}, CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS, this.executor));
 	}
 
 	/** Runs work on a move with this instance's lock on it, so that two runs of one move here never overlap. */

@@ -214,7 +214,7 @@ class PostgresRevertTest {
 		PostgresOnlineMoverTest.awaitProgress(writers);
 		Mover doomed = PostgresMoveFixture.mover(this.moverInstance).withHook((id, step) -> {
 			if (step == killAfter) {
-				int cut = PostgresOnlineMoverTest.cutConnections(this.moverInstance.name);
+				int cut = PostgresOnlineMoverTest.cutConnections(cluster, this.moverInstance.name);
 				assertThat(cut).as("connections of the mover cut").isPositive();
 				throw new PostgresOnlineMoverTest.Killed(step);
 			}
