@@ -1,8 +1,6 @@
 package io.github.shardtenancy.internal.move;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -141,17 +139,16 @@ class RevertTest {
 
 	/** @return the tenant's rows in a shard's {@code shard_capture} (1 while its writes are captured there) */
 	private long captured(String shardId) {
-		try (Connection c = this.fixture.topology().shard(shardId).dataSource().getConnection();
-				PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM shard_capture WHERE tenant_id = ?")) {
-			ps.setString(1, TENANT);
-			try (ResultSet rs = ps.executeQuery()) {
-				rs.next();
-				return rs.getLong(1);
+		return this.fixture.captured(shardId, TENANT);
+	}
+
+	/** @return a mover that stops, as a crash would, after recording {@code killAfter} */
+	private Mover killedAfter(MoveStep killAfter) {
+		return this.fixture.mover().withHook((id, step) -> {
+			if (step == killAfter) {
+				throw new MoverTest.Killed(step);
 			}
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException(ex);
-		}
+		});
 	}
 
 	@Test
@@ -229,11 +226,7 @@ class RevertTest {
 		AtomicBoolean stop = newStop();
 		List<TenantWriter> acme = startWriters(2, stop);
 		awaitProgress(acme, 3);
-		Mover doomed = this.fixture.mover().withHook((id, step) -> {
-			if (step == killAfter) {
-				throw new MoverTest.Killed(step);
-			}
-		});
+		Mover doomed = killedAfter(killAfter);
 		String moveId = doomed.moveAndWait(TENANT, "shard-2", soak(Duration.ofHours(1))).moveId();
 		awaitProgress(acme, 10);
 
@@ -259,11 +252,7 @@ class RevertTest {
 		AtomicBoolean stop = newStop();
 		List<TenantWriter> acme = startWriters(2, stop);
 		awaitProgress(acme, 3);
-		Mover doomed = this.fixture.mover().withHook((id, step) -> {
-			if (step == MoveStep.REVERT_FROZEN) {
-				throw new MoverTest.Killed(step);
-			}
-		});
+		Mover doomed = killedAfter(MoveStep.REVERT_FROZEN);
 		String moveId = doomed.moveAndWait(TENANT, "shard-2", soak(Duration.ofHours(1))).moveId();
 		awaitProgress(acme, 10);
 		assertThatThrownBy(() -> doomed.revert(moveId)).isInstanceOf(MoverTest.Killed.class);
@@ -284,11 +273,7 @@ class RevertTest {
 		AtomicBoolean stop = newStop();
 		List<TenantWriter> acme = startWriters(2, stop);
 		awaitProgress(acme, 3);
-		Mover doomed = this.fixture.mover().withHook((id, step) -> {
-			if (step == killAfter) {
-				throw new MoverTest.Killed(step);
-			}
-		});
+		Mover doomed = killedAfter(killAfter);
 		assertThatThrownBy(() -> doomed.moveAndWait(TENANT, "shard-2", soak(Duration.ofHours(1))))
 			.isInstanceOf(MoverTest.Killed.class);
 		String moveId = doomed.findActive(TENANT).orElseThrow().moveId();
@@ -363,11 +348,7 @@ class RevertTest {
 			.hasMessageContaining("no soak");
 		mover.clean(plain);
 
-		Mover stopped = this.fixture.mover().withHook((id, step) -> {
-			if (step == MoveStep.COPIED) {
-				throw new MoverTest.Killed(step);
-			}
-		});
+		Mover stopped = killedAfter(MoveStep.COPIED);
 		assertThatThrownBy(() -> stopped.moveAndWait(TENANT, "shard-1", soak(Duration.ofHours(1))))
 			.isInstanceOf(MoverTest.Killed.class);
 		String early = stopped.findActive(TENANT).orElseThrow().moveId();
@@ -382,11 +363,7 @@ class RevertTest {
 	@Test
 	@DisplayName("an abort of a move with a soak after its verification switches the target's capture off again")
 	void abortAfterVerifyOfASoakingMove() throws SQLException {
-		Mover doomed = this.fixture.mover().withHook((id, step) -> {
-			if (step == MoveStep.VERIFIED) {
-				throw new MoverTest.Killed(step);
-			}
-		});
+		Mover doomed = killedAfter(MoveStep.VERIFIED);
 		assertThatThrownBy(() -> doomed.moveAndWait(TENANT, "shard-2", soak(Duration.ofHours(1))))
 			.isInstanceOf(MoverTest.Killed.class);
 		String moveId = doomed.findActive(TENANT).orElseThrow().moveId();
