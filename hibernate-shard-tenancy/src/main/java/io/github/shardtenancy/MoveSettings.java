@@ -25,9 +25,15 @@ import java.util.Objects;
  * only from the freeze to the flip: mark, copy, catch up, freeze, final catch-up, verify, flip, clean);
  * {@code false} for the stop-the-world move (the tenant's writes are refused for the whole copy: freeze, copy,
  * verify, flip, clean), which needs no change capture on the source shard
+ * @param soak how long after the flip the move stays revertable; {@link Duration#ZERO} (the default) for none. When
+ * positive, the flip also switches change capture on for the tenant on the target, the source rows are kept, and the
+ * mover applies the tenant's changes on the target to the source (reverse catch-up) until the move is finalised:
+ * by {@code TenantMover.clean}, or by the mover once the soak (or the clean delay, if longer) has passed. Until then
+ * {@code TenantMover.revert} returns the tenant to its source. Needs change capture on the target shard. Not
+ * {@code null}
  */
 public record MoveSettings(int batchSize, Duration throttle, long catchUpLagThreshold, int maxCatchUpRounds,
-		Duration cleanDelay, boolean capture) {
+		Duration cleanDelay, boolean capture, Duration soak) {
 
 	/**
 	 * @throws IllegalArgumentException if a value is out of range
@@ -36,10 +42,26 @@ public record MoveSettings(int batchSize, Duration throttle, long catchUpLagThre
 	public MoveSettings {
 		Objects.requireNonNull(throttle, "throttle");
 		Objects.requireNonNull(cleanDelay, "cleanDelay");
+		Objects.requireNonNull(soak, "soak");
 		if (batchSize < 1 || catchUpLagThreshold < 0 || maxCatchUpRounds < 1 || throttle.isNegative()
-				|| cleanDelay.isNegative()) {
+				|| cleanDelay.isNegative() || soak.isNegative()) {
 			throw new IllegalArgumentException("Invalid move settings: " + this);
 		}
+	}
+
+	/**
+	 * Settings without a soak ({@link #soak()} zero).
+	 * @throws IllegalArgumentException if a value is out of range
+	 * @throws NullPointerException if a duration is {@code null}
+	 */
+	public MoveSettings(int batchSize, Duration throttle, long catchUpLagThreshold, int maxCatchUpRounds,
+			Duration cleanDelay, boolean capture) {
+		this(batchSize, throttle, catchUpLagThreshold, maxCatchUpRounds, cleanDelay, capture, Duration.ZERO);
+	}
+
+	/** @return whether the move has a soak, after which it stays revertable until finalised */
+	public boolean hasSoak() {
+		return !this.soak.isZero();
 	}
 
 	/**
@@ -61,37 +83,46 @@ public record MoveSettings(int batchSize, Duration throttle, long catchUpLagThre
 	/** @param value rows per batch @return a copy with that batch size */
 	public MoveSettings withBatchSize(int value) {
 		return new MoveSettings(value, this.throttle, this.catchUpLagThreshold, this.maxCatchUpRounds, this.cleanDelay,
-				this.capture);
+				this.capture, this.soak);
 	}
 
 	/** @param value pause after each batch @return a copy with that throttle */
 	public MoveSettings withThrottle(Duration value) {
 		return new MoveSettings(this.batchSize, value, this.catchUpLagThreshold, this.maxCatchUpRounds, this.cleanDelay,
-				this.capture);
+				this.capture, this.soak);
 	}
 
 	/** @param value lag in rows @return a copy with that catch-up threshold */
 	public MoveSettings withCatchUpLagThreshold(long value) {
 		return new MoveSettings(this.batchSize, this.throttle, value, this.maxCatchUpRounds, this.cleanDelay,
-				this.capture);
+				this.capture, this.soak);
 	}
 
 	/** @param value rounds @return a copy with that many catch-up rounds at most */
 	public MoveSettings withMaxCatchUpRounds(int value) {
 		return new MoveSettings(this.batchSize, this.throttle, this.catchUpLagThreshold, value, this.cleanDelay,
-				this.capture);
+				this.capture, this.soak);
 	}
 
 	/** @param value delay before the source rows are removed @return a copy with that clean delay */
 	public MoveSettings withCleanDelay(Duration value) {
 		return new MoveSettings(this.batchSize, this.throttle, this.catchUpLagThreshold, this.maxCatchUpRounds, value,
-				this.capture);
+				this.capture, this.soak);
 	}
 
 	/** @param value whether the move captures changes (online) or not (stop-the-world) @return a copy with it */
 	public MoveSettings withCapture(boolean value) {
 		return new MoveSettings(this.batchSize, this.throttle, this.catchUpLagThreshold, this.maxCatchUpRounds,
-				this.cleanDelay, value);
+				this.cleanDelay, value, this.soak);
+	}
+
+	/**
+	 * @param value how long the move stays revertable after its flip, {@link Duration#ZERO} for none
+	 * @return a copy with that soak
+	 */
+	public MoveSettings withSoak(Duration value) {
+		return new MoveSettings(this.batchSize, this.throttle, this.catchUpLagThreshold, this.maxCatchUpRounds,
+				this.cleanDelay, this.capture, value);
 	}
 
 }

@@ -37,4 +37,21 @@ public record MoveStatus(String moveId, String tenantId, String sourceShardId, S
 				? Optional.of(Duration.between(this.frozenAt, this.flippedAt)) : Optional.empty();
 	}
 
+	/**
+	 * @return whether {@link TenantMover#revert(String)} may return the tenant to its source: the move is
+	 * {@link MoveStep#FLIPPED} with a soak ({@link MoveSettings#soak()}), not finalised yet
+	 */
+	public boolean isRevertable() {
+		return this.step == MoveStep.FLIPPED && this.settings.hasSoak();
+	}
+
+	/**
+	 * @return the end of the soak (flip time plus {@link MoveSettings#soak()}), once flipped with a soak; after it the
+	 * mover finalises the move (cleans the source). Empty without a soak or before the flip
+	 */
+	public Optional<Instant> soakUntil() {
+		return (this.flippedAt != null && this.settings.hasSoak()) ? Optional.of(this.flippedAt.plus(this.settings.soak()))
+				: Optional.empty();
+	}
+
 }

@@ -57,16 +57,51 @@ public enum MoveStep {
 	DONE,
 
 	/** Aborted before the flip: tenant ACTIVE on the source, the target's copy removed. Final. */
-	ABORTED;
+	ABORTED,
 
-	/** @return whether the move has ended ({@link #DONE} or {@link #ABORTED}) */
+	/**
+	 * A revert of a {@link #FLIPPED} move in its soak ({@link MoveSettings#soak()}) was requested
+	 * ({@link io.github.shardtenancy.TenantMover#revert(String)}); nothing of it done yet. The revert runs the
+	 * forward steps from the freeze with source and target swapped; resumed, it continues, it is never undone.
+	 */
+	REVERTING,
+
+	/**
+	 * Revert: directory entry FROZEN on the target with the source as its target shard (epoch and version bumped),
+	 * then the target fence FROZEN (waiting for the tenant's writes in flight) and the source fence INCOMING.
+	 */
+	REVERT_FROZEN,
+
+	/** Revert: the last changes logged on the target applied to the source (reverse catch-up drained). */
+	REVERT_FINAL_CAUGHT_UP,
+
+	/** Revert: source and target verified equal, count and checksum of every table. */
+	REVERT_VERIFIED,
+
+	/**
+	 * Revert: one directory write (owner = source, ACTIVE, new epoch and version); then the source fence OWNED and the
+	 * target fence MOVED at that version, and capture on the target switched off. The target is cleaned after
+	 * {@link MoveSettings#cleanDelay()}.
+	 */
+	REVERT_FLIPPED,
+
+	/** Reverted: the tenant's rows removed from the target; the tenant lives on its source again. Final. */
+	REVERTED;
+
+	/** @return whether the move has ended ({@link #DONE}, {@link #ABORTED} or {@link #REVERTED}) */
 	public boolean isFinal() {
-		return this == DONE || this == ABORTED;
+		return this == DONE || this == ABORTED || this == REVERTED;
 	}
 
-	/** @return whether the flip is behind the move (it can no longer be aborted) */
+	/** @return whether the flip is behind the move (it can no longer be aborted); also during and after a revert */
 	public boolean isFlipped() {
-		return this == FLIPPED || this == DONE;
+		return this == FLIPPED || this == DONE || isReverting() || this == REVERTED;
+	}
+
+	/** @return whether a revert is under way (requested, not finished): {@link #REVERTING} to {@link #REVERT_FLIPPED} */
+	public boolean isReverting() {
+		return this == REVERTING || this == REVERT_FROZEN || this == REVERT_FINAL_CAUGHT_UP || this == REVERT_VERIFIED
+				|| this == REVERT_FLIPPED;
 	}
 
 }

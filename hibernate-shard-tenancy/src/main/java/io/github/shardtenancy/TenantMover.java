@@ -1,5 +1,6 @@
 package io.github.shardtenancy;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -59,16 +60,20 @@ public interface TenantMover {
 	 * Continues a move from its last recorded step, on the calling thread: after a crash of the mover that ran it,
 	 * after a failure, or to clean the source once the clean delay has passed. A finished move is returned as it is.
 	 * @param moveId the move
-	 * @return the move's status afterwards: DONE, or FLIPPED while the clean delay runs
+	 * @return the move's status afterwards: DONE, or FLIPPED while the clean delay (or the soak) runs; for a revert
+	 * REVERTED, or REVERT_FLIPPED while the clean delay runs
 	 * @throws MoveException if the move is unknown, or a step failed (see {@link #moveAndWait})
 	 * @throws MoveInProgressException if another mover holds the move and its heartbeat is within the lease
 	 */
 	MoveStatus resume(String moveId);
 
 	/**
-	 * Cleans the source of a flipped move now, whatever its clean delay, on the calling thread.
+	 * Cleans the source of a flipped move now (the target of a reverted one, {@link MoveStep#REVERT_FLIPPED}), whatever
+	 * its clean delay, on the calling thread. For a move in its soak
+	 * ({@link MoveSettings#soak()}) this finalises it: the capture on the target stops, the source rows are deleted,
+	 * and the move can no longer be reverted.
 	 * @param moveId the move
-	 * @return the status afterwards (DONE)
+	 * @return the status afterwards (DONE, or REVERTED after a revert)
 	 * @throws MoveException if the move is unknown, not flipped yet, or aborted, or the clean failed
 	 * @throws MoveInProgressException if another mover holds the move and its heartbeat is within the lease
 	 */
@@ -98,5 +103,35 @@ public interface TenantMover {
 	 * @return its unfinished move (also one flipped whose source is not cleaned yet), or empty
 	 */
 	Optional<MoveStatus> findActive(String tenantId);
+
+	/**
+	 * Reverts a move in its soak ({@link MoveSettings#soak()}; {@link MoveStatus#isRevertable()}), on the calling
+	 * thread: the tenant returns to its source with every write it committed on the target. The revert runs the
+	 * move's own steps from the freeze with source and target swapped, each recorded in the move log
+	 * ({@link MoveStep#REVERTING} to {@link MoveStep#REVERTED}): the tenant FROZEN on the target, the last changes
+	 * logged there applied to the source, source and target verified equal (count and checksum of every table), one
+	 * directory write naming the source again, then the target's rows deleted. The tenant's writes are refused from
+	 * the freeze to the flip, as in the forward move, and retried by their callers. Interrupted anywhere (a crash, a
+	 * failure), the revert is continued by {@link #resume(String)} or by calling this again; once requested it is
+	 * never undone, and until it flips the tenant stays FROZEN (reads served, writes refused). The target's rows are
+	 * deleted after {@link MoveSettings#cleanDelay()}, as the source's are after a forward flip (on the mover's
+	 * executor, or by {@link #resume(String)} or {@link #clean(String)}). A reverted move is returned as it is.
+	 * @param moveId the move
+	 * @return the status afterwards: {@link MoveStep#REVERTED}, or {@link MoveStep#REVERT_FLIPPED} while the clean
+	 * delay runs
+	 * @throws MoveException if the move is unknown; if it cannot be reverted (not flipped yet: abort it instead; no
+	 * soak; finalised; aborted), the message says which; or if a step failed (the revert is then left for
+	 * {@link #resume(String)})
+	 * @throws MoveInProgressException if another mover holds the move and its heartbeat is within the lease
+	 */
+	MoveStatus revert(String moveId);
+
+	/**
+	 * @return the moves in their soak ({@link MoveStatus#isRevertable()}: FLIPPED with a soak, not finalised), oldest
+	 * first; resuming one schedules its reverse catch-up and its finalisation on this mover, which is how they
+	 * restart after the process that flipped them stopped (in Spring Boot the lifecycle does it when
+	 * {@code shard-tenancy.move.soak} is set)
+	 */
+	List<MoveStatus> findSoaking();
 
 }

@@ -56,6 +56,14 @@ public class MoveProperties {
 	 */
 	private boolean installCapture = true;
 
+	/**
+	 * Online moves ({@code MoveSettings} bean): how long after the flip a move stays revertable
+	 * ({@code TenantMover.revert}): the source rows are kept and receive the tenant's changes from the target
+	 * (reverse catch-up) until the move is finalised, by {@code TenantMover.clean} or by the mover once this time
+	 * has passed. Needs change capture on the target shard. Zero (the default) for none.
+	 */
+	private Duration soak = Duration.ZERO;
+
 	public Duration getCleanDelay() {
 		return this.cleanDelay;
 	}
@@ -118,6 +126,14 @@ public class MoveProperties {
 
 	public void setInstallCapture(boolean installCapture) {
 		this.installCapture = installCapture;
+	}
+
+	public Duration getSoak() {
+		return this.soak;
+	}
+
+	public void setSoak(Duration soak) {
+		this.soak = soak;
 	}
 
 }

@@ -4,9 +4,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Future;
 
+import io.github.shardtenancy.MoveInProgressException;
+import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.spi.BackgroundScheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The lifecycle's background work, on the tenancy's background scheduler ({@link ShardTenancyBackgroundThreads}: the
@@ -16,13 +21,19 @@ import io.github.shardtenancy.spi.BackgroundScheduler;
  * by other instances);</li>
  * <li>when {@code shard-tenancy.reconciliation.enabled=true}, {@link ShardTenancy#reconcile()} every
  * {@code shard-tenancy.reconciliation.interval} (first run one interval after start); the findings are
- * {@link ShardTenancy#lastReconciliation()}.</li>
+ * {@link ShardTenancy#lastReconciliation()};</li>
+ * <li>when {@code shard-tenancy.move.soak} is positive, every {@code shard-tenancy.lifecycle.registry-sync-interval},
+ * {@link io.github.shardtenancy.TenantMover#resume} of each move in its soak
+ * ({@link io.github.shardtenancy.TenantMover#findSoaking()}): so its reverse catch-up runs on this instance, and the
+ * move is finalised once its soak has passed, also after the instance that flipped it stopped.</li>
  * </ul>
  * The configured shards are recorded in the registry when the tenancy starts
  * ({@code shard-tenancy.lifecycle.register-shards}).
  * Failures of a background run are logged and retried at the next run.
  */
 class ShardTenancyLifecycleScheduler extends ScheduledBackgroundWork {
+
+	private static final Logger log = LoggerFactory.getLogger(ShardTenancyLifecycleScheduler.class);
 
 	private final ShardTenancy tenancy;
 
@@ -56,6 +67,25 @@ class ShardTenancyLifecycleScheduler extends ScheduledBackgroundWork {
 			Duration interval = this.properties.getReconciliation().getInterval();
 			started.add(this.scheduler.scheduleWithFixedDelay(quietly("reconciliation", this.tenancy::reconcile),
 					interval, interval));
+		}
+		if (!this.properties.getMove().getSoak().isZero()) {
+			started.add(this.scheduler.scheduleWithFixedDelay(
+					quietly("resumption of moves in their soak", this::resumeSoakingMoves), sync, sync));
+		}
+	}
+
+	private void resumeSoakingMoves() {
+		TenantMover mover = this.tenancy.mover();
+		for (MoveStatus move : mover.findSoaking()) {
+			try {
+				mover.resume(move.moveId());
+			}
+			catch (MoveInProgressException ex) {
+				log.debug("Move {} in its soak is run by another instance now", move.moveId());
+			}
+			catch (RuntimeException ex) {
+				log.warn("Background resumption of move {} in its soak failed: {}", move.moveId(), ex.getMessage());
+			}
 		}
 	}
 

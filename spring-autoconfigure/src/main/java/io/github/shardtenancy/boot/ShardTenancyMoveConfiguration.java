@@ -24,12 +24,12 @@ class ShardTenancyMoveConfiguration {
 		MoveProperties move = properties.getMove();
 		try {
 			return new MoveSettings(move.getBatchSize(), move.getThrottle(), move.getCatchUpLagThreshold(),
-					move.getMaxCatchUpRounds(), move.getOnlineCleanDelay(), true);
+					move.getMaxCatchUpRounds(), move.getOnlineCleanDelay(), true, move.getSoak());
 		}
 		catch (IllegalArgumentException | NullPointerException ex) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.move",
 					"Invalid online move settings under shard-tenancy.move (batch-size >= 1, catch-up-lag-threshold "
-							+ ">= 0, max-catch-up-rounds >= 1, throttle and online-clean-delay not negative): "
+							+ ">= 0, max-catch-up-rounds >= 1, throttle, online-clean-delay and soak not negative): "
 							+ ex.getMessage());
 		}
 	}

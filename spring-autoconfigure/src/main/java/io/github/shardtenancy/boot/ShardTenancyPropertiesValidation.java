@@ -49,6 +49,7 @@ final class ShardTenancyPropertiesValidation {
 		atLeast("shard-tenancy.move.max-catch-up-rounds", move.getMaxCatchUpRounds(), 1);
 		notNegative("shard-tenancy.move.online-clean-delay", move.getOnlineCleanDelay());
 		notNegative("shard-tenancy.move.lease", move.getLease());
+		notNegative("shard-tenancy.move.soak", move.getSoak());
 		positive("shard-tenancy.lifecycle.registry-sync-interval", p.getLifecycle().getRegistrySyncInterval());
 		positive("shard-tenancy.reconciliation.interval", p.getReconciliation().getInterval());
 		atLeast("shard-tenancy.timeline.window", p.getTimeline().getWindow(), Duration.ofSeconds(10));

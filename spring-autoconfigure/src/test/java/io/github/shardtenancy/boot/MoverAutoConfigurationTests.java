@@ -88,6 +88,17 @@ class MoverAutoConfigurationTests {
 	}
 
 	@Test
+	@DisplayName("shard-tenancy.move.soak reaches the MoveSettings bean; a negative one fails the start naming it")
+	void soakReachesTheSettings() {
+		this.runner.withPropertyValues("shard-tenancy.move.soak=10m")
+			.run((context) -> assertThat(context.getBean(MoveSettings.class).soak()).isEqualTo(Duration.ofMinutes(10)));
+		this.runner.withPropertyValues("shard-tenancy.move.soak=-1s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("shard-tenancy.move.soak");
+		});
+	}
+
+	@Test
 	@DisplayName("an invalid batch size fails the start naming the setting")
 	void invalidOptionsFailTheStart() {
 		this.runner.withPropertyValues("shard-tenancy.move.batch-size=0").run((context) -> {

@@ -151,6 +151,14 @@ final class MoveFixture implements AutoCloseable {
 		return count[0];
 	}
 
+	/** @return the tenant's rows in a shard's {@code shard_capture} (1 while its writes are captured there) */
+	long captured(String shardId, String tenantId) {
+		long[] count = new long[1];
+		query(shardId, "SELECT COUNT(*) FROM shard_capture WHERE tenant_id = ?", tenantId,
+				rs -> count[0] = rs.getLong(1));
+		return count[0];
+	}
+
 	interface RowConsumer {
 
 		void accept(ResultSet rs) throws SQLException;

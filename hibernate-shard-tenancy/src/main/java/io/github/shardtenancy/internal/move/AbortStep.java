@@ -66,6 +66,13 @@ final class AbortStep {
 				return null;
 			});
 		}
+		if (run.settings.hasSoak() && step == MoveStep.VERIFIED) {
+			// the flip of a move with a soak switches capture on on the target before its directory write
+			run.sql(run.to, () -> {
+				ChangeCapture.captureOff(run.to, run.tenantId());
+				return null;
+			});
+		}
 		run.router.apply(restored);
 		run.moveLog.finish(run.move, run.owner, MoveStep.ABORTED, "aborted after " + step + ": " + this.reason);
 		return restored;

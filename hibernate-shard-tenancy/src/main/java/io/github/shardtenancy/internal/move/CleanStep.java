@@ -9,7 +9,9 @@ import io.github.shardtenancy.MoveStep;
 
 /**
  * {@link MoveStep#DONE}: the tenant's rows deleted from the source, provided the source fence says the tenant moved
- * away; the move ends and its lock on the tenant is released.
+ * away; the move ends and its lock on the tenant is released. After a soak this finalises the move: the capture on
+ * the target (for the reverse catch-up) is switched off first. In a revert (source and target swapped) the rows are
+ * deleted from the move's target, its capture switched off, and the move ends {@link MoveStep#REVERTED}.
  */
 final class CleanStep implements Step {
 
@@ -22,16 +24,22 @@ final class CleanStep implements Step {
 					+ fence.get().minVersion() + "), not MOVED", run.tenantId(), run.from.id(),
 					fence.get().minVersion(), null);
 		}
+		if (run.soaks()) {
+			run.sql(run.to, () -> {
+				ChangeCapture.captureOff(run.to, run.tenantId());
+				return null;
+			});
+		}
 		long deleted = run.sql(run.from, () -> {
 			// No fence lock here (it deadlocked against writers on H2): a move of this tenant back to this shard
 			// cannot start before this move is DONE, because the move log admits one unfinished move per tenant.
 			long rows = RowDeletion.delete(run.from, run.tenantId(), run.plans);
-			if (run.settings.capture()) {
+			if (run.capturesFrom()) {
 				ChangeCapture.captureOff(run.from, run.tenantId());
 			}
 			return rows;
 		});
-		run.moveLog.finish(run.move, run.owner, MoveStep.DONE,
+		run.finish(MoveStep.DONE,
 				"deleted " + deleted + " rows from '" + run.from.id() + "'");
 	}
 

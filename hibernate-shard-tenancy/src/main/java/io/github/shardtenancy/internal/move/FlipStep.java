@@ -1,5 +1,6 @@
 package io.github.shardtenancy.internal.move;
 
+import java.time.Duration;
 import java.time.Instant;
 
 import io.github.shardtenancy.DirectoryEntry;
@@ -11,12 +12,24 @@ import io.github.shardtenancy.MoveStep;
 /**
  * {@link MoveStep#FLIPPED}: one directory write (owner = target, ACTIVE, new epoch and version), then the target
  * fence OWNED and the source fence MOVED at that version, and capture off. Abort is no longer possible.
+ *
+ * <p>With a soak ({@link io.github.shardtenancy.MoveSettings#soak()}), change capture is first switched on for the
+ * tenant on the target, while its fence there is still INCOMING (no routed write of the tenant can commit there yet):
+ * so every write the target accepts after the flip is logged for the reverse catch-up. The clean then waits for the
+ * soak. In a revert (source and target swapped) the directory names the move's source again, and the capture switched
+ * off is the target's.
  */
 final class FlipStep implements Step {
 
 	@Override
 	public void run(MoveRun run) {
 		DirectoryEntry entry = run.entry();
+		if (run.soaks() && run.isMoving(entry, TenantState.FROZEN)) {
+			run.sql(run.to, () -> {
+				ChangeCapture.captureOn(run.to, run.tenantId(), run.move.moveId(), run.plans);
+				return null;
+			});
+		}
 		DirectoryEntry flipped;
 		if (entry.state() == TenantState.ACTIVE && entry.shardId().equals(run.move.targetShardId())
 				&& entry.targetShardId() == null) {
@@ -30,11 +43,19 @@ final class FlipStep implements Step {
 			throw run.unexpected(entry, "FROZEN on the source");
 		}
 		Instant now = Instant.now();
-		run.moveLog.flippedAt(run.move, run.owner, now, now.plus(run.settings.cleanDelay()));
+		Duration keep = run.settings.soak().compareTo(run.settings.cleanDelay()) > 0 ? run.settings.soak()
+				: run.settings.cleanDelay();
+		if (run.reverse) {
+			// the clean of the target waits for the clean delay, as the forward clean of the source does
+			run.moveLog.cleanAfter(run.move, run.owner, now.plus(run.settings.cleanDelay()));
+		}
+		else {
+			run.moveLog.flippedAt(run.move, run.owner, now, now.plus(keep));
+		}
 		ShardFence.set(run.to, run.tenantId(), FenceState.OWNED, flipped.version());
 		ShardFence.set(run.from, run.tenantId(), FenceState.MOVED, flipped.version());
 		run.router.apply(flipped);
-		if (run.settings.capture()) {
+		if (run.capturesFrom()) {
 			run.sql(run.from, () -> {
 				ChangeCapture.captureOff(run.from, run.tenantId());
 				return null;

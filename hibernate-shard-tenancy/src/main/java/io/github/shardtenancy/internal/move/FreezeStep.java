@@ -11,13 +11,16 @@ import io.github.shardtenancy.MoveStep;
 /**
  * {@link MoveStep#FROZEN}: the directory entry FROZEN, then the source fence FROZEN at that version, which waits for
  * the tenant's writes in flight and refuses later ones. Online, the tenant was MIGRATING; without capture it was
- * ACTIVE and this first step also sets the target fence INCOMING.
+ * ACTIVE and this first step also sets the target fence INCOMING. In a revert (source and target swapped) the tenant
+ * is ACTIVE on the move's target, which is frozen, and the move's source fence becomes INCOMING.
  */
 final class FreezeStep implements Step {
 
 	@Override
 	public void run(MoveRun run) {
-		boolean capture = run.settings.capture();
+		// A revert freezes the tenant ACTIVE on the move's target (its run's source), which was never MIGRATING, as the
+		// move without capture does.
+		boolean capture = run.settings.capture() && !run.reverse;
 		DirectoryEntry entry = run.entry();
 		DirectoryEntry frozen;
 		if (run.isMoving(entry, TenantState.FROZEN)) {

@@ -7,7 +7,9 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -85,6 +87,25 @@ final class MoveLog {
 		return query("SELECT " + COLUMNS + " FROM shard_move WHERE move_id = ?", moveId, null);
 	}
 
+	/** @return the unfinished moves at step FLIPPED, oldest first */
+	List<MoveStatus> findFlipped() {
+		List<MoveStatus> moves = new ArrayList<>();
+		try (Connection c = this.dataSource.getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM shard_move WHERE active_tenant IS "
+						+ "NOT NULL AND step = ? ORDER BY created_at")) {
+			ps.setString(1, MoveStep.FLIPPED.name());
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					moves.add(status(rs));
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, -1, ex);
+		}
+		return moves;
+	}
+
 	Optional<Row> findActive(String tenantId) {
 		return query("SELECT " + COLUMNS + " FROM shard_move WHERE active_tenant = ?", tenantId, tenantId);
 	}
@@ -133,6 +154,12 @@ final class MoveLog {
 				Timestamp.from(cleanAfter), move.moveId(), owner));
 	}
 
+	/** Sets when a revert's clean of the target may run (the revert's flip plus the clean delay). */
+	void cleanAfter(MoveStatus move, String owner, Instant cleanAfter) {
+		requireOwned(move, owner, update("UPDATE shard_move SET clean_after = ? WHERE move_id = ? AND owner = ?", move,
+				Timestamp.from(cleanAfter), move.moveId(), owner));
+	}
+
 	/** Records the final step and releases the tenant's lock and the ownership. */
 	void finish(MoveStatus move, String owner, MoveStep step, String stepData) {
 		Timestamp now = now();
@@ -166,11 +193,7 @@ final class MoveLog {
 				if (!rs.next()) {
 					return Optional.empty();
 				}
-				MoveStatus status = new MoveStatus(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-						MoveStep.valueOf(rs.getString(5)), rs.getString(6), decode(rs.getString(7)),
-						rs.getString(8), instant(rs, 9), instant(rs, 10), instant(rs, 11), instant(rs, 12),
-						instant(rs, 13), rs.getString(14));
-				return Optional.of(new Row(status, instant(rs, 15)));
+				return Optional.of(new Row(status(rs), instant(rs, 15)));
 			}
 		}
 		catch (SQLException ex) {
@@ -178,12 +201,18 @@ final class MoveLog {
 		}
 	}
 
+	private static MoveStatus status(ResultSet rs) throws SQLException {
+		return new MoveStatus(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+				MoveStep.valueOf(rs.getString(5)), rs.getString(6), decode(rs.getString(7)), rs.getString(8),
+				instant(rs, 9), instant(rs, 10), instant(rs, 11), instant(rs, 12), instant(rs, 13), rs.getString(14));
+	}
+
 	/** @return the settings as stored in the move log's {@code options} column ({@code key=value;...}) */
 	static String encode(MoveSettings settings) {
 		return "batchSize=" + settings.batchSize() + ";throttleMs=" + settings.throttle().toMillis()
 				+ ";catchUpLagThreshold=" + settings.catchUpLagThreshold() + ";maxCatchUpRounds="
 				+ settings.maxCatchUpRounds() + ";cleanDelayMs=" + settings.cleanDelay().toMillis() + ";capture="
-				+ settings.capture();
+				+ settings.capture() + (settings.hasSoak() ? ";soakMs=" + settings.soak().toMillis() : "");
 	}
 
 	/**
@@ -204,7 +233,8 @@ final class MoveLog {
 				Long.parseLong(values.getOrDefault("catchUpLagThreshold", "" + d.catchUpLagThreshold())),
 				Integer.parseInt(values.getOrDefault("maxCatchUpRounds", "" + d.maxCatchUpRounds())),
 				Duration.ofMillis(Long.parseLong(values.getOrDefault("cleanDelayMs", "0"))),
-				Boolean.parseBoolean(values.getOrDefault("capture", "true")));
+				Boolean.parseBoolean(values.getOrDefault("capture", "true")),
+				Duration.ofMillis(Long.parseLong(values.getOrDefault("soakMs", "0"))));
 	}
 
 	private static Instant instant(ResultSet rs, int column) throws SQLException {

@@ -59,6 +59,16 @@ final class MoveRun {
 	/** The dual read whose registered queries the verification runs, or {@code null} for none. */
 	final ShadowReads dualRead;
 
+	/**
+	 * Whether this run reverts the move: {@link #move} is then the move with source and target swapped, so that the
+	 * forward steps from the freeze run from the target back to the source, and each step records its revert
+	 * counterpart ({@link #step}).
+	 */
+	final boolean reverse;
+
+	/** The run of the revert, made once by {@link #reversed()}. */
+	private MoveRun reversed;
+
 	/** Whether this run froze the tenant itself (then it also ran the final catch-up, and knows its keys). */
 	boolean frozenHere;
 
@@ -79,6 +89,12 @@ final class MoveRun {
 
 	MoveRun(MoveStatus move, Topology topology, List<TablePlan> plans, Directory directory, Router router,
 			MoveLog moveLog, String owner, String actor, Executor executor, ShadowReads dualRead) {
+		this(move, topology, plans, directory, router, moveLog, owner, actor, executor, dualRead, false);
+	}
+
+	private MoveRun(MoveStatus move, Topology topology, List<TablePlan> plans, Directory directory, Router router,
+			MoveLog moveLog, String owner, String actor, Executor executor, ShadowReads dualRead, boolean reverse) {
+		this.reverse = reverse;
 		this.move = move;
 		this.settings = move.settings();
 		this.from = topology.shard(move.sourceShardId());
@@ -93,13 +109,67 @@ final class MoveRun {
 		this.dualRead = dualRead;
 	}
 
+	/**
+	 * @param topology the shards
+	 * @return the run of this move's revert (made once): the same move with source and target swapped
+	 */
+	MoveRun reversed(Topology topology) {
+		if (this.reverse) {
+			return this;
+		}
+		if (this.reversed == null) {
+			MoveStatus m = this.move;
+			MoveStatus swapped = new MoveStatus(m.moveId(), m.tenantId(), m.targetShardId(), m.sourceShardId(),
+					m.step(), m.stepData(), m.settings(), m.owner(), m.heartbeat(), m.createdAt(), m.frozenAt(),
+					m.flippedAt(), m.finishedAt(), m.error());
+			this.reversed = new MoveRun(swapped, topology, this.plans, this.directory, this.router, this.moveLog,
+					this.owner, this.actor, this.executor, this.dualRead, true);
+		}
+		return this.reversed;
+	}
+
 	String tenantId() {
 		return this.move.tenantId();
 	}
 
-	/** Records a completed step (and the heartbeat); throws if this mover lost the move. */
+	/**
+	 * Records a completed step (and the heartbeat); throws if this mover lost the move. A revert's run records the
+	 * revert counterpart of a forward step (FROZEN as REVERT_FROZEN, and so on).
+	 */
 	void step(MoveStep step, String stepData) {
-		this.moveLog.step(this.move, this.owner, step, stepData);
+		this.moveLog.step(this.move, this.owner, recorded(step), stepData);
+	}
+
+	/** Records the final step ({@link MoveStep#DONE}, or {@link MoveStep#REVERTED} in a revert's run). */
+	void finish(MoveStep step, String stepData) {
+		this.moveLog.finish(this.move, this.owner, recorded(step), stepData);
+	}
+
+	private MoveStep recorded(MoveStep step) {
+		if (!this.reverse) {
+			return step;
+		}
+		return switch (step) {
+			case FROZEN -> MoveStep.REVERT_FROZEN;
+			case FINAL_CAUGHT_UP -> MoveStep.REVERT_FINAL_CAUGHT_UP;
+			case VERIFIED -> MoveStep.REVERT_VERIFIED;
+			case FLIPPED -> MoveStep.REVERT_FLIPPED;
+			case DONE -> MoveStep.REVERTED;
+			default -> throw new IllegalStateException("No revert step for " + step);
+		};
+	}
+
+	/**
+	 * @return whether change capture runs on {@link #from} for the tenant until the flip: the forward online move's
+	 * capture on the source, or, in a revert, the soak's capture on the target
+	 */
+	boolean capturesFrom() {
+		return this.reverse || this.settings.capture();
+	}
+
+	/** @return whether the forward flip keeps the source and captures the target's changes for a revert */
+	boolean soaks() {
+		return !this.reverse && this.settings.hasSoak();
 	}
 
 	/** @return the tenant's directory entry as the directory has it now */

@@ -55,6 +55,12 @@ public class Mover implements TenantMover {
 
 	private static final Logger log = LoggerFactory.getLogger(Mover.class);
 
+	/**
+	 * Time between two reverse catch-up rounds of a move in its soak ({@link MoveSettings#soak()}), run on the
+	 * executor by the instance that recorded the flip or resumed the move.
+	 */
+	public static final Duration SOAK_ROUND_INTERVAL = Duration.ofSeconds(1);
+
 	/** Default time after which another mover may take over a move whose owner stopped writing. */
 	public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
 
@@ -85,6 +91,9 @@ public class Mover implements TenantMover {
 
 	/** Moves whose delayed clean this instance has scheduled and not run yet. */
 	private final Set<String> cleansScheduled = ConcurrentHashMap.newKeySet();
+
+	/** Moves in their soak whose next reverse catch-up round this instance has scheduled and not run yet. */
+	private final Set<String> soakRoundsScheduled = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * @param directory the directory (its database holds the move log)
@@ -227,16 +236,115 @@ public class Mover implements TenantMover {
 	public MoveStatus clean(String moveId) {
 		return exclusive(moveId, () -> {
 			MoveStatus move = require(moveId);
-			if (move.step() == MoveStep.DONE) {
+			if (move.step() == MoveStep.DONE || move.step() == MoveStep.REVERTED) {
 				return move;
 			}
-			if (move.step() != MoveStep.FLIPPED) {
+			if (move.step() != MoveStep.FLIPPED && move.step() != MoveStep.REVERT_FLIPPED) {
 				throw new MoveException("Move " + moveId + " of tenant '" + move.tenantId() + "' is at step "
 						+ move.step() + "; only a FLIPPED move can be cleaned", move.tenantId(), move.sourceShardId(),
 						-1, null);
 			}
 			claim(move);
-			return run(newRun(require(moveId)), true);
+			MoveStatus claimed = require(moveId);
+			if (claimed.step() != move.step()) {
+				this.moveLog.release(moveId, this.owner, null);
+				throw new MoveException("Move " + moveId + " of tenant '" + move.tenantId() + "' is at step "
+						+ claimed.step() + "; only a FLIPPED move can be cleaned", move.tenantId(),
+						move.sourceShardId(), -1, null);
+			}
+			return run(newRun(claimed), true);
+		});
+	}
+
+	@Override
+	public MoveStatus revert(String moveId) {
+		return exclusive(moveId, () -> {
+			MoveStatus move = require(moveId);
+			if (move.step() == MoveStep.REVERTED) {
+				return move;
+			}
+			if (!move.step().isReverting()) {
+				requireRevertable(move);
+			}
+			claim(move);
+			MoveStatus claimed = require(moveId);
+			if (!claimed.step().isReverting()) {
+				try {
+					requireRevertable(claimed);
+				}
+				catch (MoveException ex) {
+					this.moveLog.release(moveId, this.owner, null);
+					throw ex;
+				}
+				this.moveLog.step(claimed, this.owner, MoveStep.REVERTING, "revert requested by " + this.actor);
+				log.info("Move {} of tenant '{}' from '{}' to '{}': revert requested", moveId, claimed.tenantId(),
+						claimed.sourceShardId(), claimed.targetShardId());
+				tellObservers(require(moveId));
+				this.hook.stepRecorded(moveId, MoveStep.REVERTING);
+			}
+			return run(newRun(require(moveId)), false);
+		});
+	}
+
+	/**
+	 * @throws MoveException if the move is not FLIPPED with a soak, naming why and what to do instead
+	 */
+	private static void requireRevertable(MoveStatus move) {
+		if (move.isRevertable()) {
+			return;
+		}
+		String why;
+		if (move.step() == MoveStep.DONE) {
+			why = "has been finalised (its source '" + move.sourceShardId() + "' was cleaned); move the tenant back "
+					+ "instead";
+		}
+		else if (move.step() == MoveStep.ABORTED) {
+			why = "was aborted: the tenant lives on its source '" + move.sourceShardId() + "'";
+		}
+		else if (!move.step().isFlipped()) {
+			why = "is at step " + move.step() + ", before its flip; abort it instead";
+		}
+		else {
+			why = "has no soak (MoveSettings.soak is zero, shard-tenancy.move.soak), so its source was not kept up to "
+					+ "date; move the tenant back instead";
+		}
+		throw new MoveException("Move " + move.moveId() + " of tenant '" + move.tenantId() + "' from '"
+				+ move.sourceShardId() + "' to '" + move.targetShardId() + "' cannot be reverted: it " + why,
+				move.tenantId(), move.targetShardId(), -1, null);
+	}
+
+	/**
+	 * Runs one reverse catch-up round of a move in its soak, on the calling thread: the tenant's changes logged on
+	 * the target applied to the source, as the forward catch-up does the other way. The mover runs these rounds on
+	 * its executor every {@link #SOAK_ROUND_INTERVAL} during the soak; this runs one now (tests, operations).
+	 * @param moveId the move
+	 * @return the reverse lag after the round (change-log entries of the tenant on the target), or {@code -1} if the
+	 * move is not FLIPPED with a soak (any more)
+	 * @throws MoveException if the move is unknown, or the round failed (the next round applies the same changes)
+	 * @throws MoveInProgressException if another mover holds the move and its heartbeat is within the lease
+	 */
+	public long reverseCatchUp(String moveId) {
+		return exclusive(moveId, () -> {
+			if (!require(moveId).isRevertable()) {
+				return -1L;
+			}
+			claim(require(moveId));
+			try {
+				MoveStatus move = require(moveId);
+				if (!move.isRevertable()) {
+					return -1L;
+				}
+				MoveRun back = newRun(move).reversed(this.topology);
+				MoveSettings settings = move.settings();
+				long lag = back.sql(back.from, () -> CatchUpRound.catchUpRound(back.from, back.to, move.tenantId(),
+						back.plans, settings.batchSize(), settings.throttle(), back.heartbeat()));
+				this.moveLog.progress(move, this.owner, "soak until " + move.soakUntil().orElse(null)
+						+ ", reverse catch-up lag=" + lag);
+				return lag;
+			}
+			finally {
+				this.moveLog.release(moveId, this.owner, null);
+			}
 		});
 	}
 
@@ -270,6 +378,11 @@ public class Mover implements TenantMover {
 	@Override
 	public MoveStatus status(String moveId) {
 		return require(moveId);
+	}
+
+	@Override
+	public List<MoveStatus> findSoaking() {
+		return this.moveLog.findFlipped().stream().filter(MoveStatus::isRevertable).toList();
 	}
 
 	@Override
@@ -326,21 +439,27 @@ public class Mover implements TenantMover {
 		try {
 			while (!step.isFinal()) {
 				long stepStarted = System.nanoTime();
-				if (step == MoveStep.FLIPPED && !cleanNow) {
+				if ((step == MoveStep.FLIPPED || step == MoveStep.REVERT_FLIPPED) && !cleanNow) {
 					Instant cleanAfter = this.moveLog.find(move.moveId()).map(MoveLog.Row::cleanAfter).orElse(null);
 					if (cleanAfter != null && Instant.now().isBefore(cleanAfter)) {
-						run.step(MoveStep.FLIPPED, "clean after " + cleanAfter);
+						boolean soak = step == MoveStep.FLIPPED && run.settings.hasSoak();
+						run.step(step, (soak ? "soak: revertable, finalised after " : "clean after ") + cleanAfter);
 						this.moveLog.release(move.moveId(), this.owner, null);
 						scheduleClean(move.moveId(), cleanAfter);
+						if (soak) {
+							scheduleReverseCatchUp(move.moveId(), SOAK_ROUND_INTERVAL);
+						}
 						return require(move.moveId());
 					}
 				}
+				// A revert runs the forward steps from the freeze with source and target swapped.
+				MoveRun current = step.isReverting() ? run.reversed(this.topology) : run;
 				Step next = Step.after(step, run.settings.capture());
 				try (ShardTenancyObserver.Scope scope = this.router.observer().moveStepStarted(move.moveId(),
 						move.tenantId(), run.settings.capture() ? "online" : "basic", Step.name(next),
 						move.sourceShardId(), move.targetShardId())) {
 					try {
-						next.run(run);
+						next.run(current);
 						scope.outcome("success", null, null);
 					}
 					catch (RuntimeException ex) {
@@ -429,9 +548,9 @@ public class Mover implements TenantMover {
 	}
 
 	/**
-	 * Cleans a flipped move on the executor once its clean delay has passed, unless one is scheduled already. If the
-	 * executor refuses the clean then (shut down), or the process stops first, the move stays FLIPPED for
-	 * {@link #resume} or {@link #clean}.
+	 * Resumes a flipped move (or reverted one, REVERT_FLIPPED) on the executor once its clean delay (or soak) has
+	 * passed, so that it is cleaned (finalised), unless one is scheduled already. If the executor refuses the task
+	 * then (shut down), or the process stops first, the move stays as it is for {@link #resume} or {@link #clean}.
 	 */
 	private void scheduleClean(String moveId, Instant cleanAfter) {
 		if (!this.cleansScheduled.add(moveId)) {
@@ -441,13 +560,45 @@ public class Mover implements TenantMover {
 		CompletableFuture.runAsync(() -> {
 			this.cleansScheduled.remove(moveId);
 			try {
-				clean(moveId);
+				// resume, not clean: a stale task (say, the end of a soak whose move was reverted since) then respects
+				// the move's current clean time
+				resume(moveId);
 			}
 			catch (RuntimeException ex) {
-				log.warn("Delayed clean of move {} failed; it stays FLIPPED for resume or clean: {}", moveId,
+				log.warn("Delayed clean of move {} failed; it stays flipped for resume or clean: {}", moveId,
 						ex.getMessage());
 			}
 		}, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS, this.executor));
+	}
+
+	/**
+	 * Runs the reverse catch-up of a move in its soak on the executor every {@link #SOAK_ROUND_INTERVAL}, unless it is
+	 * scheduled already, until the move is no longer FLIPPED (finalised or reverted); while a round leaves more than
+	 * {@link MoveSettings#catchUpLagThreshold()} entries, the next starts at once. A round that fails, or finds the
+	 * move held by another mover, is logged and tried again at the next one. If the executor refuses a round
+	 * (shut down), or the process stops, the rounds stop; {@link #resume} starts them again.
+	 */
+	private void scheduleReverseCatchUp(String moveId, Duration delay) {
+		if (!this.soakRoundsScheduled.add(moveId)) {
+			return;
+		}
+		CompletableFuture.runAsync(() -> {
+			this.soakRoundsScheduled.remove(moveId);
+			long lag;
+			long threshold = Long.MAX_VALUE;
+			try {
+				threshold = require(moveId).settings().catchUpLagThreshold();
+				lag = reverseCatchUp(moveId);
+			}
+			catch (RuntimeException ex) {
+				log.warn("Reverse catch-up of move {} failed; tried again in {}: {}", moveId, SOAK_ROUND_INTERVAL,
+						ex.getMessage());
+				lag = 0;
+			}
+			if (lag >= 0) {
+				scheduleReverseCatchUp(moveId, (lag > threshold) ? Duration.ZERO : SOAK_ROUND_INTERVAL);
+			}
+		}, CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS, this.executor));
 	}
 
 	/** Runs work on a move with this instance's lock on it, so that two runs of one move here never overlap. */
@@ -488,6 +639,14 @@ public class Mover implements TenantMover {
 	}
 
 	private static MoveInProgressException inProgress(DirectoryEntry entry, MoveStatus active) {
+		if (active.isRevertable() || active.step().isReverting()) {
+			return new MoveInProgressException("Tenant '" + entry.tenantId() + "' (" + entry.state() + " on shard '"
+					+ entry.shardId() + "', directory version " + entry.version() + ") is in the soak of move "
+					+ active.moveId() + " from '" + active.sourceShardId() + "' to '" + active.targetShardId()
+					+ "' (step " + active.step() + ", soak until " + active.soakUntil().orElse(null)
+					+ "): finalise it (TenantMover.clean) or revert it (TenantMover.revert) before moving the tenant "
+					+ "again", entry.tenantId(), entry.shardId(), entry.version(), active.moveId());
+		}
 		return new MoveInProgressException("Tenant '" + entry.tenantId() + "' (" + entry.state() + " on shard '"
 				+ entry.shardId() + "', directory version " + entry.version() + ") is already being moved to '"
 				+ active.targetShardId() + "' by move " + active.moveId() + " (step " + active.step() + ")",

@@ -32,10 +32,21 @@ interface Step {
 	 * @param recorded the move's last recorded step, not final
 	 * @param capture whether the move captures changes (online) or not (stop-the-world)
 	 * @return the step that follows it: with capture mark, copy, catch up, freeze, final catch-up, verify, flip,
-	 * clean; without capture freeze, copy, verify, flip, clean
+	 * clean; without capture freeze, copy, verify, flip, clean; in a revert (run with source and target swapped, see
+	 * {@link MoveRun#reversed}) freeze, final catch-up, verify, flip, clean
 	 * @throws IllegalStateException if the recorded step is final or not part of the protocol
 	 */
 	static Step after(MoveStep recorded, boolean capture) {
+		if (recorded.isReverting()) {
+			return switch (recorded) {
+				case REVERTING -> new FreezeStep();
+				case REVERT_FROZEN -> new FinalCatchUpStep();
+				case REVERT_FINAL_CAUGHT_UP -> new VerifyStep();
+				case REVERT_VERIFIED -> new FlipStep();
+				case REVERT_FLIPPED -> new CleanStep();
+				default -> throw new IllegalStateException("No step after " + recorded + " in a revert");
+			};
+		}
 		if (capture) {
 			return switch (recorded) {
 				case PLANNED -> new MarkStep();

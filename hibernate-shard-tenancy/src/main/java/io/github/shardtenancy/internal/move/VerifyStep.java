@@ -12,16 +12,18 @@ import io.github.shardtenancy.MoveStep;
  * and ran the final catch-up itself, the target was verified equal to the source in the catch-up step's last
  * snapshot, and every change since has a change-log entry the final catch-up applied: then the row counts of every
  * table and, value by value, the rows of the keys it applied are compared, which costs in proportion to the final
- * lag, not to the tenant's size. Otherwise (a resumed move, or a move without capture) every row is checked, as count
- * and checksum per table. Source and target are read at the same time; on PostgreSQL each database computes its own
- * count and checksum instead of sending every row. With the dual read on, its registered queries then run on source and
- * target too ({@link ShadowReads#verify}), and must return the same rows.
+ * lag, not to the tenant's size. Otherwise (a resumed move, a move without capture, or a revert) every row is checked,
+ * as count and checksum per table. Source and target are read at the same time; on PostgreSQL each database computes
+ * its own count and checksum instead of sending every row. With the dual read on, its registered queries then run on
+ * source and target too ({@link ShadowReads#verify}), and must return the same rows.
  */
 final class VerifyStep implements Step {
 
 	@Override
 	public void run(MoveRun run) {
-		if (!run.finalCaughtUpHere) {
+		// A revert has no verified baseline of the reverse direction (the soak's rounds are not verified), so it
+		// verifies every row.
+		if (!run.finalCaughtUpHere || run.reverse) {
 			verifyAll(run);
 			return;
 		}

@@ -378,15 +378,19 @@ public class ShardTenancyEndpoint {
 	 * @param flippedAt when the directory was flipped, or {@code null} before that
 	 * @param freezeWindowMs the freeze window in milliseconds, or {@code null} before the flip
 	 * @param error the last failure, or {@code null}
+	 * @param revertable whether the move is in its soak and can be reverted ({@link MoveStatus#isRevertable()})
+	 * @param soakUntil the end of the soak, or {@code null} without a soak or before the flip
 	 */
 	public record MoveDescriptor(String moveId, String tenant, String sourceShard, String targetShard, MoveStep step,
 			@Nullable String stepData, Instant createdAt, @Nullable Instant frozenAt, @Nullable Instant flippedAt,
-			@Nullable Long freezeWindowMs, @Nullable String error) implements OperationResponseBody {
+			@Nullable Long freezeWindowMs, @Nullable String error, boolean revertable,
+			@Nullable Instant soakUntil) implements OperationResponseBody {
 
 		static MoveDescriptor of(MoveStatus status) {
 			return new MoveDescriptor(status.moveId(), status.tenantId(), status.sourceShardId(),
 					status.targetShardId(), status.step(), status.stepData(), status.createdAt(), status.frozenAt(),
-					status.flippedAt(), status.freezeWindow().map(Duration::toMillis).orElse(null), status.error());
+					status.flippedAt(), status.freezeWindow().map(Duration::toMillis).orElse(null), status.error(),
+					status.isRevertable(), status.soakUntil().orElse(null));
 		}
 
 	}

@@ -192,6 +192,14 @@ class PostgresOnlineMoverTest {
 	 * @return backends terminated
 	 */
 	static int cutConnections(String instanceName) {
+		return cutConnections(cluster, instanceName);
+	}
+
+	/**
+	 * As {@link #cutConnections(String)}, on a given cluster.
+	 * @return backends terminated
+	 */
+	static int cutConnections(PostgresCluster cluster, String instanceName) {
 		int cut = 0;
 		for (PostgresServer server : cluster.all()) {
 			try (HikariDataSource admin = cluster.pool(server, 1, "it-connection-cutter");
