@@ -38,8 +38,9 @@ public final class Tickets {
 	/** The shard changelog creating table {@code ticket}. */
 	public static final String CHANGELOG = "db/ids-test/tickets.xml";
 
-	/** The tenant table. */
-	public static final List<TenantTable> TABLES = List.of(new TenantTable("ticket", "tenant_id"));
+	/** The tenant tables: {@code ticket} ({@link Ticket}) and {@code int_ticket} ({@link IntTicket}). */
+	public static final List<TenantTable> TABLES = List.of(new TenantTable("ticket", "tenant_id"),
+			new TenantTable("int_ticket", "tenant_id"));
 
 	private Tickets() {
 	}
