@@ -207,6 +207,18 @@ public interface ShardTenancy extends AutoCloseable {
 	boolean removeObserver(ShardTenancyObserver observer);
 
 	/**
+	 * @return the load figures: this instance's traffic per tenant (with {@link ShardTenancyBuilder#loadTracking}) and
+	 * storage per tenant and shard read from the shards, the hot-tenant report; never {@code null}
+	 */
+	TenantLoads load();
+
+	/**
+	 * @return the rebalancer, which proposes and runs moves that bring every shard within a band of the median load;
+	 * it moves nothing unless asked; never {@code null}
+	 */
+	Rebalancer rebalancer();
+
+	/**
 	 * Interrupts the moves running on the executor the builder created (they resume or abort later from their last
 	 * recorded step), stops the router, and closes the pools the builder created. Idempotent.
 	 */

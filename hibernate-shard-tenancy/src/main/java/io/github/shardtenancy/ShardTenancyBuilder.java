@@ -430,6 +430,28 @@ public final class ShardTenancyBuilder {
 	}
 
 	/**
+	 * Counts each tenant's traffic on this instance for {@link ShardTenancy#load()} (transactions, rows written, time
+	 * spent, when each tenant connection is released), kept in memory for one to two windows; default off (the load
+	 * figures then have storage only).
+	 * @param on whether to count
+	 * @param window the length of one window, positive
+	 * @param maxTenants the most tenants kept, positive (the least recently seen are dropped first)
+	 * @return this builder
+	 * @throws IllegalArgumentException if the window or {@code maxTenants} is not positive
+	 * @throws NullPointerException if {@code window} is {@code null}
+	 */
+	public ShardTenancyBuilder loadTracking(boolean on, Duration window, long maxTenants) {
+		if (window.isZero() || window.isNegative() || maxTenants < 1) {
+			throw new IllegalArgumentException("The load window and the most tenants kept must be positive: " + window
+					+ ", " + maxTenants);
+		}
+		this.plan.loadTracking = on;
+		this.plan.loadWindow = window;
+		this.plan.loadMaxTenants = maxTenants;
+		return this;
+	}
+
+	/**
 	 * Builds the tenancy with the library's implementation ({@link ShardTenancyProvider}, found with
 	 * {@link ServiceLoader}). Each shard is connected once, to choose its fence dialect.
 	 * @return the tenancy, not started yet ({@link ShardTenancy#start()})

@@ -128,6 +128,16 @@ final class DefaultShardTenancy implements ShardTenancy {
 		return this.wiring.router().removeObserver(observer);
 	}
 
+	@Override
+	public io.github.shardtenancy.TenantLoads load() {
+		return this.wiring.load();
+	}
+
+	@Override
+	public io.github.shardtenancy.Rebalancer rebalancer() {
+		return this.wiring.rebalancer();
+	}
+
 	/**
 	 * Interrupts the moves running on the executor the builder created (they resume or abort later from their last
 	 * recorded step), stops the router, and closes the pools the builder created. Idempotent.

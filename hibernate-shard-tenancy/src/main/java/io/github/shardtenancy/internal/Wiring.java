@@ -85,6 +85,10 @@ public final class Wiring implements AutoCloseable {
 
 	private final InstanceHeartbeat instances;
 
+	private final io.github.shardtenancy.internal.load.DefaultTenantLoads load;
+
+	private final io.github.shardtenancy.internal.load.DefaultRebalancer rebalancer;
+
 	private @Nullable List<TenantTable> tables;
 
 	private @Nullable Mover mover;
@@ -128,6 +132,15 @@ public final class Wiring implements AutoCloseable {
 		this.executor = plan.moveExecutor != null ? plan.moveExecutor : this.ownedExecutor.executor();
 		this.dualRead = new ShadowReads(this.router, this.topology, plan.dualReadSettings,
 				tenantId -> mover().findActive(tenantId));
+		io.github.shardtenancy.internal.load.LoadRecorder recorder = plan.loadTracking
+				? new io.github.shardtenancy.internal.load.LoadRecorder(plan.loadWindow, plan.loadMaxTenants,
+						System::nanoTime)
+				: null;
+		this.connectionProvider.setUsageSink(recorder);
+		this.load = new io.github.shardtenancy.internal.load.DefaultTenantLoads(this.directory, this.topology,
+				this::tables, recorder);
+		this.rebalancer = new io.github.shardtenancy.internal.load.DefaultRebalancer(this.load, this.directory,
+				this::mover);
 		this.admin = new TenantAdministration(this.directory, this.topology, this.registry, this.slots,
 				this::lifecycle, this::mover,
 				plan.moveSettings.withCapture(false).withCleanDelay(plan.stopTheWorldCleanDelay), plan.actor);
@@ -296,6 +309,16 @@ public final class Wiring implements AutoCloseable {
 	/** @return the admin */
 	public TenantAdmin admin() {
 		return this.admin;
+	}
+
+	/** @return the load figures */
+	public io.github.shardtenancy.internal.load.DefaultTenantLoads load() {
+		return this.load;
+	}
+
+	/** @return the rebalancer */
+	public io.github.shardtenancy.internal.load.DefaultRebalancer rebalancer() {
+		return this.rebalancer;
 	}
 
 	/** @return the executor the mover runs on (owned by this wiring unless the plan gave one) */

@@ -267,4 +267,43 @@ public interface FenceDialect {
 		throw new SQLFeatureNotSupportedException(getClass().getSimpleName() + " has no in-database checksum");
 	}
 
+
+	/**
+	 * Measures every tenant's rows in one table, and the bytes they take where the database can estimate it, for the
+	 * load figures ({@link io.github.shardtenancy.TenantLoads#measure()}). One query grouped by tenant; it reads the
+	 * whole table.
+	 * <p>The default counts rows ({@code SELECT tenantColumn, COUNT(*) ... GROUP BY tenantColumn}) and estimates no
+	 * bytes ({@code -1}), as on H2; the PostgreSQL dialect adds the sum of {@code pg_column_size} of the rows.
+	 * @param connection a connection to this shard, in a transaction that may read every tenant's rows
+	 * ({@link #beginMaintenance})
+	 * @param table the table, a plain SQL identifier (optionally schema-qualified)
+	 * @param tenantColumn the column holding the tenant id
+	 * @param sink told each tenant's {@code (tenantId, rows, bytes)}, bytes {@code -1} when not estimated
+	 * @throws SQLException on a database error (a missing table or column)
+	 */
+	default void tenantStorage(Connection connection, String table, String tenantColumn, TenantStorageSink sink)
+			throws SQLException {
+		String column = DialectSql.identifier(tenantColumn);
+		try (PreparedStatement ps = connection.prepareStatement("SELECT " + column + ", COUNT(*) FROM "
+				+ DialectSql.identifier(table) + " GROUP BY " + column);
+				java.sql.ResultSet rs = ps.executeQuery()) {
+			while (rs.next()) {
+				sink.tenant(rs.getString(1), rs.getLong(2), -1);
+			}
+		}
+	}
+
+	/** Told one tenant's storage in one table by {@link #tenantStorage}. */
+	@FunctionalInterface
+	interface TenantStorageSink {
+
+		/**
+		 * @param tenantId the tenant
+		 * @param rows its rows in the table
+		 * @param bytes their size in bytes as the database estimates it, or {@code -1}
+		 */
+		void tenant(String tenantId, long rows, long bytes);
+
+	}
+
 }

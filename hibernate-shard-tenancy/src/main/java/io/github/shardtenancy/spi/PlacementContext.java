@@ -1,5 +1,6 @@
 package io.github.shardtenancy.spi;
 
+import io.github.shardtenancy.ShardLoad;
 import io.github.shardtenancy.PlacementRequest;
 import java.util.Comparator;
 import java.util.List;

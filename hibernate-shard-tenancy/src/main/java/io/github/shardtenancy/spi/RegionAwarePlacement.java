@@ -1,5 +1,6 @@
 package io.github.shardtenancy.spi;
 
+import io.github.shardtenancy.ShardLoad;
 import java.util.List;
 import java.util.Objects;
 

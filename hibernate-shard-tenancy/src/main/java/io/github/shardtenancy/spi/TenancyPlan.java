@@ -118,7 +118,17 @@ public final class TenancyPlan {
 
 	/** The instance heartbeat's settings. */
 	public InstanceSettings instanceSettings = InstanceSettings.defaults();
+
 	/** Dual read of moving tenants; off by default. */
 	public io.github.shardtenancy.DualReadSettings dualReadSettings = io.github.shardtenancy.DualReadSettings.defaults();
+
+	/** Whether each tenant connection's traffic is counted for the load figures; off by default. */
+	public boolean loadTracking;
+
+	/** The length of one window of the load figures (they cover one to two windows). */
+	public Duration loadWindow = Duration.ofMinutes(5);
+
+	/** The most tenants whose traffic is kept (the least recently seen are dropped first). */
+	public long loadMaxTenants = 100_000;
 
 }

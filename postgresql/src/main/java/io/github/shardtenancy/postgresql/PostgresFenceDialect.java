@@ -65,6 +65,8 @@ public final class PostgresFenceDialect implements FenceDialect {
 
 	private static final String UPSERT = DialectSql.load(PostgresFenceDialect.class, "upsert");
 
+	private static final String TENANT_STORAGE = DialectSql.load(PostgresFenceDialect.class, "tenant-storage");
+
 	/** Rows per multi-row upsert, at most. */
 	private static final int MAX_ROWS_PER_UPSERT = 1000;
 
@@ -262,6 +264,22 @@ public final class PostgresFenceDialect implements FenceDialect {
 			try (ResultSet rs = ps.executeQuery()) {
 				rs.next();
 				return new long[] { rs.getLong(1), rs.getLong(2) };
+			}
+		}
+	}
+
+	/**
+	 * Rows per tenant and the sum of {@code pg_column_size} of each row (the row's stored data, compressed and
+	 * TOASTed values included; tuple headers, free space and indexes not), in one grouped query over the table.
+	 */
+	@Override
+	public void tenantStorage(Connection connection, String table, String tenantColumn, TenantStorageSink sink)
+			throws SQLException {
+		String sql = DialectSql.fill(TENANT_STORAGE, Map.of("table", DialectSql.identifier(table), "tenantColumn",
+				DialectSql.identifier(tenantColumn)));
+		try (PreparedStatement ps = connection.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+			while (rs.next()) {
+				sink.tenant(rs.getString(1), rs.getLong(2), rs.getLong(3));
 			}
 		}
 	}

@@ -7,6 +7,8 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.boot.actuate.WatcherState;
 import io.github.shardtenancy.boot.actuate.ShardDatabasesHealthContributor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
+import io.github.shardtenancy.boot.actuate.ShardTenancyLoadEndpoint;
+import io.github.shardtenancy.TenantLoads;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpointWebExtension;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
 import io.github.shardtenancy.boot.actuate.TimelineRecorder;
@@ -117,6 +119,21 @@ class ShardTenancyActuatorConfiguration {
 		@ConditionalOnAvailableEndpoint(endpoint = ShardTenancyEndpoint.class, exposure = EndpointExposure.WEB)
 		ShardTenancyEndpointWebExtension shardTenancyEndpointWebExtension(ShardTenancyEndpoint endpoint) {
 			return new ShardTenancyEndpointWebExtension(endpoint);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+	static class LoadEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnAvailableEndpoint(ShardTenancyLoadEndpoint.class)
+		ShardTenancyLoadEndpoint shardTenancyLoadEndpoint(TenantLoads loads, RebalancerRuns runs,
+				ShardTenancyProperties properties) {
+			return new ShardTenancyLoadEndpoint(loads, runs, properties.getLoad().getHotMeasure(),
+					properties.getLoad().getHotThreshold());
 		}
 
 	}

@@ -33,7 +33,8 @@ import org.springframework.context.annotation.Import;
 		ShardTenancyLifecycleConfiguration.class, ShardTenancyMoveConfiguration.class,
 		ShardTenancyMetricsConfiguration.class, ShardTenancyActuatorConfiguration.class,
 		ShardTenancyTaskConfiguration.class, ShardTenancyOpenInViewConfiguration.class,
-		ShardTenancyObservationConfiguration.class, ShardTenancySeedConfiguration.class })
+		ShardTenancyObservationConfiguration.class, ShardTenancySeedConfiguration.class,
+		ShardTenancyLoadConfiguration.class })
 public final class ShardTenancyAutoConfiguration {
 
 }

@@ -174,10 +174,11 @@ class ShardTenancyCoreConfiguration {
 	 * routing can happen on an unmigrated directory or shard. Every bean that routes depends on it.
 	 */
 	@Bean
-	ShardTenancyStart shardTenancyStart(ShardTenancy tenancy, ObjectProvider<ShardTenancyMigrator> migrator) {
+	ShardTenancyStart shardTenancyStart(ShardTenancy tenancy, ObjectProvider<ShardTenancyMigrator> migrator,
+			ShardTenancyProperties properties) {
 		migrator.ifAvailable((m) -> {
 		});
-		return new ShardTenancyStart(tenancy);
+		return new ShardTenancyStart(tenancy, properties.getInitialTenants());
 	}
 
 	@Bean

@@ -1,17 +1,12 @@
 package io.github.shardtenancy.boot;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
 
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.spi.BackgroundScheduler;
-import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * The lifecycle's background work, on the tenancy's background scheduler ({@link ShardTenancyBackgroundThreads}: the
@@ -27,17 +22,13 @@ import org.springframework.context.SmartLifecycle;
  * ({@code shard-tenancy.lifecycle.register-shards}).
  * Failures of a background run are logged and retried at the next run.
  */
-class ShardTenancyLifecycleScheduler implements SmartLifecycle {
-
-	private static final Logger log = LoggerFactory.getLogger(ShardTenancyLifecycleScheduler.class);
+class ShardTenancyLifecycleScheduler extends ScheduledBackgroundWork {
 
 	private final ShardTenancy tenancy;
 
 	private final ShardTenancyProperties properties;
 
 	private final BackgroundScheduler scheduler;
-
-	private @Nullable List<Future<?>> tasks;
 
 	/**
 	 * @param tenancy the tenancy
@@ -57,42 +48,15 @@ class ShardTenancyLifecycleScheduler implements SmartLifecycle {
 	}
 
 	@Override
-	public synchronized void start() {
-		if (this.tasks != null) {
-			return;
-		}
-		List<Future<?>> started = new ArrayList<>();
+	void schedule(List<Future<?>> started) {
 		Duration sync = this.properties.getLifecycle().getRegistrySyncInterval();
 		started.add(this.scheduler.scheduleWithFixedDelay(
-				() -> quietly("shard registry sync", this.tenancy.admin()::syncShards), sync, sync));
+				quietly("shard registry sync", this.tenancy.admin()::syncShards), sync, sync));
 		if (isReconciliationScheduled()) {
 			Duration interval = this.properties.getReconciliation().getInterval();
-			started.add(this.scheduler.scheduleWithFixedDelay(() -> quietly("reconciliation", this.tenancy::reconcile),
+			started.add(this.scheduler.scheduleWithFixedDelay(quietly("reconciliation", this.tenancy::reconcile),
 					interval, interval));
 		}
-		this.tasks = started;
-	}
-
-	private static void quietly(String what, Runnable work) {
-		try {
-			work.run();
-		}
-		catch (RuntimeException ex) {
-			log.warn("Background {} failed: {}", what, ex.getMessage());
-		}
-	}
-
-	@Override
-	public synchronized void stop() {
-		if (this.tasks != null) {
-			this.tasks.forEach((task) -> task.cancel(false));
-			this.tasks = null;
-		}
-	}
-
-	@Override
-	public synchronized boolean isRunning() {
-		return this.tasks != null;
 	}
 
 }

@@ -71,6 +71,13 @@ public class ShardTenancyProperties implements InitializingBean {
 	 */
 	private List<String> referenceTables = new ArrayList<>();
 
+	/**
+	 * Tenants created at start-up when the directory does not have them yet, placed by the placement policy and seeded
+	 * as TenantAdmin.create does, for example demonstration or development tenants; a tenant that exists is left alone.
+	 * Default: none.
+	 */
+	private List<String> initialTenants = new ArrayList<>();
+
 	/** The HTTP header carrying the tenant of a request. */
 	private final Web web = new Web();
 
@@ -129,6 +136,14 @@ public class ShardTenancyProperties implements InitializingBean {
 	/** The dual read of moving tenants: chosen queries compared on source and target while a tenant moves. */
 	@NestedConfigurationProperty
 	private final DualReadProperties dualRead = new DualReadProperties();
+
+	/** The load figures: this instance's traffic per tenant, their metrics, the hot-tenant report. */
+	@NestedConfigurationProperty
+	private final LoadProperties load = new LoadProperties();
+
+	/** The rebalancer: moves that bring every shard within a band of the median load. */
+	@NestedConfigurationProperty
+	private final RebalancerProperties rebalancer = new RebalancerProperties();
 
 	/**
 	 * Checks the numeric settings once bound.
@@ -196,6 +211,14 @@ public class ShardTenancyProperties implements InitializingBean {
 		this.referenceTables = referenceTables;
 	}
 
+	public List<String> getInitialTenants() {
+		return this.initialTenants;
+	}
+
+	public void setInitialTenants(List<String> initialTenants) {
+		this.initialTenants = initialTenants;
+	}
+
 	public Web getWeb() {
 		return this.web;
 	}
@@ -250,6 +273,14 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public DualReadProperties getDualRead() {
 		return this.dualRead;
+	}
+
+	public LoadProperties getLoad() {
+		return this.load;
+	}
+
+	public RebalancerProperties getRebalancer() {
+		return this.rebalancer;
 	}
 
 	/** @return the configured actor, or {@code "app@" + host name} when none is configured; never {@code null} */

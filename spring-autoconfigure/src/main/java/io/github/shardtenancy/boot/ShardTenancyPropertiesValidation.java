@@ -60,6 +60,24 @@ final class ShardTenancyPropertiesValidation {
 		positive("shard-tenancy.dual-read.timeout", dualRead.getTimeout());
 		atLeast("shard-tenancy.dual-read.rechecks", dualRead.getRechecks(), 0);
 		notNegative("shard-tenancy.dual-read.recheck-delay", dualRead.getRecheckDelay());
+		positive("shard-tenancy.load.window", p.getLoad().getWindow());
+		atLeast("shard-tenancy.load.max-tenants", p.getLoad().getMaxTenants(), 1);
+		positive("shard-tenancy.load.metrics-refresh", p.getLoad().getMetricsRefresh());
+		share("shard-tenancy.load.hot-threshold", p.getLoad().getHotThreshold());
+		RebalancerProperties rebalancer = p.getRebalancer();
+		positive("shard-tenancy.rebalancer.interval", rebalancer.getInterval());
+		if (!(rebalancer.getBand() >= 0) || Double.isInfinite(rebalancer.getBand())) {
+			throw invalid("shard-tenancy.rebalancer.band", rebalancer.getBand(), "a fraction of the median, 0 or more");
+		}
+		atLeast("shard-tenancy.rebalancer.max-concurrent-moves", rebalancer.getMaxConcurrentMoves(), 1);
+		atLeast("shard-tenancy.rebalancer.max-moves-per-round", rebalancer.getMaxMovesPerRound(), 1);
+		notNegative("shard-tenancy.rebalancer.pause", rebalancer.getPause());
+	}
+
+	private static void share(String property, double value) {
+		if (!(value > 0 && value <= 1)) {
+			throw invalid(property, value, "a share greater than 0 and at most 1");
+		}
 	}
 
 	private static void atLeast(String property, long value, long min) {

@@ -37,10 +37,43 @@ final class FencedConnection extends ConnectionDelegate {
 	/** Called by {@code close()} on a connection of the tenant-routing DataSource. */
 	private TenantConnection.@Nullable Release release;
 
+	/** When the connection was handed out, for the time spent in the tenant's work. */
+	private final long handedOutNanos = System.nanoTime();
+
+	/** Rows written by statements of the transaction in progress, not yet committed. */
+	private long rowsPending;
+
+	/** Rows written by committed transactions of this connection. */
+	private long rowsCommitted;
+
+	/** Transactions this connection ended (commits and rollbacks, and statements in auto-commit mode). */
+	private long transactions;
+
 	FencedConnection(Connection connection, Route route, FenceBegin begin) {
 		super(connection);
 		this.route = route;
 		this.begin = begin;
+	}
+
+	/**
+	 * A statement ran.
+	 * @param rows the rows it reports written (0 for a read)
+	 * @param autoCommitted whether it was committed on its own (auto-commit mode of a DataSource connection)
+	 */
+	void executed(long rows, boolean autoCommitted) {
+		if (autoCommitted) {
+			this.rowsCommitted += rows;
+			this.transactions++;
+		}
+		else {
+			this.rowsPending += rows;
+		}
+	}
+
+	/** @return what this connection did since it was handed out, as of now */
+	TenantConnection.Usage usage() {
+		return new TenantConnection.Usage(this.route.tenantId(), this.route.shardId(), this.transactions,
+				this.rowsCommitted, System.nanoTime() - this.handedOutNanos);
 	}
 
 	/** @return the pool's connection inside this one */
@@ -229,15 +262,27 @@ final class FencedConnection extends ConnectionDelegate {
 		else {
 			this.connection.setAutoCommit(false);
 		}
+		if (autoCommit && this.rowsPending > 0) {
+			committed();
+		}
 	}
 
 	@Override
 	public void commit() throws SQLException {
 		if (this.dataSource != null) {
 			this.dataSource.commitAsked();
-			return;
 		}
-		endTransaction(this.connection::commit);
+		else {
+			endTransaction(this.connection::commit);
+		}
+		committed();
+	}
+
+	/** The transaction in progress committed: its rows count as written. */
+	private void committed() {
+		this.rowsCommitted += this.rowsPending;
+		this.rowsPending = 0;
+		this.transactions++;
 	}
 
 	@Override
@@ -246,6 +291,10 @@ final class FencedConnection extends ConnectionDelegate {
 			if (this.dataSource.isOn()) {
 				return; // nothing is pending in auto-commit mode
 			}
+		}
+		this.rowsPending = 0;
+		this.transactions++;
+		if (this.dataSource != null) {
 			this.dataSource.rolledBack();
 		}
 		endTransaction(this.connection::rollback);

@@ -37,10 +37,33 @@ class FencedStatement implements Statement {
 			this.connection.begin().now();
 		}
 		AutoCommitEmulation autoCommit = this.connection.autoCommit();
-		if (autoCommit == null) {
-			return execution.run();
+		boolean read = sql != null && isRead(sql);
+		T result = autoCommit == null ? execution.run()
+				: autoCommit.execute(this.statement, sql, read, execution);
+		this.connection.executed(read ? 0 : rowsOf(result), autoCommit != null && autoCommit.isOn());
+		return result;
+	}
+
+	/** @return the rows an execution's result reports written (an update count or a batch's counts), else 0 */
+	private static long rowsOf(@Nullable Object result) {
+		if (result instanceof Integer count) {
+			return Math.max(count, 0);
 		}
-		return autoCommit.execute(this.statement, sql, sql != null && isRead(sql), execution);
+		if (result instanceof Long count) {
+			return Math.max(count, 0);
+		}
+		long rows = 0;
+		if (result instanceof int[] counts) {
+			for (int count : counts) {
+				rows += Math.max(count, 0);
+			}
+		}
+		else if (result instanceof long[] counts) {
+			for (long count : counts) {
+				rows += Math.max(count, 0);
+			}
+		}
+		return rows;
 	}
 
 	/** @return whether the SQL only reads ({@link StatementClassifier#isRead}) */

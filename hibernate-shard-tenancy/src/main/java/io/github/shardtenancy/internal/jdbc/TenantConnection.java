@@ -126,6 +126,26 @@ public final class TenantConnection {
 		return connection instanceof FencedConnection fenced ? fenced.pooled() : connection;
 	}
 
+	/**
+	 * @param connection a connection, possibly from {@link #wrap}
+	 * @return what it did since it was handed out, or {@code null} if it is not a tenant connection
+	 */
+	public static @org.jspecify.annotations.Nullable Usage usage(Connection connection) {
+		return connection instanceof FencedConnection fenced ? fenced.usage() : null;
+	}
+
+	/**
+	 * What one tenant connection did between being handed out and now.
+	 * @param tenantId the tenant
+	 * @param shardId its shard
+	 * @param transactions transactions ended: commits and rollbacks, and statements run in auto-commit mode
+	 * @param rowsWritten rows reported written (update counts, batch counts) by statements of committed transactions
+	 * (a statement run with {@code execute()} reports none)
+	 * @param nanos time since the connection was handed out, in nanoseconds
+	 */
+	public record Usage(String tenantId, String shardId, long transactions, long rowsWritten, long nanos) {
+	}
+
 	/** Returns a DataSource connection to the provider. */
 	@FunctionalInterface
 	public interface Release {

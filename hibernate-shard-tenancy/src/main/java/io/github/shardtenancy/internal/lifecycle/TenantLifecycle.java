@@ -40,7 +40,7 @@ import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.spi.PlacementContext;
-import io.github.shardtenancy.spi.ShardLoad;
+import io.github.shardtenancy.ShardLoad;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,7 +2,7 @@ package io.github.shardtenancy.internal.placement;
 
 import io.github.shardtenancy.PlacementRequest;
 import io.github.shardtenancy.spi.PlacementContext;
-import io.github.shardtenancy.spi.ShardLoad;
+import io.github.shardtenancy.ShardLoad;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

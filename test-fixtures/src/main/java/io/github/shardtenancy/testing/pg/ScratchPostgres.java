@@ -85,6 +85,20 @@ public final class ScratchPostgres implements AutoCloseable {
 		return pool(this.server.jdbcUrl().replace("/postgres", "/" + database), size);
 	}
 
+	/**
+	 * @param pool a pool of this server (from {@link #createDatabase})
+	 * @param size the new pool's maximum size
+	 * @return settings for another pool on the same database, to hand to {@code ShardTenancy.builder()}
+	 */
+	public static HikariConfig configLike(HikariDataSource pool, int size) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(pool.getJdbcUrl());
+		config.setUsername(pool.getUsername());
+		config.setPassword(pool.getPassword());
+		config.setMaximumPoolSize(size);
+		return config;
+	}
+
 	private HikariDataSource pool(String url, int size) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(url);
