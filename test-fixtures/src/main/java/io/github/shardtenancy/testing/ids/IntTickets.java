@@ -1,8 +1,5 @@
 package io.github.shardtenancy.testing.ids;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,7 +17,6 @@ import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantContext;
 import org.hibernate.SessionFactory;
-import org.hibernate.cfg.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,19 +27,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 public final class IntTickets {
 
 	private IntTickets() {
-	}
-
-	/**
-	 * @param tenancy the tenancy
-	 * @param dialect Hibernate's dialect class name
-	 * @return a session factory mapping {@link IntTicket}, on the tenancy's {@link ShardTenancy#hibernateSettings()}
-	 */
-	public static SessionFactory sessionFactory(ShardTenancy tenancy, String dialect) {
-		Configuration configuration = new Configuration().addAnnotatedClass(IntTicket.class);
-		configuration.getProperties().putAll(tenancy.hibernateSettings());
-		configuration.setProperty("hibernate.dialect", dialect);
-		configuration.setProperty("hibernate.hbm2ddl.auto", "none");
-		return configuration.buildSessionFactory();
 	}
 
 	/**
@@ -65,8 +48,8 @@ public final class IntTickets {
 			String tenantA, String tenantB, int perThread) throws Exception {
 		first.admin().create(tenantA, "shard-1");
 		first.admin().create(tenantB, "shard-2");
-		try (SessionFactory firstFactory = sessionFactory(first, dialect);
-				SessionFactory secondFactory = sessionFactory(second, dialect)) {
+		try (SessionFactory firstFactory = Tickets.sessionFactory(first, dialect);
+				SessionFactory secondFactory = Tickets.sessionFactory(second, dialect)) {
 			ExecutorService threads = Executors.newFixedThreadPool(16);
 			List<Integer> ids = new ArrayList<>();
 			try {
@@ -124,13 +107,7 @@ public final class IntTickets {
 	 */
 	public static Set<Integer> ids(DataSource shard) throws SQLException {
 		Set<Integer> ids = new HashSet<>();
-		try (Connection c = shard.getConnection();
-				PreparedStatement ps = c.prepareStatement("SELECT id FROM int_ticket");
-				ResultSet rs = ps.executeQuery()) {
-			while (rs.next()) {
-				ids.add(rs.getInt(1));
-			}
-		}
+		Tickets.ids(shard, "int_ticket").forEach((id) -> ids.add(Math.toIntExact(id)));
 		return ids;
 	}
 
