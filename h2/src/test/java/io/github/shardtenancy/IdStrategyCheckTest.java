@@ -5,6 +5,7 @@ import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.testing.ids.IntTicket;
 import io.github.shardtenancy.testing.ids.Ticket;
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
@@ -97,6 +98,19 @@ class IdStrategyCheckTest {
 	}
 
 	@Test
+	@DisplayName("Integer IDENTITY and SEQUENCE ids are refused too, naming each entity")
+	void integerIdentityAndSequenceRefused() {
+		assertThat(refused(IntIdentityTicket.class, IntSequenceTicket.class).getMessage()).contains(
+				IntIdentityTicket.class.getName() + " (IDENTITY)", IntSequenceTicket.class.getName() + " (SEQUENCE)");
+	}
+
+	@Test
+	@DisplayName("an Integer @ShardSafeId tenant entity is accepted, next to a Long one")
+	void integerShardSafeIdAccepted() {
+		assertThatNoException().isThrownBy(() -> build(this.tenancy, IntTicket.class, Ticket.class).close());
+	}
+
+	@Test
 	@DisplayName("UUID, assigned and @ShardSafeId tenant entities, and an IDENTITY entity without a tenant, are accepted")
 	void safeStrategiesAccepted() {
 		assertThatNoException().isThrownBy(() -> build(this.tenancy, UuidTicket.class, AssignedTicket.class,
@@ -121,6 +135,33 @@ class IdStrategyCheckTest {
 		@Id
 		@GeneratedValue(strategy = GenerationType.IDENTITY)
 		Long id;
+
+		@TenantId
+		String tenantId;
+
+	}
+
+	@Entity
+	@Table(name = "int_ticket")
+	static class IntIdentityTicket {
+
+		@Id
+		@GeneratedValue(strategy = GenerationType.IDENTITY)
+		Integer id;
+
+		@TenantId
+		String tenantId;
+
+	}
+
+	@Entity
+	@Table(name = "int_ticket")
+	static class IntSequenceTicket {
+
+		@Id
+		@GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "int_tickets")
+		@SequenceGenerator(name = "int_tickets", sequenceName = "int_ticket_seq")
+		Integer id;
 
 		@TenantId
 		String tenantId;

@@ -11,6 +11,7 @@ import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.retry.FenceRejection;
+import io.github.shardtenancy.testing.ids.IntTickets;
 import io.github.shardtenancy.testing.ids.Ticket;
 import io.github.shardtenancy.testing.ids.Tickets;
 import org.hibernate.SessionFactory;
@@ -24,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@link ShardSafeId} on fenced H2 shards, through plain Hibernate on {@link ShardTenancy#builder()}: two application
  * instances (two tenancies on the same directory and shards) insert at once, each tenant on its own shard, and a
  * tenant is then moved online next to the other one's rows: no id is used twice, and the move copies every row
- * ({@link Tickets#twoInstancesThenMove}).
+ * ({@link Tickets#twoInstancesThenMove}); the same with {@code Integer} ids ({@link IntTickets#twoInstancesThenMove}).
  */
 @DisplayName("@ShardSafeId: two instances insert on two shards at once, then a move brings the rows together")
 class ShardSafeIdTest {
@@ -38,16 +39,20 @@ class ShardSafeIdTest {
 		return config;
 	}
 
+	private static void migrate(ShardTenancy tenancy) {
+		ShardTenancyMigrations.migrateDirectory(tenancy.directoryDataSource());
+		for (String shardId : tenancy.topology().shardIds()) {
+			ShardTenancyMigrations.migrateShard(tenancy.topology().dataSource(shardId), shardId,
+					List.of(Tickets.CHANGELOG));
+		}
+	}
+
 	@Test
 	@DisplayName("concurrent inserts by two instances on two shards, then an online move: every id distinct, all rows on the target")
 	void twoInstancesThenMove() throws Exception {
 		try (ShardTenancy first = Tickets.instance("first@test", this::pool);
 				ShardTenancy second = Tickets.instance("second@test", this::pool)) {
-			ShardTenancyMigrations.migrateDirectory(first.directoryDataSource());
-			for (String shardId : first.topology().shardIds()) {
-				ShardTenancyMigrations.migrateShard(first.topology().dataSource(shardId), shardId,
-						List.of(Tickets.CHANGELOG));
-			}
+			migrate(first);
 			first.start();
 			second.start();
 
@@ -66,14 +71,29 @@ class ShardSafeIdTest {
 	}
 
 	@Test
+	@DisplayName("Integer ids: many threads of two instances on two shards, then an online move: every id distinct, all rows on the target")
+	void integerIdsOfTwoInstancesThenMove() throws Exception {
+		try (ShardTenancy first = Tickets.instance("first@test", this::pool);
+				ShardTenancy second = Tickets.instance("second@test", this::pool)) {
+			migrate(first);
+			first.start();
+			second.start();
+
+			List<Integer> ids = IntTickets.twoInstancesThenMove(first, second, "org.hibernate.dialect.H2Dialect", "acme",
+					"globex", 50);
+
+			// Plain JDBC ids come from the same blocks, and are new.
+			int jdbcId = first.nextIntId();
+			assertThat(ids).doesNotContain(jdbcId);
+			assertThat(jdbcId).isPositive();
+		}
+	}
+
+	@Test
 	@DisplayName("an entity persisted in a transaction the fence rejected loses its id, and gets a new one when persisted again")
 	void rejectedAttemptGetsANewId() throws Exception {
 		try (ShardTenancy tenancy = Tickets.instance("reject@test", this::pool)) {
-			ShardTenancyMigrations.migrateDirectory(tenancy.directoryDataSource());
-			for (String shardId : tenancy.topology().shardIds()) {
-				ShardTenancyMigrations.migrateShard(tenancy.topology().dataSource(shardId), shardId,
-						List.of(Tickets.CHANGELOG));
-			}
+			migrate(tenancy);
 			tenancy.start();
 			DirectoryEntry entry = tenancy.admin().create("initech", "shard-1");
 			DataSource shard = tenancy.topology().dataSource("shard-1");

@@ -24,8 +24,14 @@ import java.util.Objects;
  * @param lease how long a generator lease lasts without renewal (renewed every third of it); positive
  * @param maxClockBackwards how far the clock may step back (NTP adjustments) before the generator refuses; the
  * generator waits for the clock to catch up with its last id up to this long; not negative
+ * @param integerBlockSize how many {@code Integer} ids an instance leases from the directory's global counter in one
+ * round trip (see {@link ShardSafeId}); positive. Larger blocks mean fewer round trips, and more ids skipped when an
+ * instance stops with part of its block unused
  */
-public record IdSettings(Instant epoch, Duration lease, Duration maxClockBackwards) {
+public record IdSettings(Instant epoch, Duration lease, Duration maxClockBackwards, int integerBlockSize) {
+
+	/** The default {@link #integerBlockSize()}. */
+	public static final int DEFAULT_INTEGER_BLOCK_SIZE = 100;
 
 	/** Bits of milliseconds since the epoch. */
 	public static final int TIMESTAMP_BITS = 41;
@@ -47,7 +53,8 @@ public record IdSettings(Instant epoch, Duration lease, Duration maxClockBackwar
 
 	/**
 	 * @throws NullPointerException if an argument is {@code null}
-	 * @throws IllegalArgumentException if the lease is not positive or {@code maxClockBackwards} is negative
+	 * @throws IllegalArgumentException if the lease is not positive, {@code maxClockBackwards} is negative or
+	 * {@code integerBlockSize} is not positive
 	 */
 	public IdSettings {
 		Objects.requireNonNull(epoch, "epoch");
@@ -59,9 +66,27 @@ public record IdSettings(Instant epoch, Duration lease, Duration maxClockBackwar
 		if (maxClockBackwards.isNegative()) {
 			throw new IllegalArgumentException("maxClockBackwards must not be negative: " + maxClockBackwards);
 		}
+		if (integerBlockSize < 1) {
+			throw new IllegalArgumentException("integerBlockSize must be positive: " + integerBlockSize);
+		}
 	}
 
-	/** @return the epoch 2024-01-01T00:00:00Z, a lease of 60 seconds and a clock step back of up to 1 second */
+	/**
+	 * Settings with the {@link #DEFAULT_INTEGER_BLOCK_SIZE default Integer block size}.
+	 * @param epoch see {@link #epoch()}
+	 * @param lease see {@link #lease()}
+	 * @param maxClockBackwards see {@link #maxClockBackwards()}
+	 * @throws NullPointerException if an argument is {@code null}
+	 * @throws IllegalArgumentException if the lease is not positive or {@code maxClockBackwards} is negative
+	 */
+	public IdSettings(Instant epoch, Duration lease, Duration maxClockBackwards) {
+		this(epoch, lease, maxClockBackwards, DEFAULT_INTEGER_BLOCK_SIZE);
+	}
+
+	/**
+	 * @return the epoch 2024-01-01T00:00:00Z, a lease of 60 seconds, a clock step back of up to 1 second and blocks of
+	 * {@value #DEFAULT_INTEGER_BLOCK_SIZE} Integer ids
+	 */
 	public static IdSettings defaults() {
 		return new IdSettings(DEFAULT_EPOCH, Duration.ofSeconds(60), Duration.ofSeconds(1));
 	}

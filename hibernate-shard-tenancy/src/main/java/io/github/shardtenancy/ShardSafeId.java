@@ -10,7 +10,7 @@ import io.github.shardtenancy.internal.ids.ShardSafeIdGenerator;
 import org.hibernate.annotations.IdGeneratorType;
 
 /**
- * Generates a {@code Long} (or {@code long}) identifier that is unique across every shard and every application
+ * Generates a {@code Long} (or {@code long}), or an {@code Integer} (or {@code int}), identifier that is unique across every shard and every application
  * instance, without a round trip per insert, so that moving a tenant's rows to another shard never collides with the
  * rows already there:
  *
@@ -27,6 +27,17 @@ import org.hibernate.annotations.IdGeneratorType;
  * <p>The generator throws {@link IdGenerationException} rather than risk a duplicate: when this instance's lease
  * expired without renewal (the directory was unreachable for longer than {@link IdSettings#lease()}), or the clock
  * moved backwards by more than {@link IdSettings#maxClockBackwards()}.
+ *
+ * <p>On an {@code Integer} (or {@code int}) id, the id is instead the next of a block of ids this instance leased
+ * from a global counter in the directory (table {@code shard_id_block}; {@link IdSettings#integerBlockSize()} ids per
+ * directory round trip): unique across every shard, tenant, instance and {@code Integer}-id entity for the
+ * directory's life, and never reused (a block an instance leased and did not use up is skipped). The ceiling is
+ * shared: 2<sup>31</sup>-1 ids in total for all tenants of all {@code Integer}-id entities, after which the generator
+ * throws {@link IdGenerationException}. Prefer {@code Long} for tables expected to grow past a few hundred million
+ * rows in all, or when ids must not need the directory once a block is used up; {@code Integer} suits applications
+ * that have {@code Integer} ids already and would otherwise change their type everywhere. The counter starts at 1:
+ * tables with rows from an earlier {@code IDENTITY} or sequence need it set above their highest id first (see the
+ * migration guide). {@code Integer} ids are not time-ordered.
  *
  * <p>The session factory must use the library's connection provider ({@link ShardTenancy#hibernateSettings()}, or the
  * Spring Boot starter); the lease is taken when the session factory is built.

@@ -169,6 +169,18 @@ public interface ShardTenancy extends AutoCloseable {
 	long nextId();
 
 	/**
+	 * Generates an {@code Integer} id as {@link ShardSafeId} does on an {@code Integer} id, for rows written without
+	 * Hibernate: unique across shards, instances and every {@code Integer}-id entity for the directory's life, from a
+	 * block of ids leased from the directory's global counter (one round trip per
+	 * {@link IdSettings#integerBlockSize() block}). Thread-safe.
+	 * @return a new id, positive
+	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE} (2<sup>31</sup>-1 ids in all), or a
+	 * block was needed and the directory could not be reached
+	 * @throws IllegalStateException if the tenancy is closed
+	 */
+	int nextIntId();
+
+	/**
 	 * @return a {@link DataSource} whose connections belong to the bound tenant's shard, for plain JDBC (for example
 	 * Spring's {@code JdbcTemplate}); connections start in auto-commit mode as JDBC requires; never {@code null}
 	 */

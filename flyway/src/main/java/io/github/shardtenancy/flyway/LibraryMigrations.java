@@ -24,6 +24,7 @@ final class LibraryMigrations {
 			versioned("5", "reference data log", "directory-reference.xml", "reference-1"),
 			versioned("7", "shard read replicas", "directory-replicas.xml", "replicas-1"),
 			versioned("11", "instance heartbeat", "directory-instances.xml", "instances-1"),
+			versioned("12", "integer id blocks", "directory-id-blocks.xml", "id-blocks-1"),
 			repeatable("directory notification (PostgreSQL)", new ChangeSet("directory.xml", "directory-pg-1")));
 
 	/**

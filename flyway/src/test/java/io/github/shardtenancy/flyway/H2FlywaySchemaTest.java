@@ -77,7 +77,8 @@ class H2FlywaySchemaTest {
 		HikariDataSource directory = h2("fw-scan");
 		ShardTenancyFlyway.migrateDirectory(directory);
 		assertThat(versions(directory, "\"shard_tenancy_schema_history\""))
-			.containsExactly("TABLE null", "JDBC 1", "JDBC 2", "JDBC 3", "JDBC 4", "JDBC 5", "JDBC 7", "JDBC 11", "JDBC null");
+			.containsExactly("TABLE null", "JDBC 1", "JDBC 2", "JDBC 3", "JDBC 4", "JDBC 5", "JDBC 7", "JDBC 11", "JDBC 12",
+					"JDBC null");
 	}
 
 	@Test

@@ -104,6 +104,11 @@ final class DefaultShardTenancy implements ShardTenancy {
 	}
 
 	@Override
+	public int nextIntId() {
+		return this.wiring.ids().nextInt();
+	}
+
+	@Override
 	public DataSource dataSource() {
 		return this.wiring.dataSource();
 	}

@@ -10,6 +10,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.testing.ids.IntTickets;
 import io.github.shardtenancy.testing.ids.Tickets;
 import io.github.shardtenancy.testing.pg.ScratchPostgres;
 import org.junit.jupiter.api.AfterAll;
@@ -24,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code @ShardSafeId} on embedded PostgreSQL (PL/pgSQL fence, online mover with change capture), through plain
  * Hibernate on {@link ShardTenancy#builder()}: two application instances lease two generator ids from the PostgreSQL
  * directory (the directory changelog created {@code shard_id_generator}), insert at once on two shards, and a tenant
- * is moved online next to the other one's rows with no key collision; closing an instance releases its lease.
+ * is moved online next to the other one's rows with no key collision; closing an instance releases its lease. The same
+ * with {@code Integer} ids from blocks of the directory's global counter ({@code shard_id_block}).
  */
 @DisplayName("PostgreSQL: @ShardSafeId ids of two instances on two shards survive a move")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -77,6 +79,32 @@ class PostgresShardSafeIdTest {
 			assertThat(leaseOwners()).as("two live leases").hasSize(2).doesNotContainNull();
 		}
 		assertThat(leaseOwners()).as("both leases released on close").hasSize(2).containsOnlyNulls();
+	}
+
+	@Test
+	@DisplayName("Integer ids: concurrent inserts by two instances on two shards, then an online move: every id distinct, all rows on the target")
+	void integerIdsOfTwoInstancesThenMove() throws Exception {
+		try (ShardTenancy first = Tickets.instance("first-int@pg", this::pool);
+				ShardTenancy second = Tickets.instance("second-int@pg", this::pool)) {
+			first.start();
+			second.start();
+
+			List<Integer> ids = IntTickets.twoInstancesThenMove(first, second, "org.hibernate.dialect.PostgreSQLDialect",
+					"initech", "hooli", 30);
+
+			long counter = integerCounter();
+			assertThat(ids).as("below the directory's counter").allMatch((id) -> id < counter);
+		}
+	}
+
+	private long integerCounter() throws SQLException {
+		try (Connection c = this.databases.get("directory").getConnection();
+				PreparedStatement ps = c.prepareStatement(
+						"SELECT next_id FROM shard_id_block WHERE counter_name = 'integer'");
+				ResultSet rs = ps.executeQuery()) {
+			assertThat(rs.next()).isTrue();
+			return rs.getLong(1);
+		}
 	}
 
 	private List<String> leaseOwners() throws SQLException {

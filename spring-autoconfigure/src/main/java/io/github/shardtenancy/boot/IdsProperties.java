@@ -37,6 +37,12 @@ public class IdsProperties {
 	 */
 	private Duration maxClockBackwards = Duration.ofSeconds(1);
 
+	/**
+	 * Number of {@code Integer} ids of {@code @ShardSafeId} an instance leases from the directory's global counter in
+	 * one round trip; the ids of a block an instance did not use up are skipped. Default 100.
+	 */
+	private int integerBlockSize = IdSettings.DEFAULT_INTEGER_BLOCK_SIZE;
+
 	public IdCheck getCheck() {
 		return this.check;
 	}
@@ -67,6 +73,14 @@ public class IdsProperties {
 
 	public void setMaxClockBackwards(Duration maxClockBackwards) {
 		this.maxClockBackwards = maxClockBackwards;
+	}
+
+	public int getIntegerBlockSize() {
+		return this.integerBlockSize;
+	}
+
+	public void setIntegerBlockSize(int integerBlockSize) {
+		this.integerBlockSize = integerBlockSize;
 	}
 
 }

@@ -142,7 +142,8 @@ class ShardTenancyCoreConfiguration {
 			.registerShards(properties.getLifecycle().isRegisterShards())
 			.prepareShardsOnStart(false)
 			.backgroundScheduler(threads.scheduler())
-			.ids(new IdSettings(ids.getEpoch(), ids.getLease(), ids.getMaxClockBackwards()))
+			.ids(new IdSettings(ids.getEpoch(), ids.getLease(), ids.getMaxClockBackwards(),
+					ids.getIntegerBlockSize()))
 			.idCheck(ids.getCheck());
 		DualReadProperties dualRead = properties.getDualRead();
 		builder.dualRead(new DualReadSettings(dualRead.isEnabled(), dualRead.getSampleRate(), dualRead.getTimeout(),

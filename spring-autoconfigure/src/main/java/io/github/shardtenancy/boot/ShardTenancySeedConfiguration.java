@@ -23,7 +23,8 @@ class ShardTenancySeedConfiguration {
 			ResourceLoader resourceLoader, ObjectProvider<TenantSeeder> seeders,
 			ObjectProvider<ShardTenancy> shardTenancy) {
 		SqlScriptTenantSeeder scripts = SqlScriptTenantSeeder.of(properties.getSeed(),
-				ResourcePatternUtils.getResourcePatternResolver(resourceLoader), () -> shardTenancy.getObject().nextId());
+				ResourcePatternUtils.getResourcePatternResolver(resourceLoader), () -> shardTenancy.getObject().nextId(),
+				() -> shardTenancy.getObject().nextIntId());
 		return (builder) -> {
 			if (scripts != null) {
 				builder.tenantSeeder(scripts);

@@ -1,6 +1,7 @@
 package io.github.shardtenancy.boot;
 
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import javax.sql.DataSource;
 import io.github.shardtenancy.DirectoryEvent;
 import io.github.shardtenancy.NestedDirectoryWriteException;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantSeedException;
@@ -118,6 +120,42 @@ class TenantSeedTests {
 					.doesNotHaveDuplicates()
 					.allSatisfy((id) -> assertThat(id).isGreaterThan(1L << 22));
 				assertThat(otherIds).hasSize(5).doesNotContainAnyElementsOf(ids);
+			});
+	}
+
+	@Test
+	@DisplayName("${intId:name} in seed scripts is a shard-safe Integer id from the directory's blocks (shard-tenancy.ids.integer-block-size), apart from ${id:name}")
+	void seedScriptsGetIntegerIds() {
+		this.runner
+			.withPropertyValues("shard-tenancy.seed.locations=classpath:db/seed/int-ids/*.sql",
+					"shard-tenancy.liquibase.shard-changelogs=classpath:db/seed-int-ids-shard.xml",
+					"shard-tenancy.tenant-tables=label:tenant_id,tag:tenant_id", "shard-tenancy.ids.integer-block-size=3")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				TenantAdmin admin = context.getBean(TenantAdmin.class);
+				admin.create("acme", "shard-1");
+				admin.create("globex", "shard-1");
+				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+				String idsOf = "SELECT id FROM label WHERE tenant_id = ? UNION ALL SELECT id FROM tag WHERE tenant_id = ?";
+				List<Integer> all = new ArrayList<>();
+				for (String tenant : List.of("acme", "globex")) {
+					List<String> urgent = TenantContext.callAs(tenant, () -> jdbc.queryForList(
+							"SELECT t.title FROM tag t JOIN label l ON l.id = t.label_id "
+									+ "WHERE t.tenant_id = ? AND l.name = 'Urgent' ORDER BY t.title",
+							String.class, tenant));
+					assertThat(urgent).as("the tags reference the label's Integer id").containsExactly("Call back", "Pay");
+					List<Long> longRefs = TenantContext.callAs(tenant, () -> jdbc.queryForList(
+							"SELECT DISTINCT long_ref FROM label WHERE tenant_id = ?", Long.class, tenant));
+					assertThat(longRefs).as("${id:urgent} is one Long id, not the Integer one").singleElement()
+						.satisfies((id) -> assertThat(id).isGreaterThan(Integer.MAX_VALUE));
+					all.addAll(TenantContext.callAs(tenant, () -> jdbc.queryForList(idsOf, Integer.class, tenant, tenant)));
+				}
+				assertThat(all).as("4 ids per tenant, from blocks of 3 of the one counter").hasSize(8)
+					.doesNotHaveDuplicates()
+					.allSatisfy((id) -> assertThat(id).isBetween(1, 8));
+				Long counter = new JdbcTemplate(context.getBean(ShardTenancy.class).directoryDataSource()).queryForObject(
+						"SELECT next_id FROM shard_id_block WHERE counter_name = 'integer'", Long.class);
+				assertThat(counter).as("three blocks of 3 leased").isEqualTo(10L);
 			});
 	}
 

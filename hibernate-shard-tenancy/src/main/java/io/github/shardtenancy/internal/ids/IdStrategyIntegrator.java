@@ -97,8 +97,8 @@ public final class IdStrategyIntegrator implements Integrator {
 			String message = "Tenant " + (colliding.size() == 1 ? "entity " : "entities ")
 					+ String.join(", ", colliding) + (colliding.size() == 1 ? " generates its" : " generate their")
 					+ " ids per shard: a tenant moved to another shard brings ids the rows already there may use, and the "
-					+ "move fails on the primary key. Annotate the id with @io.github.shardtenancy.ShardSafeId (Long ids "
-					+ "unique across shards; existing rows keep theirs), or use UUID or assigned ids. To start anyway "
+					+ "move fails on the primary key. Annotate the id with @io.github.shardtenancy.ShardSafeId (Long or "
+					+ "Integer ids unique across shards; existing rows keep theirs), or use UUID or assigned ids. To start anyway "
 					+ "while migrating, set " + SETTING + "=warn (builder: idCheck(IdCheck.WARN))";
 			if (ids.check() == IdCheck.FAIL) {
 				throw new ShardTenancyConfigurationException(SETTING, message);

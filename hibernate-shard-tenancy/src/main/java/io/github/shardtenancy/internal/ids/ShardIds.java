@@ -51,6 +51,8 @@ public final class ShardIds implements AutoCloseable {
 
 	private final GeneratorLeases leases;
 
+	private final IdBlocks blocks;
+
 	private final IdSettings settings;
 
 	private final IdCheck check;
@@ -92,6 +94,7 @@ public final class ShardIds implements AutoCloseable {
 			@Nullable BackgroundScheduler scheduler, String actor) {
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.leases = new GeneratorLeases(directory, settings.epoch().toEpochMilli());
+		this.blocks = new IdBlocks(directory, settings.integerBlockSize());
 		this.check = Objects.requireNonNull(check, "check");
 		this.clock = Objects.requireNonNull(clock, "clock");
 		this.scheduler = scheduler;
@@ -208,6 +211,23 @@ public final class ShardIds implements AutoCloseable {
 			}
 			return (timestamp << SHIFT_TIMESTAMP) | ((long) held.generatorId() << SHIFT_GENERATOR) | this.sequence;
 		}
+	}
+
+	/**
+	 * @return a new {@code Integer} id, unique across every instance of the directory for its whole life: the next of
+	 * this instance's block, leased from the directory's global counter when the block is used up (no generator lease
+	 * needed). Thread-safe; not serialised with {@link #next()}
+	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE}, or a block was needed and the
+	 * directory could not be reached
+	 * @throws IllegalStateException if closed
+	 */
+	public int nextInt() {
+		synchronized (this) {
+			if (this.closed) {
+				throw new IllegalStateException("The tenancy is closed: no ids are generated");
+			}
+		}
+		return this.blocks.next();
 	}
 
 	/** Renews the lease, or takes a new one after it was lost; failures are logged and tried again next time. */

@@ -27,6 +27,8 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 
 	private final String entity;
 
+	private final boolean integer;
+
 	private transient volatile @Nullable ShardIds ids;
 
 	/**
@@ -34,16 +36,18 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 	 * @param annotation the annotation
 	 * @param member the id field or getter
 	 * @param context the mapping
-	 * @throws ShardTenancyConfigurationException if the id is not a {@code Long} or {@code long}
+	 * @throws ShardTenancyConfigurationException if the id is not a {@code Long}, {@code long}, {@code Integer} or
+	 * {@code int}
 	 */
 	public ShardSafeIdGenerator(ShardSafeId annotation, Member member, GeneratorCreationContext context) {
 		this.entity = context.getPersistentClass() != null ? context.getPersistentClass().getEntityName()
 				: member.getDeclaringClass().getName();
 		Class<?> type = (member instanceof Field field) ? field.getType()
 				: (member instanceof Method method) ? method.getReturnType() : Long.class;
-		if (type != Long.class && type != long.class) {
+		this.integer = (type == Integer.class || type == int.class);
+		if (type != Long.class && type != long.class && !this.integer) {
 			throw new ShardTenancyConfigurationException("@ShardSafeId", "@ShardSafeId on " + this.entity + "."
-					+ member.getName() + " needs a Long or long id, not " + type.getName()
+					+ member.getName() + " needs a Long, long, Integer or int id, not " + type.getName()
 					+ ": use Long, or a UUID id generated with @GeneratedValue");
 		}
 	}
@@ -62,7 +66,7 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 			source.start();
 			this.ids = source;
 		}
-		return source.next();
+		return this.integer ? (Object) source.nextInt() : (Object) source.next();
 	}
 
 	@Override

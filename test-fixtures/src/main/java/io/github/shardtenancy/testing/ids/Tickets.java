@@ -38,8 +38,9 @@ public final class Tickets {
 	/** The shard changelog creating table {@code ticket}. */
 	public static final String CHANGELOG = "db/ids-test/tickets.xml";
 
-	/** The tenant table. */
-	public static final List<TenantTable> TABLES = List.of(new TenantTable("ticket", "tenant_id"));
+	/** The tenant tables: {@code ticket} ({@link Ticket}) and {@code int_ticket} ({@link IntTicket}). */
+	public static final List<TenantTable> TABLES = List.of(new TenantTable("ticket", "tenant_id"),
+			new TenantTable("int_ticket", "tenant_id"));
 
 	private Tickets() {
 	}
@@ -64,10 +65,12 @@ public final class Tickets {
 	/**
 	 * @param tenancy the tenancy
 	 * @param dialect Hibernate's dialect class name
-	 * @return a session factory mapping {@link Ticket}, on the tenancy's {@link ShardTenancy#hibernateSettings()}
+	 * @return a session factory mapping {@link Ticket} and {@link IntTicket}, on the tenancy's
+	 * {@link ShardTenancy#hibernateSettings()}
 	 */
 	public static SessionFactory sessionFactory(ShardTenancy tenancy, String dialect) {
-		Configuration configuration = new Configuration().addAnnotatedClass(Ticket.class);
+		Configuration configuration = new Configuration().addAnnotatedClass(Ticket.class)
+			.addAnnotatedClass(IntTicket.class);
 		configuration.getProperties().putAll(tenancy.hibernateSettings());
 		configuration.setProperty("hibernate.dialect", dialect);
 		configuration.setProperty("hibernate.hbm2ddl.auto", "none");
@@ -169,9 +172,19 @@ public final class Tickets {
 	 * @throws SQLException on a database error
 	 */
 	public static Set<Long> ids(DataSource shard) throws SQLException {
+		return ids(shard, "ticket");
+	}
+
+	/**
+	 * @param shard a shard's pool
+	 * @param table {@code ticket} or {@code int_ticket}
+	 * @return the ids of every row of that table on the shard
+	 * @throws SQLException on a database error
+	 */
+	static Set<Long> ids(DataSource shard, String table) throws SQLException {
 		Set<Long> ids = new HashSet<>();
 		try (Connection c = shard.getConnection();
-				PreparedStatement ps = c.prepareStatement("SELECT id FROM ticket");
+				PreparedStatement ps = c.prepareStatement("SELECT id FROM " + table);
 				ResultSet rs = ps.executeQuery()) {
 			while (rs.next()) {
 				ids.add(rs.getLong(1));

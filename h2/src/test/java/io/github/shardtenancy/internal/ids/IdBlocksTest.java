@@ -1,0 +1,167 @@
+package io.github.shardtenancy.internal.ids;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.IdCheck;
+import io.github.shardtenancy.IdGenerationException;
+import io.github.shardtenancy.IdSettings;
+import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The {@code Integer} id blocks of {@link ShardIds} on a real H2 directory (migrated by the directory changelog): many
+ * threads of two instances never get the same id, one counter update per block, a stopped instance's unused ids are
+ * skipped and never handed out, the counter's end at {@link Integer#MAX_VALUE}, and a directory that cannot be reached.
+ */
+@DisplayName("@ShardSafeId Integer id blocks: unique across threads and instances, never reused, bounded")
+class IdBlocksTest {
+
+	private HikariDataSource directory;
+
+	@BeforeEach
+	void directory() {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl("jdbc:h2:mem:blocks-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		config.setMaximumPoolSize(4);
+		this.directory = new HikariDataSource(config);
+		ShardTenancyMigrations.migrateDirectory(this.directory);
+	}
+
+	@AfterEach
+	void close() {
+		this.directory.close();
+	}
+
+	private ShardIds ids(int blockSize) {
+		IdSettings settings = new IdSettings(IdSettings.DEFAULT_EPOCH, Duration.ofSeconds(60), Duration.ofSeconds(1),
+				blockSize);
+		return new ShardIds(this.directory, settings, IdCheck.FAIL, Clock.systemUTC(), null, "blocks@test");
+	}
+
+	private long counter() throws SQLException {
+		try (Connection c = this.directory.getConnection();
+				PreparedStatement ps = c.prepareStatement(
+						"SELECT next_id FROM shard_id_block WHERE counter_name = 'integer'");
+				ResultSet rs = ps.executeQuery()) {
+			assertThat(rs.next()).isTrue();
+			return rs.getLong(1);
+		}
+	}
+
+	private void setCounter(long value) throws SQLException {
+		try (Connection c = this.directory.getConnection();
+				PreparedStatement ps = c.prepareStatement(
+						"UPDATE shard_id_block SET next_id = ? WHERE counter_name = 'integer'")) {
+			ps.setLong(1, value);
+			assertThat(ps.executeUpdate()).isEqualTo(1);
+		}
+	}
+
+	@Test
+	@DisplayName("eight threads on each of two instances: 8000 distinct ids, the counter moved by whole blocks only")
+	void concurrentThreadsOfTwoInstances() throws Exception {
+		assertThat(counter()).as("the counter starts at 1").isEqualTo(1);
+		try (ShardIds first = ids(7); ShardIds second = ids(7)) {
+			ExecutorService threads = Executors.newFixedThreadPool(16);
+			try {
+				List<Future<List<Integer>>> results = new ArrayList<>();
+				for (ShardIds instance : List.of(first, second)) {
+					for (int t = 0; t < 8; t++) {
+						results.add(threads.submit(() -> {
+							List<Integer> got = new ArrayList<>();
+							for (int i = 0; i < 500; i++) {
+								got.add(instance.nextInt());
+							}
+							return got;
+						}));
+					}
+				}
+				List<Integer> ids = new ArrayList<>();
+				for (Future<List<Integer>> result : results) {
+					ids.addAll(result.get());
+				}
+				assertThat(ids).hasSize(8000);
+				assertThat(new HashSet<>(ids)).as("distinct").hasSize(8000);
+				assertThat(ids).allMatch((id) -> id >= 1);
+				long counter = counter();
+				assertThat((counter - 1) % 7).as("whole blocks of 7 leased").isZero();
+				// Each instance has at most one block partly unused: no more blocks than needed were leased.
+				assertThat(counter - 1).isBetween(8000L, 8000L + 2 * 7);
+				assertThat(ids).allMatch((id) -> id < counter);
+			}
+			finally {
+				threads.shutdownNow();
+			}
+		}
+	}
+
+	@Test
+	@DisplayName("one directory round trip per block; a stopped instance's unused ids are skipped, never handed out")
+	void oneRoundTripPerBlockAndNoReuse() throws SQLException {
+		List<Integer> before = new ArrayList<>();
+		try (ShardIds first = ids(10)) {
+			before.add(first.nextInt());
+			assertThat(counter()).isEqualTo(11);
+			for (int i = 0; i < 9; i++) {
+				before.add(first.nextInt());
+			}
+			assertThat(counter()).as("no round trip within the block").isEqualTo(11);
+			before.add(first.nextInt());
+			assertThat(counter()).as("one round trip for the next block").isEqualTo(21);
+		}
+		assertThat(before).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+		try (ShardIds restarted = ids(10)) {
+			assertThat(restarted.nextInt()).as("ids 12 to 20 of the stopped instance are skipped").isEqualTo(21);
+		}
+	}
+
+	@Test
+	@DisplayName("the ids end at Integer.MAX_VALUE with IdGenerationException, after a last, shorter block")
+	void exhausted() throws SQLException {
+		setCounter(Integer.MAX_VALUE - 2L);
+		try (ShardIds ids = ids(100)) {
+			assertThat(List.of(ids.nextInt(), ids.nextInt(), ids.nextInt())).containsExactly(Integer.MAX_VALUE - 2,
+					Integer.MAX_VALUE - 1, Integer.MAX_VALUE);
+			assertThatThrownBy(ids::nextInt).isInstanceOf(IdGenerationException.class)
+				.hasMessageContaining("Integer.MAX_VALUE")
+				.hasMessageContaining("Long");
+			assertThatThrownBy(ids::nextInt).as("and stays so").isInstanceOf(IdGenerationException.class);
+		}
+		assertThat(counter()).isEqualTo(Integer.MAX_VALUE + 1L);
+	}
+
+	@Test
+	@DisplayName("a directory that cannot be reached when a block is needed: IdGenerationException; the block in hand is still used")
+	void directoryDown() {
+		try (ShardIds ids = ids(3)) {
+			assertThat(ids.nextInt()).isEqualTo(1);
+			this.directory.close();
+			assertThat(ids.nextInt()).isEqualTo(2);
+			assertThat(ids.nextInt()).isEqualTo(3);
+			assertThatThrownBy(ids::nextInt).isInstanceOf(IdGenerationException.class)
+				.hasMessageContaining("directory could not be reached")
+				.hasMessageContaining("shard_id_block");
+		}
+	}
+
+}
