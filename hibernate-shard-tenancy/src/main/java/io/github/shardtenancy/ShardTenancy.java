@@ -199,4 +199,10 @@ public interface ShardTenancy extends AutoCloseable {
 	 */
 	void close();
 
+	/**
+	 * @return work across tenants and shards: a function run per tenant in its own transaction (resumable when
+	 * named) and read-only scatter-gather queries for administration; created on first use; never {@code null}
+	 */
+	TenantTasks tenantTasks();
+
 }

@@ -22,6 +22,7 @@ final class LibraryMigrations {
 					"lifecycle-1"),
 			versioned("4", "id generator leases", "directory-ids.xml", "ids-1"),
 			versioned("5", "reference data log", "directory-reference.xml", "reference-1"),
+			versioned("6", "tenant task outcomes", "directory-tasks.xml", "tasks-1"),
 			repeatable("directory notification (PostgreSQL)", new ChangeSet("directory.xml", "directory-pg-1")));
 
 	/**
@@ -33,6 +34,7 @@ final class LibraryMigrations {
 			versioned("1", "fence tables", "shard.xml", "fence-1"),
 			versioned("2", "change capture tables", "shard-changes.xml", "changes-1"),
 			versioned("3", "reference data version", "shard-reference.xml", "reference-1"),
+			versioned("4", "tenant task completion marks", "shard-tasks.xml", "tasks-1"),
 			repeatable("fence functions (H2)", new ChangeSet("shard.xml", "fence-h2-1")),
 			repeatable("fence functions and triggers (PostgreSQL)", new ChangeSet("shard.xml", "fence-pg-1"),
 					new ChangeSet("shard-changes.xml", "changes-pg-1"),
