@@ -2,6 +2,9 @@ package io.github.shardtenancy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
+
+import io.github.shardtenancy.retry.ShardTenancyRetry;
 
 /**
  * Work across tenants and shards, for jobs and administration: a function run for every tenant (or those of one
@@ -57,5 +60,32 @@ public interface TenantTasks {
 	 */
 	<T> ShardQueryResult<T> queryAllShards(String sql, List<?> parameters, ShardRowMapper<T> mapper,
 			Duration timeout);
+
+	/**
+	 * @param retry the retry for runs whose options name none (a framework's configured retry, for example); never
+	 * {@code null}
+	 * @return a view of these tasks that runs with that retry unless {@link TenantTaskOptions#retry} says otherwise;
+	 * never {@code null}
+	 * @throws NullPointerException if {@code retry} is {@code null}
+	 */
+	default TenantTasks withDefaultRetry(ShardTenancyRetry retry) {
+		Objects.requireNonNull(retry, "retry");
+		TenantTasks tasks = this;
+		return new TenantTasks() {
+
+			@Override
+			public <T> TenantTaskRun<T> start(TenantTaskOptions options, TenantWork<T> work) {
+				Objects.requireNonNull(options, "options");
+				return tasks.start((options.retry() != null) ? options : options.retry(retry), work);
+			}
+
+			@Override
+			public <T> ShardQueryResult<T> queryAllShards(String sql, List<?> parameters, ShardRowMapper<T> mapper,
+					Duration timeout) {
+				return tasks.queryAllShards(sql, parameters, mapper, timeout);
+			}
+
+		};
+	}
 
 }

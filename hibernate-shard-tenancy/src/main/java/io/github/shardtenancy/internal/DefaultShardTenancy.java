@@ -148,7 +148,7 @@ final class DefaultShardTenancy implements ShardTenancy {
 				tasks = this.tenantTasks;
 				if (tasks == null) {
 					tasks = new DefaultTenantTasks(admin(), router(), topology(), dataSource(), directoryDataSource(),
-							observer());
+							observer(), this::fenceDialect);
 					this.tenantTasks = tasks;
 				}
 			}

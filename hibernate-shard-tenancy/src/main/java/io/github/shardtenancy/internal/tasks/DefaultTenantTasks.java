@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -44,6 +45,7 @@ import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.retry.RetrySettings;
 import io.github.shardtenancy.retry.ShardTenancyRetry;
+import io.github.shardtenancy.spi.FenceDialect;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 
 /**
@@ -79,6 +81,8 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 
 	private final ShardTenancyObserver observer;
 
+	private final Function<String, FenceDialect> dialects;
+
 	/** Runs the shards' halves of scatter-gather queries; daemon threads, created on first use. */
 	private final AtomicReference<ExecutorService> queryExecutor = new AtomicReference<>();
 
@@ -89,15 +93,19 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 	 * @param tenantDataSource the tenant-routing data source
 	 * @param directoryDataSource the directory database
 	 * @param observer told of the default retry's attempts
+	 * @param dialects the fence dialect of each shard, whose maintenance mark lets a scatter-gather query read every
+	 * tenant's rows under row-level security
 	 */
 	public DefaultTenantTasks(TenantAdmin admin, TenantRouter router, ShardTopology topology,
-			DataSource tenantDataSource, DataSource directoryDataSource, ShardTenancyObserver observer) {
+			DataSource tenantDataSource, DataSource directoryDataSource, ShardTenancyObserver observer,
+			Function<String, FenceDialect> dialects) {
 		this.admin = admin;
 		this.router = router;
 		this.topology = topology;
 		this.tenantDataSource = tenantDataSource;
 		this.directoryDataSource = directoryDataSource;
 		this.observer = observer;
+		this.dialects = dialects;
 	}
 
 	@Override
@@ -203,7 +211,7 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 		Map<String, ShardQuery<T>> queries = new LinkedHashMap<>();
 		for (String shardId : this.topology.shardIds()) {
 			ShardQuery<T> query = new ShardQuery<>(shardId, sql, parameters, mapper, timeout);
-			query.future = CompletableFuture.supplyAsync(() -> query.run(this.topology.dataSource(shardId)), executor);
+			query.future = CompletableFuture.supplyAsync(() -> query.run(this.topology.dataSource(shardId), this.dialects.apply(shardId)), executor);
 			queries.put(shardId, query);
 		}
 		List<T> rows = new ArrayList<>();
@@ -289,10 +297,10 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 			this.timeout = timeout;
 		}
 
-		List<T> run(DataSource dataSource) {
+		List<T> run(DataSource dataSource, FenceDialect dialect) {
 			try (Connection c = dataSource.getConnection()) {
 				c.setReadOnly(true);
-				c.setAutoCommit(false);
+				dialect.beginMaintenance(c);
 				try (PreparedStatement s = c.prepareStatement(this.sql)) {
 					this.statement = s;
 					if (this.cancelled) {
