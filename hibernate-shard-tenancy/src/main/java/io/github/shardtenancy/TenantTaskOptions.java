@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
-import io.github.shardtenancy.retry.ShardTenancyRetry;
-
 /**
  * Which tenants a {@link TenantTasks#start run} covers and how it runs. Immutable: each {@code with...} method returns
  * a copy. Thread-safe.
@@ -31,10 +29,10 @@ public final class TenantTaskOptions {
 
 	private final Executor executor;
 
-	private final ShardTenancyRetry retry;
+	private final TenantTaskRetry retry;
 
 	private TenantTaskOptions(String name, String shardId, List<String> tenants, int perShard, Executor executor,
-			ShardTenancyRetry retry) {
+			TenantTaskRetry retry) {
 		this.name = name;
 		this.shardId = shardId;
 		this.tenants = tenants;
@@ -112,12 +110,12 @@ public final class TenantTaskOptions {
 	}
 
 	/**
-	 * @param retry the retry each tenant's transaction runs in; never {@code null}. Without one, a
-	 * {@link ShardTenancyRetry} with {@link io.github.shardtenancy.retry.RetrySettings#defaults()} on the tenancy's
-	 * router and observer.
+	 * @param retry the retry each tenant's transaction runs in, usually {@code shardTenancyRetry::call}; never
+	 * {@code null}. Without one, a {@code ShardTenancyRetry} with {@code RetrySettings.defaults()} on the tenancy's
+	 * router and observer (with Spring Boot, the {@code ShardTenancyRetry} bean).
 	 * @return a copy with that retry
 	 */
-	public TenantTaskOptions retry(ShardTenancyRetry retry) {
+	public TenantTaskOptions retry(TenantTaskRetry retry) {
 		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard, this.executor,
 				Objects.requireNonNull(retry, "retry"));
 	}
@@ -148,7 +146,7 @@ public final class TenantTaskOptions {
 	}
 
 	/** @return the retry, or {@code null} for the default one */
-	public ShardTenancyRetry retry() {
+	public TenantTaskRetry retry() {
 		return this.retry;
 	}
 

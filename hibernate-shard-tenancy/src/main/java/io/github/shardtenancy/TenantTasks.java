@@ -4,15 +4,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
-import io.github.shardtenancy.retry.ShardTenancyRetry;
-
 /**
  * Work across tenants and shards, for jobs and administration: a function run for every tenant (or those of one
  * shard, or a list), each in its own tenant-bound transaction, and a read-only query over every shard.
  *
  * <p>{@link #start} enumerates the tenants from the directory when it is called (every tenant not
  * {@link TenantState#DELETED}), binds each one in turn with {@link TenantContext} and runs its work in one transaction
- * on a connection of {@link ShardTenancy#dataSource()}, inside a {@link io.github.shardtenancy.retry.ShardTenancyRetry}:
+ * on a connection of {@link ShardTenancy#dataSource()}, inside a retry ({@link TenantTaskOptions#retry}):
  * a tenant that moves meanwhile is rejected by the fence of its old shard, rolled back and run on the new one, so it
  * is processed once, never skipped. One failing tenant never stops the others.
  *
@@ -62,13 +60,13 @@ public interface TenantTasks {
 			Duration timeout);
 
 	/**
-	 * @param retry the retry for runs whose options name none (a framework's configured retry, for example); never
-	 * {@code null}
+	 * @param retry the retry for runs whose options name none (a framework's configured {@code ShardTenancyRetry}:
+	 * {@code retry::call}); never {@code null}
 	 * @return a view of these tasks that runs with that retry unless {@link TenantTaskOptions#retry} says otherwise;
 	 * never {@code null}
 	 * @throws NullPointerException if {@code retry} is {@code null}
 	 */
-	default TenantTasks withDefaultRetry(ShardTenancyRetry retry) {
+	default TenantTasks withDefaultRetry(TenantTaskRetry retry) {
 		Objects.requireNonNull(retry, "retry");
 		TenantTasks tasks = this;
 		return new TenantTasks() {

@@ -11,11 +11,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.MoveSettings;
@@ -228,6 +231,7 @@ class TenantTasksTest {
 	@DisplayName("tenants moved while the run goes are processed exactly once, none skipped")
 	void movesDuringRun() throws Exception {
 		CountDownLatch firstMove = new CountDownLatch(1);
+		AtomicReference<CompletableFuture<Void>> nextMove = new AtomicReference<>(new CompletableFuture<>());
 		AtomicBoolean running = new AtomicBoolean(true);
 		AtomicInteger movesDuringRun = new AtomicInteger();
 		Map<String, AtomicInteger> committed = new ConcurrentHashMap<>();
@@ -244,6 +248,7 @@ class TenantTasksTest {
 						movesDuringRun.incrementAndGet();
 					}
 					firstMove.countDown();
+					nextMove.getAndSet(new CompletableFuture<>()).complete(null);
 				}
 				catch (RuntimeException ex) {
 					// A move that fails leaves the tenant on its source; the run must cope either way.
@@ -251,9 +256,11 @@ class TenantTasksTest {
 			}
 		});
 		mover.start();
+		// Outside any tenant transaction: a move waits for the moving tenant's open transactions to end.
+		assertThat(firstMove.await(30, TimeUnit.SECONDS)).isTrue();
 		TenantTaskRun<Void> run = this.tenancy.tenantTasks()
 			.start(TenantTaskOptions.named("moving").perShard(2), (tenant, connection) -> {
-				assertThat(firstMove.await(30, TimeUnit.SECONDS)).isTrue();
+				awaitNextMove(nextMove);
 				insertNote(connection, tenant, "moving");
 				return null;
 			});
@@ -400,6 +407,20 @@ class TenantTasksTest {
 		}
 		catch (SQLException ex) {
 			// already gone
+		}
+	}
+
+	/**
+	 * Holds a tenant's work until the mover finishes its next move, at most a second: the moves then run while the
+	 * tenants are being processed, and a move of the tenant whose transaction waits here (it waits for that
+	 * transaction to end) goes on after the second.
+	 */
+	private static void awaitNextMove(AtomicReference<CompletableFuture<Void>> nextMove) throws Exception {
+		try {
+			nextMove.get().get(1, TimeUnit.SECONDS);
+		}
+		catch (TimeoutException ex) {
+			// The mover is moving this very tenant, or is slow; go on.
 		}
 	}
 

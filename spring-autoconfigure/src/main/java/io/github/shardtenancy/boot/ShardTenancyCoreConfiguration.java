@@ -242,7 +242,7 @@ class ShardTenancyCoreConfiguration {
 	@ConditionalOnMissingBean
 	TenantTasks tenantTasks(ShardTenancy tenancy, ShardTenancyStart start, ObjectProvider<ShardTenancyRetry> retry) {
 		ShardTenancyRetry configured = retry.getIfAvailable();
-		return (configured != null) ? tenancy.tenantTasks().withDefaultRetry(configured) : tenancy.tenantTasks();
+		return (configured != null) ? tenancy.tenantTasks().withDefaultRetry(configured::call) : tenancy.tenantTasks();
 	}
 
 	/**

@@ -38,6 +38,7 @@ import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.TenantTaskOptions;
+import io.github.shardtenancy.TenantTaskRetry;
 import io.github.shardtenancy.TenantTaskRun;
 import io.github.shardtenancy.TenantTasks;
 import io.github.shardtenancy.TenantWork;
@@ -117,8 +118,8 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 		}
 		Map<String, String> tenants = enumerate(options);
 		Set<String> completed = (options.name() != null) ? completed(options.name()) : Set.of();
-		ShardTenancyRetry retry = (options.retry() != null) ? options.retry()
-				: new ShardTenancyRetry(this.router::invalidate, RetrySettings.defaults(), this.observer);
+		TenantTaskRetry retry = (options.retry() != null) ? options.retry()
+				: new ShardTenancyRetry(this.router::invalidate, RetrySettings.defaults(), this.observer)::call;
 		TaskRun<T> run = new TaskRun<>(options, work, retry, this.tenantDataSource, this.router,
 				new Outcomes(this.directoryDataSource));
 		run.start(tenants, completed);
@@ -160,33 +161,34 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 	 */
 	private Set<String> completed(String name) {
 		Set<String> completed = new HashSet<>();
-		try (Connection c = this.directoryDataSource.getConnection();
-				PreparedStatement s = c.prepareStatement(SELECT_DONE)) {
-			s.setString(1, name);
-			try (ResultSet rs = s.executeQuery()) {
-				while (rs.next()) {
-					completed.add(rs.getString(1));
-				}
-			}
+		try {
+			readTenants(this.directoryDataSource, SELECT_DONE, name, completed);
 		}
 		catch (SQLException ex) {
 			throw new DirectoryUnavailableException(null, this.router.version(), ex);
 		}
 		for (String shardId : this.topology.shardIds()) {
-			try (Connection c = this.topology.dataSource(shardId).getConnection();
-					PreparedStatement s = c.prepareStatement(SELECT_MARKS)) {
-				s.setString(1, name);
-				try (ResultSet rs = s.executeQuery()) {
-					while (rs.next()) {
-						completed.add(rs.getString(1));
-					}
-				}
+			try {
+				readTenants(this.topology.dataSource(shardId), SELECT_MARKS, name, completed);
 			}
 			catch (SQLException ex) {
 				throw new ShardUnavailableException(null, shardId, this.router.version(), ex);
 			}
 		}
 		return completed;
+	}
+
+	/** Adds to {@code into} the tenant ids a query by run name returns. */
+	private static void readTenants(DataSource dataSource, String sql, String name, Set<String> into)
+			throws SQLException {
+		try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+			s.setString(1, name);
+			try (ResultSet rs = s.executeQuery()) {
+				while (rs.next()) {
+					into.add(rs.getString(1));
+				}
+			}
+		}
 	}
 
 	@Override

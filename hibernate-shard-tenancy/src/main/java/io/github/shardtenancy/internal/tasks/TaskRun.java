@@ -32,9 +32,9 @@ import io.github.shardtenancy.TenantTaskOptions;
 import io.github.shardtenancy.TenantTaskProgress;
 import io.github.shardtenancy.TenantTaskResult;
 import io.github.shardtenancy.TenantTaskResult.Status;
+import io.github.shardtenancy.TenantTaskRetry;
 import io.github.shardtenancy.TenantTaskRun;
 import io.github.shardtenancy.TenantWork;
-import io.github.shardtenancy.retry.ShardTenancyRetry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +50,7 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 
 	private final TenantWork<T> work;
 
-	private final ShardTenancyRetry retry;
+	private final TenantTaskRetry retry;
 
 	private final DataSource dataSource;
 
@@ -72,7 +72,7 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 
 	private ExecutorService ownExecutor;
 
-	TaskRun(TenantTaskOptions options, TenantWork<T> work, ShardTenancyRetry retry, DataSource dataSource,
+	TaskRun(TenantTaskOptions options, TenantWork<T> work, TenantTaskRetry retry, DataSource dataSource,
 			TenantRouter router, DefaultTenantTasks.Outcomes outcomes) {
 		this.options = options;
 		this.work = work;

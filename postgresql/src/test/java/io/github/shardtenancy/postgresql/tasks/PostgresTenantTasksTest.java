@@ -9,11 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
@@ -120,6 +123,7 @@ class PostgresTenantTasksTest {
 	void acrossTenantsAndShards() throws Exception {
 		// 1. A named run while tenants move back and forth online.
 		CountDownLatch firstMove = new CountDownLatch(1);
+		AtomicReference<CompletableFuture<Void>> nextMove = new AtomicReference<>(new CompletableFuture<>());
 		AtomicBoolean running = new AtomicBoolean(true);
 		AtomicInteger movesDuringRun = new AtomicInteger();
 		Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
@@ -135,6 +139,7 @@ class PostgresTenantTasksTest {
 						movesDuringRun.incrementAndGet();
 					}
 					firstMove.countDown();
+					nextMove.getAndSet(new CompletableFuture<>()).complete(null);
 				}
 				catch (RuntimeException ex) {
 					// A failed move leaves the tenant on its source; the run must cope either way.
@@ -142,10 +147,12 @@ class PostgresTenantTasksTest {
 			}
 		});
 		mover.start();
+		// Outside any tenant transaction: a move waits for the moving tenant's open transactions to end.
+		assertThat(firstMove.await(60, TimeUnit.SECONDS)).isTrue();
 		long started = System.nanoTime();
 		Map<String, TenantTaskResult<Void>> results = this.tenancy.tenantTasks()
 			.<Void>start(TenantTaskOptions.named("pg-nightly").perShard(2), (tenant, connection) -> {
-				assertThat(firstMove.await(60, TimeUnit.SECONDS)).isTrue();
+				awaitNextMove(nextMove);
 				calls.computeIfAbsent(tenant, (t) -> new AtomicInteger()).incrementAndGet();
 				try (PreparedStatement s = connection
 					.prepareStatement("INSERT INTO pet (id, tenant_id, name, type_id) VALUES (?, ?, ?, 1)")) {
@@ -239,6 +246,20 @@ class PostgresTenantTasksTest {
 				rs.next();
 				return rs.getInt(1);
 			}
+		}
+	}
+
+	/**
+	 * Holds a tenant's work until the mover finishes its next move, at most a second: the moves then run while the
+	 * tenants are being processed, and a move of the tenant whose transaction waits here (it waits for that
+	 * transaction to end) goes on after the second.
+	 */
+	private static void awaitNextMove(AtomicReference<CompletableFuture<Void>> nextMove) throws Exception {
+		try {
+			nextMove.get().get(1, TimeUnit.SECONDS);
+		}
+		catch (TimeoutException ex) {
+			// The mover is moving this very tenant, or is slow; go on.
 		}
 	}
 
