@@ -362,27 +362,18 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 			Timestamp now = Timestamp.from(Instant.now());
 			String cut = (error != null && error.length() > 2000) ? error.substring(0, 2000) : error;
 			try (Connection c = this.directory.getConnection()) {
-				int updated;
-				try (PreparedStatement s = c.prepareStatement(UPDATE_OUTCOME)) {
-					s.setString(1, status);
-					s.setString(2, shardId);
-					s.setString(3, cut);
-					s.setTimestamp(4, now);
-					s.setString(5, name);
-					s.setString(6, tenantId);
-					updated = s.executeUpdate();
+				if (update(c, UPDATE_OUTCOME, status, shardId, cut, now, name, tenantId) == 0) {
+					update(c, INSERT_OUTCOME, name, tenantId, status, shardId, cut, now);
 				}
-				if (updated == 0) {
-					try (PreparedStatement s = c.prepareStatement(INSERT_OUTCOME)) {
-						s.setString(1, name);
-						s.setString(2, tenantId);
-						s.setString(3, status);
-						s.setString(4, shardId);
-						s.setString(5, cut);
-						s.setTimestamp(6, now);
-						s.executeUpdate();
-					}
+			}
+		}
+
+		private static int update(Connection c, String sql, Object... values) throws SQLException {
+			try (PreparedStatement s = c.prepareStatement(sql)) {
+				for (int i = 0; i < values.length; i++) {
+					s.setObject(i + 1, values[i]);
 				}
+				return s.executeUpdate();
 			}
 		}
 
