@@ -237,4 +237,10 @@ public interface ShardTenancy extends AutoCloseable {
 	 */
 	DualRead dualRead();
 
+	/**
+	 * @return work across tenants and shards: a function run per tenant in its own transaction (resumable when
+	 * named) and read-only scatter-gather queries for administration; created on first use; never {@code null}
+	 */
+	TenantTasks tenantTasks();
+
 }

@@ -11,6 +11,8 @@ import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.TenantTasks;
+import io.github.shardtenancy.internal.tasks.DefaultTenantTasks;
 import io.github.shardtenancy.spi.FenceDialect;
 import io.github.shardtenancy.spi.RouteFeed;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
@@ -21,6 +23,8 @@ import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 final class DefaultShardTenancy implements ShardTenancy {
 
 	private final Wiring wiring;
+
+	private volatile DefaultTenantTasks tenantTasks;
 
 	DefaultShardTenancy(Wiring wiring) {
 		this.wiring = wiring;
@@ -144,6 +148,10 @@ final class DefaultShardTenancy implements ShardTenancy {
 	 */
 	@Override
 	public void close() {
+		DefaultTenantTasks tasks = this.tenantTasks;
+		if (tasks != null) {
+			tasks.close();
+		}
 		this.wiring.close();
 	}
 
@@ -155,6 +163,22 @@ final class DefaultShardTenancy implements ShardTenancy {
 	@Override
 	public io.github.shardtenancy.DualRead dualRead() {
 		return this.wiring.dualRead();
+	}
+
+	@Override
+	public TenantTasks tenantTasks() {
+		DefaultTenantTasks tasks = this.tenantTasks;
+		if (tasks == null) {
+			synchronized (this) {
+				tasks = this.tenantTasks;
+				if (tasks == null) {
+					tasks = new DefaultTenantTasks(admin(), router(), topology(), dataSource(), directoryDataSource(),
+							observer(), this::fenceDialect);
+					this.tenantTasks = tasks;
+				}
+			}
+		}
+		return tasks;
 	}
 
 }

@@ -19,6 +19,8 @@ import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.TenantTasks;
+import io.github.shardtenancy.retry.ShardTenancyRetry;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;
@@ -254,6 +256,17 @@ class ShardTenancyCoreConfiguration {
 	@ConditionalOnMissingBean
 	ReferenceTables referenceTables(ShardTenancy tenancy, ShardTenancyStart start) {
 		return tenancy.referenceTables();
+	}
+
+	/**
+	 * Work across tenants and shards ({@link ShardTenancy#tenantTasks()}), running each tenant in the
+	 * {@link ShardTenancyRetry} bean (the {@code shard-tenancy.retry.*} budget) when there is one.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	TenantTasks tenantTasks(ShardTenancy tenancy, ShardTenancyStart start, ObjectProvider<ShardTenancyRetry> retry) {
+		ShardTenancyRetry configured = retry.getIfAvailable();
+		return (configured != null) ? tenancy.tenantTasks().withDefaultRetry(configured::call) : tenancy.tenantTasks();
 	}
 
 	/**

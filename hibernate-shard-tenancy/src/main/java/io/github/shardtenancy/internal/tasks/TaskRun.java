@@ -1,0 +1,303 @@
+package io.github.shardtenancy.internal.tasks;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.TenantRouter;
+import io.github.shardtenancy.TenantTaskOptions;
+import io.github.shardtenancy.TenantTaskProgress;
+import io.github.shardtenancy.TenantTaskResult;
+import io.github.shardtenancy.TenantTaskResult.Status;
+import io.github.shardtenancy.TenantTaskRetry;
+import io.github.shardtenancy.TenantTaskRun;
+import io.github.shardtenancy.TenantWork;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run of {@link DefaultTenantTasks#start}: a queue of tenants per shard (the shard each had when the run started),
+ * drained by at most {@code perShard} workers per shard on the executor. Thread-safe.
+ */
+final class TaskRun<T> implements TenantTaskRun<T> {
+
+	private static final Logger logger = LoggerFactory.getLogger(TaskRun.class);
+
+	private final TenantTaskOptions options;
+
+	private final TenantWork<T> work;
+
+	private final TenantTaskRetry retry;
+
+	private final DataSource dataSource;
+
+	private final TenantRouter router;
+
+	private final DefaultTenantTasks.Outcomes outcomes;
+
+	private final Map<String, TenantTaskResult<T>> results = new ConcurrentHashMap<>();
+
+	private final CompletableFuture<Map<String, TenantTaskResult<T>>> completion = new CompletableFuture<>();
+
+	private final AtomicInteger remaining = new AtomicInteger();
+
+	private volatile Set<String> completed = Set.of();
+
+	private volatile boolean stopped;
+
+	private int total;
+
+	private ExecutorService ownExecutor;
+
+	TaskRun(TenantTaskOptions options, TenantWork<T> work, TenantTaskRetry retry, DataSource dataSource,
+			TenantRouter router, DefaultTenantTasks.Outcomes outcomes) {
+		this.options = options;
+		this.work = work;
+		this.retry = retry;
+		this.dataSource = dataSource;
+		this.router = router;
+		this.outcomes = outcomes;
+	}
+
+	/**
+	 * @param tenants tenant id to its shard at the start ({@code null}: not in the directory)
+	 * @param completed the tenants an earlier run of the same name completed
+	 */
+	void start(Map<String, String> tenants, Set<String> completed) {
+		this.completed = completed;
+		this.total = tenants.size();
+		this.remaining.set(tenants.size());
+		Map<String, Queue<String>> queues = new LinkedHashMap<>();
+		tenants.forEach((tenantId, shardId) -> queues
+			.computeIfAbsent((shardId != null) ? shardId : "", (key) -> new ConcurrentLinkedQueue<>())
+			.add(tenantId));
+		if (tenants.isEmpty()) {
+			finish();
+			return;
+		}
+		Executor executor = this.options.executor();
+		if (executor == null) {
+			AtomicInteger count = new AtomicInteger();
+			String prefix = "shard-tenancy-task-" + ((this.options.name() != null) ? this.options.name() : "run") + "-";
+			this.ownExecutor = Executors.newCachedThreadPool((task) -> {
+				Thread thread = new Thread(task, prefix + count.incrementAndGet());
+				thread.setDaemon(true);
+				return thread;
+			});
+			executor = this.ownExecutor;
+		}
+		for (Queue<String> queue : queues.values()) {
+			int workers = Math.min(this.options.perShard(), queue.size());
+			for (int i = 0; i < workers; i++) {
+				executor.execute(() -> drain(queue));
+			}
+		}
+	}
+
+	private void drain(Queue<String> queue) {
+		String tenantId;
+		while ((tenantId = queue.poll()) != null) {
+			TenantTaskResult<T> result;
+			if (this.stopped) {
+				result = new TenantTaskResult<>(tenantId, Status.NOT_RUN, null, null, null);
+			}
+			else {
+				result = runTenant(tenantId);
+			}
+			this.results.put(tenantId, result);
+			if (this.remaining.decrementAndGet() == 0) {
+				finish();
+			}
+		}
+	}
+
+	private TenantTaskResult<T> runTenant(String tenantId) {
+		if (this.completed.contains(tenantId)) {
+			return new TenantTaskResult<>(tenantId, Status.ALREADY_DONE, null, null, null);
+		}
+		TenantTaskResult<T> result;
+		try (TenantContext.Scope scope = TenantContext.unbind(); TenantContext.Scope bound = TenantContext.bind(tenantId)) {
+			Attempt<T> attempt = this.retry.call(() -> attempt(tenantId));
+			String shardId = this.router.cached(tenantId).map(DirectoryEntry::shardId).orElse(null);
+			result = attempt.alreadyDone ? new TenantTaskResult<>(tenantId, Status.ALREADY_DONE, null, shardId, null)
+					: new TenantTaskResult<>(tenantId, Status.DONE, attempt.value, shardId, null);
+		}
+		catch (Throwable ex) {
+			// Any failure, an Error included, is this tenant's outcome: the other tenants go on.
+			String shardId = this.router.cached(tenantId).map(DirectoryEntry::shardId).orElse(null);
+			result = new TenantTaskResult<>(tenantId, Status.FAILED, null, shardId, ex);
+		}
+		record(result);
+		return result;
+	}
+
+	/** One transaction: the mark is checked, the work runs, the mark is inserted, all committed together. */
+	private Attempt<T> attempt(String tenantId) throws Exception {
+		String name = this.options.name();
+		try (Connection c = this.dataSource.getConnection()) {
+			c.setAutoCommit(false);
+			boolean committed = false;
+			try {
+				if (name != null && marked(c, name, tenantId)) {
+					return new Attempt<>(null, true);
+				}
+				T value = this.work.run(tenantId, c);
+				if (name != null) {
+					try (PreparedStatement s = c.prepareStatement(DefaultTenantTasks.INSERT_MARK)) {
+						s.setString(1, name);
+						s.setString(2, tenantId);
+						s.setTimestamp(3, Timestamp.from(Instant.now()));
+						s.executeUpdate();
+					}
+				}
+				c.commit();
+				committed = true;
+				return new Attempt<>(value, false);
+			}
+			finally {
+				if (!committed) {
+					rollbackQuietly(c);
+				}
+			}
+		}
+	}
+
+	private static boolean marked(Connection c, String name, String tenantId) throws SQLException {
+		try (PreparedStatement s = c.prepareStatement(DefaultTenantTasks.SELECT_MARK)) {
+			s.setString(1, name);
+			s.setString(2, tenantId);
+			try (ResultSet rs = s.executeQuery()) {
+				return rs.next();
+			}
+		}
+	}
+
+	private static void rollbackQuietly(Connection c) {
+		try {
+			c.rollback();
+		}
+		catch (SQLException ex) {
+			// The transaction is gone with the connection; nothing was committed.
+		}
+	}
+
+	private void record(TenantTaskResult<T> result) {
+		String name = this.options.name();
+		if (name == null || result.status() == Status.ALREADY_DONE) {
+			return;
+		}
+		try {
+			this.outcomes.record(name, result.tenantId(), (result.status() == Status.DONE) ? "DONE" : "FAILED",
+					result.shardId(), (result.error() != null) ? String.valueOf(result.error()) : null);
+		}
+		catch (SQLException | RuntimeException ex) {
+			// The shard's mark, committed with the work, still keeps a resumed run from running the tenant again.
+			logger.warn("Run '{}': outcome {} of tenant '{}' not recorded in the directory: {}", name,
+					result.status(), result.tenantId(), ex.toString());
+		}
+	}
+
+	private void finish() {
+		if (this.ownExecutor != null) {
+			this.ownExecutor.shutdown();
+		}
+		this.completion.complete(results());
+	}
+
+	@Override
+	public String name() {
+		return this.options.name();
+	}
+
+	@Override
+	public TenantTaskProgress progress() {
+		int done = 0;
+		int alreadyDone = 0;
+		int failed = 0;
+		int notRun = 0;
+		for (TenantTaskResult<T> result : this.results.values()) {
+			switch (result.status()) {
+				case DONE -> done++;
+				case ALREADY_DONE -> alreadyDone++;
+				case FAILED -> failed++;
+				case NOT_RUN -> notRun++;
+			}
+		}
+		return new TenantTaskProgress(this.total, done, alreadyDone, failed, notRun,
+				this.total - done - alreadyDone - failed - notRun);
+	}
+
+	@Override
+	public Map<String, TenantTaskResult<T>> results() {
+		return Collections.unmodifiableMap(new LinkedHashMap<>(this.results));
+	}
+
+	@Override
+	public CompletableFuture<Map<String, TenantTaskResult<T>>> completion() {
+		return this.completion;
+	}
+
+	@Override
+	public Map<String, TenantTaskResult<T>> await() {
+		try {
+			return this.completion.get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for run '" + name() + "'", ex);
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException(ex.getCause());
+		}
+	}
+
+	@Override
+	public boolean await(Duration timeout) {
+		try {
+			this.completion.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (TimeoutException ex) {
+			return false;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for run '" + name() + "'", ex);
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException(ex.getCause());
+		}
+	}
+
+	@Override
+	public void stop() {
+		this.stopped = true;
+	}
+
+	private record Attempt<T>(T value, boolean alreadyDone) {
+	}
+
+}
