@@ -7,6 +7,7 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.boot.actuate.WatcherState;
 import io.github.shardtenancy.boot.actuate.ShardDatabasesHealthContributor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
+import io.github.shardtenancy.boot.actuate.ShardTenancyInstancesEndpoint;
 import io.github.shardtenancy.boot.actuate.ShardTenancyLoadEndpoint;
 import io.github.shardtenancy.TenantLoads;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpointWebExtension;
@@ -119,6 +120,19 @@ class ShardTenancyActuatorConfiguration {
 		@ConditionalOnAvailableEndpoint(endpoint = ShardTenancyEndpoint.class, exposure = EndpointExposure.WEB)
 		ShardTenancyEndpointWebExtension shardTenancyEndpointWebExtension(ShardTenancyEndpoint endpoint) {
 			return new ShardTenancyEndpointWebExtension(endpoint);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+	static class InstancesEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnAvailableEndpoint(ShardTenancyInstancesEndpoint.class)
+		ShardTenancyInstancesEndpoint shardTenancyInstancesEndpoint(ShardTenancy tenancy) {
+			return new ShardTenancyInstancesEndpoint(tenancy.instances());
 		}
 
 	}

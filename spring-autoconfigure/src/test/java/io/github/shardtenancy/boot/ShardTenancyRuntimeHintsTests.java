@@ -236,10 +236,17 @@ class ShardTenancyRuntimeHintsTests {
 		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(endpointHints, ShardTenancyEndpoint.class);
 		for (Class<?> type : List.of(ShardTenancyEndpoint.ShardTenancyDescriptor.class,
 				ShardTenancyEndpoint.ShardDescriptor.class, ShardTenancyEndpoint.TenantDescriptor.class,
-				ShardTenancyEndpoint.MoveDescriptor.class, ShardTenancyEndpoint.InstancesDescriptor.class,
-				io.github.shardtenancy.InstanceRecord.class)) {
+				ShardTenancyEndpoint.MoveDescriptor.class)) {
 			assertThat(RuntimeHintsPredicates.reflection().onType(type)).as("a hint for %s", type.getName())
 				.accepts(endpointHints);
+		}
+		RuntimeHints instancesHints = new RuntimeHints();
+		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(instancesHints,
+				io.github.shardtenancy.boot.actuate.ShardTenancyInstancesEndpoint.class);
+		for (Class<?> type : List.of(io.github.shardtenancy.boot.actuate.ShardTenancyInstancesEndpoint.InstancesDescriptor.class,
+				io.github.shardtenancy.InstanceRecord.class)) {
+			assertThat(RuntimeHintsPredicates.reflection().onType(type)).as("a hint for %s", type.getName())
+				.accepts(instancesHints);
 		}
 	}
 

@@ -12,10 +12,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.shardtenancy.DirectoryDownPolicy;
 import io.github.shardtenancy.DirectoryEntry;
-import io.github.shardtenancy.InstanceRecord;
-import io.github.shardtenancy.InstanceSettings;
-import io.github.shardtenancy.Instances;
-import io.github.shardtenancy.InstancesReport;
 import io.github.shardtenancy.InvalidTenantIdException;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStatus;
@@ -27,7 +23,6 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.TenantState;
 import org.jspecify.annotations.Nullable;
-import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -64,9 +59,6 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  */
 @Endpoint(id = "shardtenancy", defaultAccess = Access.READ_ONLY)
 public class ShardTenancyEndpoint {
-
-	/** The selector that reads {@link #instances()} instead of a tenant. */
-	public static final String INSTANCES = "instances";
 
 	private final ShardTenancy tenancy;
 
@@ -135,39 +127,6 @@ public class ShardTenancyEndpoint {
 	}
 
 	/**
-	 * Serves {@code GET /actuator/shardtenancy/{tenant}}: {@link #instances()} for the word {@code instances} (so a
-	 * tenant of that id cannot be read here; {@code TenantAdmin.find} reads it), {@link #tenant(String)} otherwise.
-	 * Its two response types are registered for reflection (native images) here, since the return type does not name
-	 * them.
-	 * @param tenant the tenant, or {@code instances}
-	 * @return as {@link #instances()} or {@link #tenant(String)}
-	 * @throws InvalidEndpointRequestException (HTTP 400) as they throw it
-	 * @throws io.github.shardtenancy.DirectoryUnavailableException if the directory cannot be read
-	 */
-	@ReadOperation
-	@RegisterReflectionForBinding({ TenantDescriptor.class, InstancesDescriptor.class })
-	public @Nullable Object tenantOrInstances(@Selector String tenant) {
-		return INSTANCES.equals(tenant) ? instances() : tenant(tenant);
-	}
-
-	/**
-	 * The instances recorded by the instance heartbeat in the directory database, read now
-	 * ({@code GET /actuator/shardtenancy/instances}).
-	 * @return every instance with its applied directory version and state, and the version skew; never {@code null}
-	 * @throws InvalidEndpointRequestException (HTTP 400) if the heartbeat is disabled
-	 * ({@code shard-tenancy.instances.enabled=false})
-	 * @throws io.github.shardtenancy.DirectoryUnavailableException if the directory cannot be read
-	 */
-	public InstancesDescriptor instances() {
-		Instances instances = this.tenancy.instances();
-		if (!instances.settings().enabled()) {
-			throw new InvalidEndpointRequestException("The instance heartbeat is disabled: "
-					+ "shard-tenancy.instances.enabled is false", "The instance heartbeat is disabled");
-		}
-		return InstancesDescriptor.of(instances.instanceId(), instances.settings(), instances.report());
-	}
-
-	/**
 	 * @param tenant the tenant
 	 * @return its cached entry, its directory entry, its owner shard and its unfinished move (each {@code null} when
 	 * there is none; the move also without a mover), or {@code null} (HTTP 404) when the tenant is neither in the
@@ -175,6 +134,7 @@ public class ShardTenancyEndpoint {
 	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id breaks the tenant id rule
 	 * @throws io.github.shardtenancy.DirectoryUnavailableException if the directory cannot be read
 	 */
+	@ReadOperation
 	public @Nullable TenantDescriptor tenant(@Selector String tenant) {
 		requireValid(tenant);
 		Optional<EntryDescriptor> cached = this.router.cached(tenant).map(EntryDescriptor::of);
@@ -391,33 +351,6 @@ public class ShardTenancyEndpoint {
 					status.targetShardId(), status.step(), status.stepData(), status.createdAt(), status.frozenAt(),
 					status.flippedAt(), status.freezeWindow().map(Duration::toMillis).orElse(null), status.error(),
 					status.isRevertable(), status.soakUntil().orElse(null));
-		}
-
-	}
-
-	/**
-	 * The instances recorded in the directory database and the version skew among them
-	 * ({@link io.github.shardtenancy.InstancesReport}).
-	 * @param thisInstance this instance's id
-	 * @param directoryVersion the directory's current version
-	 * @param observedAt the directory database's clock when read
-	 * @param lowestAppliedVersion the lowest directory version a live instance has applied, or {@code null} with none
-	 * @param skew {@code directoryVersion} minus {@code lowestAppliedVersion}
-	 * @param live how many instances are live (lagging ones included)
-	 * @param lagging how many live instances are behind for longer than {@code maxLag}
-	 * @param gone how many instances are closed or silent, not removed yet
-	 * @param maxLag how long an instance may take to apply a version ({@code shard-tenancy.instances.max-lag})
-	 * @param instances every instance, by id
-	 */
-	public record InstancesDescriptor(String thisInstance, long directoryVersion, Instant observedAt,
-			@Nullable Long lowestAppliedVersion, long skew, int live, int lagging, int gone, Duration maxLag,
-			List<InstanceRecord> instances) implements OperationResponseBody {
-
-		static InstancesDescriptor of(String thisInstance, InstanceSettings settings, InstancesReport report) {
-			return new InstancesDescriptor(thisInstance, report.directoryVersion(), report.observedAt(),
-					report.lowestAppliedVersion().isPresent() ? report.lowestAppliedVersion().getAsLong() : null,
-					report.skew(), report.live().size(), report.lagging().size(), report.gone().size(),
-					settings.maxLag(), report.instances());
 		}
 
 	}

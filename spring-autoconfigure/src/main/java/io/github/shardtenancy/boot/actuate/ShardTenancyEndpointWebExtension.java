@@ -52,15 +52,11 @@ public class ShardTenancyEndpointWebExtension {
 
 	/**
 	 * @param tenant the tenant
-	 * @return 200 with a {@link TenantDescriptor} (or, for the word {@code instances}, the instances as
-	 * {@link #instances()} answers); 400 (invalid tenant id), 404 (unknown tenant) or 503 (directory unreachable) with
-	 * a {@link ProblemDetail}; never {@code null}
+	 * @return 200 with a {@link TenantDescriptor}; 400 (invalid tenant id), 404 (unknown tenant) or 503 (directory
+	 * unreachable) with a {@link ProblemDetail}; never {@code null}
 	 */
 	@ReadOperation
 	public WebEndpointResponse<Object> tenant(@Selector String tenant) {
-		if (ShardTenancyEndpoint.INSTANCES.equals(tenant)) {
-			return instances();
-		}
 		try {
 			TenantDescriptor descriptor = this.delegate.tenant(tenant);
 			if (descriptor == null) {
@@ -74,23 +70,6 @@ public class ShardTenancyEndpointWebExtension {
 		}
 		catch (ShardTenancyException ex) {
 			return problem(status(ex), ex.getMessage(), tenant, null, ex);
-		}
-	}
-
-	/**
-	 * Serves {@code GET /actuator/shardtenancy/instances} ({@link ShardTenancyEndpoint#instances()}).
-	 * @return 200 with an {@link ShardTenancyEndpoint.InstancesDescriptor}; 400 (heartbeat disabled) or 503 (directory
-	 * unreachable) with a {@link ProblemDetail}; never {@code null}
-	 */
-	private WebEndpointResponse<Object> instances() {
-		try {
-			return new WebEndpointResponse<>(this.delegate.instances());
-		}
-		catch (InvalidEndpointRequestException ex) {
-			return problem(HttpStatus.BAD_REQUEST, ex.getReason(), ShardTenancyEndpoint.INSTANCES, null, null);
-		}
-		catch (ShardTenancyException ex) {
-			return problem(status(ex), ex.getMessage(), ShardTenancyEndpoint.INSTANCES, null, ex);
 		}
 	}
 

@@ -27,7 +27,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 
 /**
  * The instance heartbeat in a Boot application (Spring MVC, Actuator, two H2 shards): {@code shard-tenancy.instances.*}
- * reach the tenancy, {@code GET /actuator/shardtenancy/instances} lists the instances with a second tenancy on the same
+ * reach the tenancy, {@code GET /actuator/shardtenancyinstances} lists the instances with a second tenancy on the same
  * directory, the health indicator carries the skew as a detail and stays UP, and the skew gauges are bound.
  */
 @SpringBootTest(classes = OpsApplication.class, properties = {
@@ -37,7 +37,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 		"shard-tenancy.liquibase.shard-changelogs=db/ops-shard.xml", "shard-tenancy.actor=instances-tests",
 		"shard-tenancy.instances.id=boot-instance", "shard-tenancy.instances.heartbeat-interval=200ms",
 		"shard-tenancy.instances.gone-after=5s", "shard-tenancy.instances.max-lag=30s",
-		"management.endpoints.web.exposure.include=shardtenancy" })
+		"management.endpoints.web.exposure.include=shardtenancy,shardtenancyinstances" })
 class InstancesEndpointWebTests {
 
 	@Autowired
@@ -76,7 +76,7 @@ class InstancesEndpointWebTests {
 			.build()) {
 			second.start();
 			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> this.mvc
-				.perform(get("/actuator/shardtenancy/instances"))
+				.perform(get("/actuator/shardtenancyinstances"))
 				.andExpect(status().isOk())
 				.andExpect(jsonPath("$.thisInstance").value("boot-instance"))
 				.andExpect(jsonPath("$.live").value(2))
@@ -88,7 +88,7 @@ class InstancesEndpointWebTests {
 				.andExpect(jsonPath("$.instances[1].instanceId").value("second-instance"))
 				.andExpect(jsonPath("$.instances[1].appliedVersion").isNumber()));
 		}
-		this.mvc.perform(get("/actuator/shardtenancy/instances"))
+		this.mvc.perform(get("/actuator/shardtenancyinstances"))
 			.andExpect(status().isOk())
 			.andExpect(jsonPath("$.live").value(1))
 			.andExpect(jsonPath("$.gone").value(1))
