@@ -92,15 +92,15 @@ class PostgresShardSafeIdTest {
 			List<Integer> ids = IntTickets.twoInstancesThenMove(first, second, "org.hibernate.dialect.PostgreSQLDialect",
 					"initech", "hooli", 30);
 
-			long counter = integerCounter();
-			assertThat(ids).as("below the directory's counter").allMatch((id) -> id < counter);
+			long counter = tableCounter();
+			assertThat(ids).as("below the counter of table int_ticket").allMatch((id) -> id < counter);
 		}
 	}
 
-	private long integerCounter() throws SQLException {
+	private long tableCounter() throws SQLException {
 		try (Connection c = this.databases.get("directory").getConnection();
 				PreparedStatement ps = c.prepareStatement(
-						"SELECT next_id FROM shard_id_block WHERE counter_name = 'integer'");
+						"SELECT next_id FROM shard_id_block WHERE counter_name = 'int_ticket'");
 				ResultSet rs = ps.executeQuery()) {
 			assertThat(rs.next()).isTrue();
 			return rs.getLong(1);
