@@ -172,7 +172,8 @@ public interface ShardTenancy extends AutoCloseable {
 	 * Generates an {@code Integer} id from the default counter, whose key is {@code integer} (row
 	 * {@code counter_name = 'integer'} of the directory table {@code shard_id_block}), apart from the counters of the
 	 * tables ({@link #nextIntId(String)}): unique across shards and instances among the ids of that counter for the
-	 * directory's life. Thread-safe.
+	 * directory's life, but not apart from a table's ids, so not for the rows of a table whose entities have
+	 * {@link ShardSafeId} {@code Integer} ids (use {@link #nextIntId(String)}). Thread-safe.
 	 * @return a new id, positive
 	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE} (2<sup>31</sup>-1 ids in all), or a
 	 * block was needed and the directory could not be reached
