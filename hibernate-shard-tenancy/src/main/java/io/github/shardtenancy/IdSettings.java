@@ -24,7 +24,7 @@ import java.util.Objects;
  * @param lease how long a generator lease lasts without renewal (renewed every third of it); positive
  * @param maxClockBackwards how far the clock may step back (NTP adjustments) before the generator refuses; the
  * generator waits for the clock to catch up with its last id up to this long; not negative
- * @param integerBlockSize how many {@code Integer} ids an instance leases from the directory's global counter in one
+ * @param integerBlockSize how many {@code Integer} ids an instance leases from a table's counter in the directory in one
  * round trip (see {@link ShardSafeId}); positive. Larger blocks mean fewer round trips, and more ids skipped when an
  * instance stops with part of its block unused
  */

@@ -29,14 +29,17 @@ import org.hibernate.annotations.IdGeneratorType;
  * moved backwards by more than {@link IdSettings#maxClockBackwards()}.
  *
  * <p>On an {@code Integer} (or {@code int}) id, the id is instead the next of a block of ids this instance leased
- * from a global counter in the directory (table {@code shard_id_block}; {@link IdSettings#integerBlockSize()} ids per
- * directory round trip): unique across every shard, tenant, instance and {@code Integer}-id entity for the
- * directory's life, and never reused (a block an instance leased and did not use up is skipped). The ceiling is
- * shared: 2<sup>31</sup>-1 ids in total for all tenants of all {@code Integer}-id entities, after which the generator
- * throws {@link IdGenerationException}. Prefer {@code Long} for tables expected to grow past a few hundred million
- * rows in all, or when ids must not need the directory once a block is used up; {@code Integer} suits applications
- * that have {@code Integer} ids already and would otherwise change their type everywhere. The counter starts at 1:
- * tables with rows from an earlier {@code IDENTITY} or sequence need it set above their highest id first (see the
+ * from the counter of the entity's table in the directory (table {@code shard_id_block}, one row per table, keyed by
+ * the root entity's table name in lower case and created at 1 on first use, like a sequence per table;
+ * {@link IdSettings#integerBlockSize()} ids per directory round trip): unique across every shard, tenant and
+ * instance among the ids of that table for the directory's life, and never reused (a block an instance leased and
+ * did not use up is skipped). A fresh directory numbers each table 1, 2, 3... in the order ids are drawn, as
+ * {@code IDENTITY} in a fresh database would. The ceiling is per table: 2<sup>31</sup>-1 ids for all tenants of the
+ * table together, after which the generator throws {@link IdGenerationException}. Prefer {@code Long} for tables
+ * expected to grow past a few hundred million rows in all, or when ids must not need the directory once a block is
+ * used up; {@code Integer} suits applications that have {@code Integer} ids already and would otherwise change their
+ * type everywhere. Tables with rows from an earlier {@code IDENTITY} or sequence need their counter set above their
+ * highest id first (see the
  * migration guide). {@code Integer} ids are not time-ordered.
  *
  * <p>The session factory must use the library's connection provider ({@link ShardTenancy#hibernateSettings()}, or the

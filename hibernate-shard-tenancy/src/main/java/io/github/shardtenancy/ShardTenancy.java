@@ -169,16 +169,34 @@ public interface ShardTenancy extends AutoCloseable {
 	long nextId();
 
 	/**
-	 * Generates an {@code Integer} id as {@link ShardSafeId} does on an {@code Integer} id, for rows written without
-	 * Hibernate: unique across shards, instances and every {@code Integer}-id entity for the directory's life, from a
-	 * block of ids leased from the directory's global counter (one round trip per
-	 * {@link IdSettings#integerBlockSize() block}). Thread-safe.
+	 * Generates an {@code Integer} id from the default counter, whose key is {@code integer} (row
+	 * {@code counter_name = 'integer'} of the directory table {@code shard_id_block}), apart from the counters of the
+	 * tables ({@link #nextIntId(String)}): unique across shards and instances among the ids of that counter for the
+	 * directory's life, but not apart from a table's ids, so not for the rows of a table whose entities have
+	 * {@link ShardSafeId} {@code Integer} ids (use {@link #nextIntId(String)}). Thread-safe.
 	 * @return a new id, positive
 	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE} (2<sup>31</sup>-1 ids in all), or a
 	 * block was needed and the directory could not be reached
 	 * @throws IllegalStateException if the tenancy is closed
 	 */
 	int nextIntId();
+
+	/**
+	 * Generates an {@code Integer} id of a table as {@link ShardSafeId} does on an {@code Integer} id of an entity
+	 * mapped to that table, for rows written without Hibernate: unique across shards and instances among the ids of
+	 * the table for the directory's life, from a block of ids leased from the table's counter in the directory (one
+	 * round trip per {@link IdSettings#integerBlockSize() block}; the counter starts at 1 on first use, so a fresh
+	 * directory numbers each table 1, 2, 3... in the order ids are drawn). Thread-safe.
+	 * @param table the table's name (for an entity, its root entity's table, without schema); case-insensitive, at most
+	 * 128 characters
+	 * @return a new id, positive
+	 * @throws IdGenerationException if the table's counter reached {@link Integer#MAX_VALUE} (2<sup>31</sup>-1 ids per
+	 * table), or a block was needed and the directory could not be reached
+	 * @throws IllegalArgumentException if {@code table} is blank or longer than 128 characters
+	 * @throws NullPointerException if {@code table} is {@code null}
+	 * @throws IllegalStateException if the tenancy is closed
+	 */
+	int nextIntId(String table);
 
 	/**
 	 * @return a {@link DataSource} whose connections belong to the bound tenant's shard, for plain JDBC (for example

@@ -113,6 +113,11 @@ final class DefaultShardTenancy implements ShardTenancy {
 	}
 
 	@Override
+	public int nextIntId(String table) {
+		return this.wiring.ids().nextInt(table);
+	}
+
+	@Override
 	public DataSource dataSource() {
 		return this.wiring.dataSource();
 	}

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Hibernate on {@link ShardTenancy#builder()}: two application instances lease two generator ids from the PostgreSQL
  * directory (the directory changelog created {@code shard_id_generator}), insert at once on two shards, and a tenant
  * is moved online next to the other one's rows with no key collision; closing an instance releases its lease. The same
- * with {@code Integer} ids from blocks of the directory's global counter ({@code shard_id_block}).
+ * with {@code Integer} ids from blocks of the directory's counter of their table ({@code shard_id_block}).
  */
 @DisplayName("PostgreSQL: @ShardSafeId ids of two instances on two shards survive a move")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -92,15 +92,15 @@ class PostgresShardSafeIdTest {
 			List<Integer> ids = IntTickets.twoInstancesThenMove(first, second, "org.hibernate.dialect.PostgreSQLDialect",
 					"initech", "hooli", 30);
 
-			long counter = integerCounter();
-			assertThat(ids).as("below the directory's counter").allMatch((id) -> id < counter);
+			long counter = tableCounter();
+			assertThat(ids).as("below the counter of table int_ticket").allMatch((id) -> id < counter);
 		}
 	}
 
-	private long integerCounter() throws SQLException {
+	private long tableCounter() throws SQLException {
 		try (Connection c = this.databases.get("directory").getConnection();
 				PreparedStatement ps = c.prepareStatement(
-						"SELECT next_id FROM shard_id_block WHERE counter_name = 'integer'");
+						"SELECT next_id FROM shard_id_block WHERE counter_name = 'int_ticket'");
 				ResultSet rs = ps.executeQuery()) {
 			assertThat(rs.next()).isTrue();
 			return rs.getLong(1);

@@ -38,8 +38,8 @@ public class IdsProperties {
 	private Duration maxClockBackwards = Duration.ofSeconds(1);
 
 	/**
-	 * Number of {@code Integer} ids of {@code @ShardSafeId} an instance leases from the directory's global counter in
-	 * one round trip; the ids of a block an instance did not use up are skipped. Default 100.
+	 * Number of {@code Integer} ids of {@code @ShardSafeId} an instance leases from a table's counter in the directory
+	 * in one round trip; the ids of a block an instance did not use up are skipped. Default 100.
 	 */
 	private int integerBlockSize = IdSettings.DEFAULT_INTEGER_BLOCK_SIZE;
 

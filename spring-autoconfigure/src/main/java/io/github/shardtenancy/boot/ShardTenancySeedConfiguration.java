@@ -24,7 +24,8 @@ class ShardTenancySeedConfiguration {
 			ObjectProvider<ShardTenancy> shardTenancy) {
 		SqlScriptTenantSeeder scripts = SqlScriptTenantSeeder.of(properties.getSeed(),
 				ResourcePatternUtils.getResourcePatternResolver(resourceLoader), () -> shardTenancy.getObject().nextId(),
-				() -> shardTenancy.getObject().nextIntId());
+				(table) -> (table != null) ? shardTenancy.getObject().nextIntId(table)
+						: shardTenancy.getObject().nextIntId());
 		return (builder) -> {
 			if (scripts != null) {
 				builder.tenantSeeder(scripts);

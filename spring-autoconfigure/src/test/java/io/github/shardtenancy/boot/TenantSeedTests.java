@@ -2,7 +2,9 @@ package io.github.shardtenancy.boot;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -124,7 +126,7 @@ class TenantSeedTests {
 	}
 
 	@Test
-	@DisplayName("${intId:name} in seed scripts is a shard-safe Integer id from the directory's blocks (shard-tenancy.ids.integer-block-size), apart from ${id:name}")
+	@DisplayName("${intId:table:name} in seed scripts is an Integer id of the table's counter, each table numbered 1, 2, 3... in row order; ${intId:name} of the default counter, apart from ${id:name}")
 	void seedScriptsGetIntegerIds() {
 		this.runner
 			.withPropertyValues("shard-tenancy.seed.locations=classpath:db/seed/int-ids/*.sql",
@@ -136,8 +138,9 @@ class TenantSeedTests {
 				admin.create("acme", "shard-1");
 				admin.create("globex", "shard-1");
 				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
-				String idsOf = "SELECT id FROM label WHERE tenant_id = ? UNION ALL SELECT id FROM tag WHERE tenant_id = ?";
-				List<Integer> all = new ArrayList<>();
+				Map<String, List<Integer>> labels = new HashMap<>();
+				Map<String, List<Integer>> tags = new HashMap<>();
+				List<Integer> defaults = new ArrayList<>();
 				for (String tenant : List.of("acme", "globex")) {
 					List<String> urgent = TenantContext.callAs(tenant, () -> jdbc.queryForList(
 							"SELECT t.title FROM tag t JOIN label l ON l.id = t.label_id "
@@ -148,14 +151,30 @@ class TenantSeedTests {
 							"SELECT DISTINCT long_ref FROM label WHERE tenant_id = ?", Long.class, tenant));
 					assertThat(longRefs).as("${id:urgent} is one Long id, not the Integer one").singleElement()
 						.satisfies((id) -> assertThat(id).isGreaterThan(Integer.MAX_VALUE));
-					all.addAll(TenantContext.callAs(tenant, () -> jdbc.queryForList(idsOf, Integer.class, tenant, tenant)));
+					labels.put(tenant, TenantContext.callAs(tenant, () -> jdbc.queryForList(
+							"SELECT id FROM label WHERE tenant_id = ? ORDER BY name DESC", Integer.class, tenant)));
+					tags.put(tenant, TenantContext.callAs(tenant, () -> jdbc.queryForList(
+							"SELECT id FROM tag WHERE tenant_id = ? ORDER BY title", Integer.class, tenant)));
+					defaults.addAll(TenantContext.callAs(tenant, () -> jdbc.queryForList(
+							"SELECT DISTINCT int_ref FROM label WHERE tenant_id = ?", Integer.class, tenant)));
 				}
-				assertThat(all).as("4 ids per tenant, from blocks of 3 of the one counter").hasSize(8)
-					.doesNotHaveDuplicates()
-					.allSatisfy((id) -> assertThat(id).isBetween(1, 8));
-				Long counter = new JdbcTemplate(context.getBean(ShardTenancy.class).directoryDataSource()).queryForObject(
-						"SELECT next_id FROM shard_id_block WHERE counter_name = 'integer'", Long.class);
-				assertThat(counter).as("three blocks of 3 leased").isEqualTo(10L);
+				assertThat(labels.get("acme")).as("the first tenant's labels, Urgent then Later: 1, 2 as in row order")
+					.containsExactly(1, 2);
+				assertThat(labels.get("globex")).as("the next tenant's: 3, then 4 from the next block of 3")
+					.containsExactly(3, 4);
+				assertThat(tags.get("acme")).as("the tags' own counter, also from 1 (TAG and tag are one counter)")
+					.containsExactly(1, 2);
+				assertThat(tags.get("globex")).containsExactly(3, 4);
+				assertThat(defaults).as("${intId:urgent}: one id per seed from the default counter").containsExactly(1, 2);
+				JdbcTemplate directory = new JdbcTemplate(context.getBean(ShardTenancy.class).directoryDataSource());
+				assertThat(directory.queryForMap("SELECT "
+						+ "MAX(CASE WHEN counter_name = 'label' THEN next_id END) AS label, "
+						+ "MAX(CASE WHEN counter_name = 'tag' THEN next_id END) AS tag, "
+						+ "MAX(CASE WHEN counter_name = 'integer' THEN next_id END) AS dflt, COUNT(*) AS counters "
+						+ "FROM shard_id_block"))
+					.as("two blocks of 3 leased per table, one of the default counter; no other counter")
+					.containsEntry("LABEL", 7L).containsEntry("TAG", 7L).containsEntry("DFLT", 4L)
+					.containsEntry("COUNTERS", 3L);
 			});
 	}
 

@@ -7,9 +7,13 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -30,8 +34,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The {@code Integer} id blocks of {@link ShardIds} on a real H2 directory (migrated by the directory changelog): many
- * threads of two instances never get the same id, one counter update per block, a stopped instance's unused ids are
- * skipped and never handed out, the counter's end at {@link Integer#MAX_VALUE}, and a directory that cannot be reached.
+ * threads of two instances never get the same id, one counter per table created on first use, one counter update per
+ * block, a stopped instance's unused ids are skipped and never handed out, the counter's end at
+ * {@link Integer#MAX_VALUE}, and a directory that cannot be reached.
  */
 @DisplayName("@ShardSafeId Integer id blocks: unique across threads and instances, never reused, bounded")
 class IdBlocksTest {
@@ -59,35 +64,42 @@ class IdBlocksTest {
 	}
 
 	private long counter() throws SQLException {
+		return counter("integer").orElseThrow();
+	}
+
+	private OptionalLong counter(String name) throws SQLException {
 		try (Connection c = this.directory.getConnection();
-				PreparedStatement ps = c.prepareStatement(
-						"SELECT next_id FROM shard_id_block WHERE counter_name = 'integer'");
-				ResultSet rs = ps.executeQuery()) {
-			assertThat(rs.next()).isTrue();
-			return rs.getLong(1);
+				PreparedStatement ps = c.prepareStatement("SELECT next_id FROM shard_id_block WHERE counter_name = ?")) {
+			ps.setString(1, name);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+			}
 		}
 	}
 
 	private void setCounter(long value) throws SQLException {
 		try (Connection c = this.directory.getConnection();
 				PreparedStatement ps = c.prepareStatement(
-						"UPDATE shard_id_block SET next_id = ? WHERE counter_name = 'integer'")) {
+						"INSERT INTO shard_id_block (counter_name, next_id) VALUES ('integer', ?)")) {
 			ps.setLong(1, value);
 			assertThat(ps.executeUpdate()).isEqualTo(1);
 		}
 	}
 
 	@Test
-	@DisplayName("eight threads on each of two instances: 8000 distinct ids, the counter moved by whole blocks only")
+	@DisplayName("eight threads on each of two instances: 8000 distinct ids, the counter created once and moved by whole blocks only")
 	void concurrentThreadsOfTwoInstances() throws Exception {
-		assertThat(counter()).as("the counter starts at 1").isEqualTo(1);
+		assertThat(counter("integer")).as("no counter before its first use").isEmpty();
 		try (ShardIds first = ids(7); ShardIds second = ids(7)) {
 			ExecutorService threads = Executors.newFixedThreadPool(16);
 			try {
+				CountDownLatch start = new CountDownLatch(1);
 				List<Future<List<Integer>>> results = new ArrayList<>();
 				for (ShardIds instance : List.of(first, second)) {
 					for (int t = 0; t < 8; t++) {
 						results.add(threads.submit(() -> {
+							// All threads at once: both instances find no row and insert it at the same time.
+							start.await();
 							List<Integer> got = new ArrayList<>();
 							for (int i = 0; i < 500; i++) {
 								got.add(instance.nextInt());
@@ -96,6 +108,7 @@ class IdBlocksTest {
 						}));
 					}
 				}
+				start.countDown();
 				List<Integer> ids = new ArrayList<>();
 				for (Future<List<Integer>> result : results) {
 					ids.addAll(result.get());
@@ -132,6 +145,73 @@ class IdBlocksTest {
 		assertThat(before).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
 		try (ShardIds restarted = ids(10)) {
 			assertThat(restarted.nextInt()).as("ids 12 to 20 of the stopped instance are skipped").isEqualTo(21);
+		}
+	}
+
+	@Test
+	@DisplayName("one counter per table, created at 1 on first use: each table numbered 1, 2, 3... apart from the others and from the default counter")
+	void oneCounterPerTable() throws Exception {
+		try (ShardIds first = ids(2); ShardIds second = ids(2)) {
+			assertThat(List.of(first.nextInt("owners"), first.nextInt("owners"), first.nextInt("owners")))
+				.containsExactly(1, 2, 3);
+			assertThat(List.of(first.nextInt("pets"), first.nextInt("PETS"), first.nextInt("Pets")))
+				.as("a counter of its own, the table name case-insensitive").containsExactly(1, 2, 3);
+			assertThat(first.nextInt()).as("the default counter is apart from the tables'").isEqualTo(1);
+			assertThat(second.nextInt("owners")).as("another instance leases the next block of the table")
+				.isEqualTo(5);
+			assertThat(first.nextInt("owners")).as("the rest of the first instance's block").isEqualTo(4);
+			assertThat(first.nextInt("owners")).isEqualTo(7);
+		}
+		assertThat(counter("owners")).hasValue(9);
+		assertThat(counter("pets")).hasValue(5);
+		assertThat(counter("integer")).hasValue(3);
+		assertThat(counter("visits")).isEmpty();
+		try (ShardIds ids = ids(2)) {
+			assertThatThrownBy(() -> ids.nextInt(" ")).isInstanceOf(IllegalArgumentException.class);
+			assertThatThrownBy(() -> ids.nextInt("t".repeat(129))).isInstanceOf(IllegalArgumentException.class)
+				.hasMessageContaining("128");
+		}
+	}
+
+	@Test
+	@DisplayName("threads of two instances drawing from three tables at once: ids distinct within each table, each counter created once")
+	void concurrentTablesOfTwoInstances() throws Exception {
+		List<String> tables = List.of("owners", "pets", "visits");
+		try (ShardIds first = ids(5); ShardIds second = ids(5)) {
+			ExecutorService threads = Executors.newFixedThreadPool(12);
+			try {
+				CountDownLatch start = new CountDownLatch(1);
+				Map<String, List<Future<List<Integer>>>> results = new HashMap<>();
+				for (ShardIds instance : List.of(first, second)) {
+					for (String table : tables) {
+						for (int t = 0; t < 2; t++) {
+							results.computeIfAbsent(table, (key) -> new ArrayList<>()).add(threads.submit(() -> {
+								start.await();
+								List<Integer> got = new ArrayList<>();
+								for (int i = 0; i < 300; i++) {
+									got.add(instance.nextInt(table));
+								}
+								return got;
+							}));
+						}
+					}
+				}
+				start.countDown();
+				for (String table : tables) {
+					List<Integer> ids = new ArrayList<>();
+					for (Future<List<Integer>> result : results.get(table)) {
+						ids.addAll(result.get());
+					}
+					assertThat(new HashSet<>(ids)).as("distinct ids of " + table).hasSize(1200);
+					long counter = counter(table).orElseThrow();
+					assertThat(counter - 1).as("ids of " + table + " from its own counter only, whole blocks")
+						.isBetween(1200L, 1200L + 2 * 5);
+					assertThat(ids).allMatch((id) -> id >= 1 && id < counter);
+				}
+			}
+			finally {
+				threads.shutdownNow();
+			}
 		}
 	}
 

@@ -11,14 +11,17 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 import io.github.shardtenancy.IdGenerationException;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The {@code Integer} ids of {@link io.github.shardtenancy.ShardSafeId}: blocks leased from the global counter in the
- * directory database (table {@code shard_id_block}, row {@code integer}, created by the directory changelog
- * {@code directory-id-blocks.xml}) and handed out from memory. One directory round trip per block: a compare-and-set
- * {@code UPDATE} of the counter from the value read to the value after the block, so two instances never lease
- * overlapping blocks, whatever the database's isolation. A block leased and not used up (the instance stopped) is
- * skipped: ids are never handed out twice.
+ * The {@code Integer} ids of one counter of {@link io.github.shardtenancy.ShardSafeId} (one per table, plus the default
+ * counter {@value #DEFAULT_COUNTER}): blocks leased from the counter's row in the directory database (table
+ * {@code shard_id_block} of the directory changelog {@code directory-id-blocks.xml}; the row is inserted on first use,
+ * starting at 1) and handed out from memory. One directory round trip per block: a compare-and-set {@code UPDATE} of
+ * the counter from the value read to the value after the block, so two instances never lease overlapping blocks,
+ * whatever the database's isolation; two instances inserting the missing row at once are kept apart by its primary
+ * key (the loser reads the winner's row). A block leased and not used up (the instance stopped) is skipped: ids are
+ * never handed out twice.
  *
  * <p>Thread-safe: {@link #next()} is serialised on this object; the directory is read only when the block is used up.
  */
@@ -26,12 +29,18 @@ final class IdBlocks {
 
 	private static final String TABLE = "shard_id_block";
 
-	private static final String COUNTER = "integer";
+	/** The counter of {@code ShardTenancy.nextIntId()} and {@code ${intId:name}} (a table named so shares it). */
+	static final String DEFAULT_COUNTER = "integer";
+
+	/** The longest counter name (the column's width). */
+	static final int MAX_NAME = 128;
 
 	/** One more than the highest id a block may contain. */
 	static final long LIMIT = Integer.MAX_VALUE + 1L;
 
 	private final DataSource dataSource;
+
+	private final String counter;
 
 	private final int blockSize;
 
@@ -42,10 +51,12 @@ final class IdBlocks {
 
 	/**
 	 * @param dataSource the directory database
+	 * @param counter the counter's name (its row's key), at most {@value #MAX_NAME} characters
 	 * @param blockSize how many ids one round trip leases; positive
 	 */
-	IdBlocks(DataSource dataSource, int blockSize) {
+	IdBlocks(DataSource dataSource, String counter, int blockSize) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+		this.counter = Objects.requireNonNull(counter, "counter");
 		if (blockSize < 1) {
 			throw new IllegalArgumentException("blockSize must be positive: " + blockSize);
 		}
@@ -53,7 +64,7 @@ final class IdBlocks {
 	}
 
 	/**
-	 * @return a new id, unique across every instance of the directory for its whole life
+	 * @return a new id, unique among the ids of this counter across every instance of the directory for its whole life
 	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE}, or the directory could not be
 	 * read or written to lease a block
 	 */
@@ -69,7 +80,12 @@ final class IdBlocks {
 			for (int attempt = 0; attempt < 100; attempt++) {
 				try (Connection c = this.dataSource.getConnection()) {
 					c.setAutoCommit(true);
-					long start = read(c);
+					Long read = read(c);
+					if (read == null) {
+						insert(c);
+						continue;
+					}
+					long start = read;
 					if (start >= LIMIT) {
 						throw exhausted(start);
 					}
@@ -83,39 +99,52 @@ final class IdBlocks {
 			}
 		}
 		catch (SQLException ex) {
-			throw new IdGenerationException("No block of Integer ids could be leased: the directory could not be "
-					+ "reached (table " + TABLE + "): " + ex.getMessage(), ex);
+			throw new IdGenerationException("No block of Integer ids of counter '" + this.counter + "' could be "
+					+ "leased: the directory could not be reached (table " + TABLE + "; migrated with changelog "
+					+ "directory-id-blocks.xml?): " + ex.getMessage(), ex);
 		}
-		throw new IdGenerationException("No block of Integer ids could be leased: other instances moved the counter "
-				+ "first 100 times in a row (table " + TABLE + ")", null);
+		throw new IdGenerationException("No block of Integer ids of counter '" + this.counter + "' could be leased: "
+				+ "other instances moved the counter first 100 times in a row (table " + TABLE + ")", null);
 	}
 
-	private static IdGenerationException exhausted(long start) {
-		return new IdGenerationException("The Integer ids of @ShardSafeId are used up: the counter (table " + TABLE
-				+ ", " + start + ") reached Integer.MAX_VALUE (2147483647), the most Integer ids all entities of all "
-				+ "tenants can have together. Change the ids to Long (@ShardSafeId Long ids have no shared counter)",
-				null);
+	private IdGenerationException exhausted(long start) {
+		return new IdGenerationException("The Integer ids of @ShardSafeId counter '" + this.counter + "' are used up: "
+				+ "the counter (table " + TABLE + ", " + start + ") reached Integer.MAX_VALUE (2147483647), the most "
+				+ "Integer ids all tenants can have together in this table. Change the ids to Long (@ShardSafeId Long "
+				+ "ids have no shared counter)", null);
 	}
 
-	private static long read(Connection c) throws SQLException {
+	private @Nullable Long read(Connection c) throws SQLException {
 		try (PreparedStatement ps = c.prepareStatement("SELECT next_id FROM " + TABLE + " WHERE counter_name = ?")) {
-			ps.setString(1, COUNTER);
+			ps.setString(1, this.counter);
 			try (ResultSet rs = ps.executeQuery()) {
-				if (!rs.next()) {
-					throw new IdGenerationException("The directory has no counter '" + COUNTER + "' in table " + TABLE
-							+ ": migrate the directory (changelog directory-id-blocks.xml)", null);
-				}
-				return rs.getLong(1);
+				return rs.next() ? rs.getLong(1) : null;
 			}
 		}
 	}
 
-	private static boolean compareAndSet(Connection c, long expected, long after) throws SQLException {
+	/** Inserts the counter's row at 1; another instance that inserted it first wins (integrity violation ignored). */
+	private void insert(Connection c) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + TABLE
+				+ " (counter_name, next_id, updated_at) VALUES (?, 1, ?)")) {
+			ps.setString(1, this.counter);
+			ps.setTimestamp(2, Timestamp.from(Instant.now()));
+			ps.executeUpdate();
+		}
+		catch (SQLException ex) {
+			// SQLSTATE class 23: integrity constraint violation (here the primary key: the row exists now).
+			if (ex.getSQLState() == null || !ex.getSQLState().startsWith("23")) {
+				throw ex;
+			}
+		}
+	}
+
+	private boolean compareAndSet(Connection c, long expected, long after) throws SQLException {
 		try (PreparedStatement ps = c.prepareStatement("UPDATE " + TABLE + " SET next_id = ?, updated_at = ? "
 				+ "WHERE counter_name = ? AND next_id = ?")) {
 			ps.setLong(1, after);
 			ps.setTimestamp(2, Timestamp.from(Instant.now()));
-			ps.setString(3, COUNTER);
+			ps.setString(3, this.counter);
 			ps.setLong(4, expected);
 			return ps.executeUpdate() == 1;
 		}

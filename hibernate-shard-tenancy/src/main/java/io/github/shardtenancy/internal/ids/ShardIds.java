@@ -4,9 +4,12 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -51,7 +54,10 @@ public final class ShardIds implements AutoCloseable {
 
 	private final GeneratorLeases leases;
 
-	private final IdBlocks blocks;
+	private final DataSource directory;
+
+	/** The counters used so far, by name: the default counter and one per table. */
+	private final ConcurrentMap<String, IdBlocks> blocks = new ConcurrentHashMap<>();
 
 	private final IdSettings settings;
 
@@ -94,7 +100,7 @@ public final class ShardIds implements AutoCloseable {
 			@Nullable BackgroundScheduler scheduler, String actor) {
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.leases = new GeneratorLeases(directory, settings.epoch().toEpochMilli());
-		this.blocks = new IdBlocks(directory, settings.integerBlockSize());
+		this.directory = Objects.requireNonNull(directory, "directory");
 		this.check = Objects.requireNonNull(check, "check");
 		this.clock = Objects.requireNonNull(clock, "clock");
 		this.scheduler = scheduler;
@@ -214,20 +220,52 @@ public final class ShardIds implements AutoCloseable {
 	}
 
 	/**
-	 * @return a new {@code Integer} id, unique across every instance of the directory for its whole life: the next of
-	 * this instance's block, leased from the directory's global counter when the block is used up (no generator lease
-	 * needed). Thread-safe; not serialised with {@link #next()}
+	 * @return a new {@code Integer} id of the default counter ({@value IdBlocks#DEFAULT_COUNTER}), as
+	 * {@link #nextInt(String)}
 	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE}, or a block was needed and the
 	 * directory could not be reached
 	 * @throws IllegalStateException if closed
 	 */
 	public int nextInt() {
+		return nextInt(IdBlocks.DEFAULT_COUNTER);
+	}
+
+	/**
+	 * @param table the table (or counter) name; case-insensitive (the counter's key is its lower case), at most 128
+	 * characters
+	 * @return a new {@code Integer} id of the table's counter, unique across every instance of the directory for its
+	 * whole life: the next of this instance's block of that counter, leased from the directory when the block is used
+	 * up (no generator lease needed); the counter's row is created at 1 on first use. Thread-safe; not serialised with
+	 * {@link #next()}
+	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE}, or a block was needed and the
+	 * directory could not be reached
+	 * @throws IllegalArgumentException if {@code table} is blank or longer than 128 characters
+	 * @throws IllegalStateException if closed
+	 */
+	public int nextInt(String table) {
+		String counter = counterName(table);
 		synchronized (this) {
 			if (this.closed) {
 				throw new IllegalStateException("The tenancy is closed: no ids are generated");
 			}
 		}
-		return this.blocks.next();
+		return this.blocks
+			.computeIfAbsent(counter, (name) -> new IdBlocks(this.directory, name, this.settings.integerBlockSize()))
+			.next();
+	}
+
+	/**
+	 * @param table a table name
+	 * @return the key of its counter: the name in lower case
+	 * @throws IllegalArgumentException if {@code table} is blank or longer than 128 characters
+	 */
+	static String counterName(String table) {
+		Objects.requireNonNull(table, "table");
+		if (table.isBlank() || table.length() > IdBlocks.MAX_NAME) {
+			throw new IllegalArgumentException("An Integer id counter needs a table name of 1 to " + IdBlocks.MAX_NAME
+					+ " characters, not '" + table + "'");
+		}
+		return table.toLowerCase(Locale.ROOT);
 	}
 
 	/** Renews the lease, or takes a new one after it was lost; failures are logged and tried again next time. */

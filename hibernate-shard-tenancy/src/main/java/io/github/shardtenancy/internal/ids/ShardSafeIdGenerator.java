@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Hibernate's generator behind {@link ShardSafeId}: asks the tenancy's {@link ShardIds} for each new entity's id,
- * before the insert. Created by Hibernate once per annotated id; finds the {@link ShardIds} through the session
+ * before the insert ({@code Integer} ids from the counter of the root entity's table). Created by Hibernate once per annotated id; finds the {@link ShardIds} through the session
  * factory's multi-tenant connection provider, which must be the library's (an {@link IdSource}). Thread-safe.
  */
 public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
@@ -28,6 +28,9 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 	private final String entity;
 
 	private final boolean integer;
+
+	/** The counter of Integer ids: the root entity's table, where the id lives; {@code null} for Long ids. */
+	private final @Nullable String table;
 
 	private transient volatile @Nullable ShardIds ids;
 
@@ -50,6 +53,9 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 					+ member.getName() + " needs a Long, long, Integer or int id, not " + type.getName()
 					+ ": use Long, or a UUID id generated with @GeneratedValue");
 		}
+		this.table = !this.integer ? null
+				: (context.getPersistentClass() != null) ? context.getPersistentClass().getRootClass().getTable().getName()
+				: this.entity;
 	}
 
 	@Override
@@ -66,7 +72,7 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 			source.start();
 			this.ids = source;
 		}
-		return this.integer ? (Object) source.nextInt() : (Object) source.next();
+		return (this.table != null) ? (Object) source.nextInt(this.table) : (Object) source.next();
 	}
 
 	@Override

@@ -1,5 +1,8 @@
 package io.github.shardtenancy.testing.ids;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,12 +14,14 @@ import java.util.concurrent.Future;
 
 import javax.sql.DataSource;
 
+import io.github.shardtenancy.IdSettings;
 import io.github.shardtenancy.MoveResult;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantContext;
 import org.hibernate.SessionFactory;
+import org.jspecify.annotations.Nullable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,7 +39,9 @@ public final class IntTickets {
 	 * and tenant write {@code tenantA} (created on {@code shard-1}) and {@code tenantB} (on {@code shard-2}) at once,
 	 * ten tickets per transaction; then {@code tenantA} is moved online to {@code shard-2}. Asserts that no id was
 	 * handed out twice (across instances, threads and shards), that {@code shard-2} then holds every row and
-	 * {@code shard-1} none, and that inserts after the move get new ids.
+	 * {@code shard-1} none, and that inserts after the move get new ids; that the ids come from the counter of table
+	 * {@code int_ticket}, unused before (so numbered from 1, with no more gaps than one block per instance), that
+	 * {@code nextIntId("int_ticket")} continues it, and that the default counter ({@code nextIntId()}) is apart.
 	 * @param first an instance, started; its mover moves
 	 * @param second another instance, started
 	 * @param dialect Hibernate's dialect class name
@@ -46,6 +53,8 @@ public final class IntTickets {
 	 */
 	public static List<Integer> twoInstancesThenMove(ShardTenancy first, ShardTenancy second, String dialect,
 			String tenantA, String tenantB, int perThread) throws Exception {
+		DataSource directory = first.directoryDataSource();
+		assertThat(counter(directory, "int_ticket")).as("the table's counter is unused before").isNull();
 		first.admin().create(tenantA, "shard-1");
 		first.admin().create(tenantB, "shard-2");
 		try (SessionFactory firstFactory = Tickets.sessionFactory(first, dialect);
@@ -80,7 +89,38 @@ public final class IntTickets {
 			List<Integer> after = write(firstFactory, tenantA, 10);
 			assertThat(ids).doesNotContainAnyElementsOf(after);
 			assertThat(ids(first.topology().dataSource("shard-2"))).containsAll(after);
+
+			Long counter = counter(directory, "int_ticket");
+			List<Integer> all = new ArrayList<>(ids);
+			all.addAll(after);
+			assertThat(all).as("from the table's counter, which started at 1").contains(1)
+				.allMatch((id) -> id < counter);
+			// Each instance skips at most the rest of its one block in hand.
+			assertThat(counter - 1).as("ids leased from the table's counter")
+				.isBetween((long) all.size(), all.size() + 2L * IdSettings.DEFAULT_INTEGER_BLOCK_SIZE);
+			int jdbcId = second.nextIntId("INT_TICKET");
+			assertThat(all).as("plain JDBC ids of the table continue its counter").doesNotContain(jdbcId);
+			assertThat(jdbcId).isBetween(1, Math.toIntExact(counter(directory, "int_ticket")) - 1);
+			Long before = counter(directory, "integer");
+			long tableCounter = counter(directory, "int_ticket");
+			int defaultId = first.nextIntId();
+			if (before == null) {
+				assertThat(defaultId).as("the default counter, unused before, starts at 1").isEqualTo(1);
+			}
+			assertThat(defaultId).isLessThan(counter(directory, "integer").intValue());
+			assertThat(counter(directory, "int_ticket")).as("the default counter leaves the table's alone")
+				.isEqualTo(tableCounter);
 			return ids;
+		}
+	}
+
+	private static @Nullable Long counter(DataSource directory, String name) throws SQLException {
+		try (Connection c = directory.getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT next_id FROM shard_id_block WHERE counter_name = ?")) {
+			ps.setString(1, name);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? rs.getLong(1) : null;
+			}
 		}
 	}
 
