@@ -26,6 +26,9 @@ public record MoveStatus(String moveId, String tenantId, String sourceShardId, S
 		String stepData, MoveSettings settings, String owner, Instant heartbeat, Instant createdAt, Instant frozenAt,
 		Instant flippedAt, Instant finishedAt, String error) {
 
+	/** The step data a FLIPPED move with a soak records just before its clean switches anything off. */
+	public static final String CLEAN_STARTED = "clean started";
+
 	/** @return whether the move has ended */
 	public boolean isFinished() {
 		return this.step.isFinal();
@@ -42,7 +45,16 @@ public record MoveStatus(String moveId, String tenantId, String sourceShardId, S
 	 * {@link MoveStep#FLIPPED} with a soak ({@link MoveSettings#soak()}), not finalised yet
 	 */
 	public boolean isRevertable() {
-		return this.step == MoveStep.FLIPPED && this.settings.hasSoak();
+		return this.step == MoveStep.FLIPPED && this.settings.hasSoak() && !isCleanStarted();
+	}
+
+	/**
+	 * @return whether the clean of this FLIPPED move has started (its step data is {@link #CLEAN_STARTED}): the
+	 * target's capture may be off and the source's rows partly deleted, so the move is no longer revertable and
+	 * {@link TenantMover#resume} finishes the clean
+	 */
+	public boolean isCleanStarted() {
+		return this.step == MoveStep.FLIPPED && CLEAN_STARTED.equals(this.stepData);
 	}
 
 	/**

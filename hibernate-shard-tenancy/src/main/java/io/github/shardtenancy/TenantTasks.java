@@ -53,8 +53,9 @@ public interface TenantTasks {
 	 * @param timeout the time limit for the whole query, positive
 	 * @param <T> the row type
 	 * @return the merged rows and each shard's status; never {@code null}
-	 * @throws IllegalArgumentException if the statement does not start with {@code SELECT} or {@code WITH}, or the
-	 * timeout is not positive
+	 * @throws IllegalArgumentException if the statement does not start with {@code SELECT} or {@code WITH}, holds a
+	 * {@code ;} outside quotes and comments other than a trailing one (a second statement), or the timeout is not
+	 * positive
 	 */
 	<T> ShardQueryResult<T> queryAllShards(String sql, List<?> parameters, ShardRowMapper<T> mapper,
 			Duration timeout);

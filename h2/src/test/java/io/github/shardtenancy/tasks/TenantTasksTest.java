@@ -331,12 +331,29 @@ class TenantTasksTest {
 	}
 
 	@Test
-	@DisplayName("scatter-gather runs only reads")
+	@DisplayName("scatter-gather runs only reads: one statement starting with SELECT or WITH, a ';' inside quotes or "
+			+ "at the end allowed, a second statement refused before anything runs")
 	void scatterGatherOnlyReads() {
 		assertThatThrownBy(() -> this.tenancy.tenantTasks()
 			.queryAllShards("DELETE FROM note", List.of(), (shard, row) -> null, Duration.ofSeconds(1)))
 			.isInstanceOf(IllegalArgumentException.class)
 			.hasMessageContaining("SELECT or WITH");
+		ShardQueryResult<Long> before = this.tenancy.tenantTasks()
+			.queryAllShards("SELECT COUNT(*) FROM note WHERE body <> 'a;b' -- ; \n;", List.of(),
+					(shard, row) -> row.getLong(1), Duration.ofSeconds(10));
+		assertThat(before.complete()).isTrue();
+		for (String sql : List.of("SELECT 1; DELETE FROM note", "SELECT 1; DELETE FROM note; COMMIT",
+				"WITH x AS (SELECT 1) SELECT * FROM x; DROP TABLE note")) {
+			assertThatThrownBy(() -> this.tenancy.tenantTasks()
+				.queryAllShards(sql, List.of(), (shard, row) -> null, Duration.ofSeconds(1)))
+				.as(sql)
+				.isInstanceOf(IllegalArgumentException.class)
+				.hasMessageContaining("';'");
+		}
+		ShardQueryResult<Long> after = this.tenancy.tenantTasks()
+			.queryAllShards("SELECT COUNT(*) FROM note", List.of(), (shard, row) -> row.getLong(1),
+					Duration.ofSeconds(10));
+		assertThat(after.rows()).isEqualTo(before.rows());
 	}
 
 	private static void insertNote(Connection connection, String tenant, String body) throws SQLException {

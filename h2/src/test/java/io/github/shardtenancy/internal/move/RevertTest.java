@@ -2,6 +2,7 @@ package io.github.shardtenancy.internal.move;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+
+import javax.sql.DataSource;
 
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.MoveException;
@@ -320,6 +323,37 @@ class RevertTest {
 
 		assertThat(this.fixture.mover().findSoaking()).isEmpty();
 
+		assertTenantLivesOnlyOn("shard-2", "shard-1");
+	}
+
+	@Test
+	@DisplayName("a clean that failed half-way (the target's capture switched off, the source's delete failed on a "
+			+ "lock) makes the move unrevertable, also for another mover; resuming it finishes the clean, nothing lost")
+	void startedCleanIsNotRevertable() throws Exception {
+		Mover mover = this.fixture.mover();
+		String moveId = mover.moveAndWait(TENANT, "shard-2", soak(Duration.ofHours(1))).moveId();
+		DataSource source = this.fixture.topology().shard("shard-1").dataSource();
+		try (Connection locker = source.getConnection();
+				PreparedStatement lock = locker
+					.prepareStatement("SELECT id FROM order_line WHERE tenant_id = ? FOR UPDATE")) {
+			locker.setAutoCommit(false);
+			lock.setString(1, TENANT);
+			lock.executeQuery().close();
+			assertThatThrownBy(() -> mover.clean(moveId)).isInstanceOf(RuntimeException.class);
+			locker.rollback();
+		}
+
+		MoveStatus failed = mover.status(moveId);
+		assertThat(failed.step()).isEqualTo(MoveStep.FLIPPED);
+		assertThat(failed.isCleanStarted()).isTrue();
+		assertThat(failed.isRevertable()).isFalse();
+		assertThat(captured("shard-2")).as("the target's capture is off").isZero();
+		assertThatThrownBy(() -> this.fixture.mover().withLease(Duration.ZERO).revert(moveId))
+			.isInstanceOf(MoveException.class)
+			.hasMessageContaining("clean has started");
+		assertThat(this.fixture.mover().withLease(Duration.ZERO).reverseCatchUp(moveId)).isEqualTo(-1L);
+
+		assertThat(this.fixture.mover().withLease(Duration.ZERO).resume(moveId).step()).isEqualTo(MoveStep.DONE);
 		assertTenantLivesOnlyOn("shard-2", "shard-1");
 	}
 

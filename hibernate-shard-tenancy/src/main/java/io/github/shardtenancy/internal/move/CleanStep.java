@@ -3,6 +3,7 @@ package io.github.shardtenancy.internal.move;
 import java.util.Optional;
 
 import io.github.shardtenancy.MoveException;
+import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.internal.fence.FenceState;
 import io.github.shardtenancy.internal.fence.ShardFence;
 import io.github.shardtenancy.MoveStep;
@@ -10,7 +11,8 @@ import io.github.shardtenancy.MoveStep;
 /**
  * {@link MoveStep#DONE}: the tenant's rows deleted from the source, provided the source fence says the tenant moved
  * away; the move ends and its lock on the tenant is released. After a soak this finalises the move: the capture on
- * the target (for the reverse catch-up) is switched off first. In a revert (source and target swapped) the rows are
+ * the target (for the reverse catch-up) is switched off first, once {@link MoveStatus#CLEAN_STARTED} is recorded so
+ * that no revert can start on a half-cleaned source (another instance's, after this one's lease ran out). In a revert (source and target swapped) the rows are
  * deleted from the move's target, its capture switched off, and the move ends {@link MoveStep#REVERTED}.
  */
 final class CleanStep implements Step {
@@ -25,6 +27,9 @@ final class CleanStep implements Step {
 					fence.get().minVersion(), null);
 		}
 		if (run.soaks()) {
+			if (!run.reverse) {
+				run.step(MoveStep.FLIPPED, MoveStatus.CLEAN_STARTED);
+			}
 			run.sql(run.to, () -> {
 				ChangeCapture.captureOff(run.to, run.tenantId());
 				return null;

@@ -294,7 +294,11 @@ public class Mover implements TenantMover {
 			return;
 		}
 		String why;
-		if (move.step() == MoveStep.DONE) {
+		if (move.isCleanStarted()) {
+			why = "is being finalised (its clean has started on source '" + move.sourceShardId() + "'); resume it to "
+					+ "finish the clean, then move the tenant back instead";
+		}
+		else if (move.step() == MoveStep.DONE) {
 			why = "has been finalised (its source '" + move.sourceShardId() + "' was cleaned); move the tenant back "
 					+ "instead";
 		}
@@ -439,7 +443,8 @@ public class Mover implements TenantMover {
 		try {
 			while (!step.isFinal()) {
 				long stepStarted = System.nanoTime();
-				if ((step == MoveStep.FLIPPED || step == MoveStep.REVERT_FLIPPED) && !cleanNow) {
+				if ((step == MoveStep.FLIPPED || step == MoveStep.REVERT_FLIPPED) && !cleanNow
+						&& !move.isCleanStarted()) {
 					Instant cleanAfter = this.moveLog.find(move.moveId()).map(MoveLog.Row::cleanAfter).orElse(null);
 					if (cleanAfter != null && Instant.now().isBefore(cleanAfter)) {
 						boolean soak = step == MoveStep.FLIPPED && run.settings.hasSoak();

@@ -207,6 +207,11 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 					"queryAllShards runs read-only queries: the statement must start with SELECT or WITH, was '"
 							+ sql.strip() + "'");
 		}
+		if (!isOneStatement(sql)) {
+			throw new IllegalArgumentException("queryAllShards runs one read-only query: the statement must not "
+					+ "contain a ';' outside quotes and comments (a second statement could write), was '"
+					+ sql.strip() + "'");
+		}
 		long startNanos = System.nanoTime();
 		long deadline = startNanos + timeout.toNanos();
 		ExecutorService executor = queryExecutor();
@@ -377,6 +382,38 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 			}
 		}
 
+	}
+
+	/**
+	 * @return whether the SQL holds one statement: no {@code ;} outside quotes and comments but a trailing one
+	 */
+	static boolean isOneStatement(String sql) {
+		int n = sql.length();
+		for (int i = 0; i < n; i++) {
+			char c = sql.charAt(i);
+			if (c == '\'' || c == '"') {
+				int close = sql.indexOf(c, i + 1);
+				if (close < 0) {
+					return false;
+				}
+				i = close;
+			}
+			else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+				int eol = sql.indexOf('\n', i);
+				i = eol < 0 ? n : eol;
+			}
+			else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+				int close = sql.indexOf("*/", i + 2);
+				if (close < 0) {
+					return false;
+				}
+				i = close + 1;
+			}
+			else if (c == ';' && !sql.substring(i + 1).isBlank()) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 }

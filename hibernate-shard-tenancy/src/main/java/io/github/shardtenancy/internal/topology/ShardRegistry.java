@@ -200,6 +200,12 @@ public class ShardRegistry {
 				ps.executeUpdate();
 			}
 			this.registrationHook.registering(c, shardId);
+			if (event.equals("SHARD_FAILOVER")) {
+				try (PreparedStatement ps = c.prepareStatement("DELETE FROM shard_replica WHERE shard_id = ?")) {
+					ps.setString(1, shardId);
+					ps.executeUpdate();
+				}
+			}
 			DirectoryEvents.record(c, version, event, shardId,
 					before != null ? describe(before) : null, "ACTIVE region=" + region + " url=" + jdbcUrl,
 					this.actor);
@@ -212,7 +218,9 @@ public class ShardRegistry {
 
 	/**
 	 * Points a shard at a new primary (a failover): replaces its pool in this instance's topology, then records the new
-	 * JDBC URL and user name in the registry (an event {@code SHARD_FAILOVER}). No directory entry changes.
+	 * JDBC URL and user name in the registry (an event {@code SHARD_FAILOVER}). No directory entry changes. The shard's
+	 * replicas are dropped from this instance's topology and from the registry: they followed the old primary, and a
+	 * replica of a diverged timeline could report a replay position past the new primary's and serve stale reads.
 	 * @param shardId a shard of the topology
 	 * @param config the new primary's settings
 	 * @return the registry row as written
@@ -223,6 +231,12 @@ public class ShardRegistry {
 	public ShardRecord failover(String shardId, HikariConfig config) {
 		requireNotRetired(shardId);
 		this.topology.replacePrimary(shardId, config);
+		List<String> dropped = this.topology.removeReplicas(shardId).stream().map(Object::toString).toList();
+		if (!dropped.isEmpty()) {
+			log.warn("Shard '{}': its replicas {} no longer serve reads after the failover (they followed the old "
+					+ "primary, and their replay position cannot be compared with the new one's); add them again once "
+					+ "they follow the new primary", shardId, dropped);
+		}
 		String region = find(shardId).map(ShardRecord::region).orElse(null);
 		ShardRecord record = record(shardId, region, config.getJdbcUrl(), config.getUsername(), "SHARD_FAILOVER");
 		log.info("Shard '{}' now has its primary at {} (directory version {}); no directory entry changed", shardId,

@@ -355,6 +355,9 @@ class PostgresReplicaRoutingTest {
 		this.pair.primary().stop();
 
 		assertThat(topology.dataSource("shard-1")).isNotSameAs(oldPool);
+		assertThat(topology.replicas("shard-1")).as("replicas of the old primary no longer serve").isEmpty();
+		assertThat(this.tenancy.admin().replicas()).as("nor are they recorded")
+			.noneMatch((replica) -> replica.shardId().equals("shard-1"));
 		assertThat(this.tenancy.admin().shards().stream().filter(s -> s.shardId().equals("shard-1")).findFirst()
 			.orElseThrow().jdbcUrl()).isEqualTo(config(this.pair.replica(), "shard_1").getJdbcUrl());
 		write(tenant, "after");
