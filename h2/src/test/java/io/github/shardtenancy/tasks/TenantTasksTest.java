@@ -228,6 +228,25 @@ class TenantTasksTest {
 	}
 
 	@Test
+	@DisplayName("a named run refuses to start while a shard another instance registered is not in this instance's "
+			+ "topology (its completion marks could not be read)")
+	void namedRunNeedsEveryRegisteredShard() throws SQLException {
+		try (Connection c = this.tenancy.directoryDataSource().getConnection();
+				PreparedStatement s = c.prepareStatement("INSERT INTO shard_registry (shard_id, state, jdbc_url, "
+						+ "version, updated_at, updated_by) VALUES ('shard-9', 'ACTIVE', 'jdbc:h2:mem:elsewhere', 0, "
+						+ "CURRENT_TIMESTAMP, 'another instance')")) {
+			s.executeUpdate();
+		}
+		assertThatThrownBy(() -> this.tenancy.tenantTasks()
+			.start(TenantTaskOptions.named("nightly-3"), (tenant, connection) -> null))
+			.isInstanceOf(ShardUnavailableException.class)
+			.hasMessageContaining("shard-9")
+			.hasRootCauseMessage("Shard 'shard-9' is registered ACTIVE but not in this instance's topology, so its "
+					+ "completion marks of run 'nightly-3' cannot be read; call TenantAdmin.syncShards() and resume "
+					+ "again");
+	}
+
+	@Test
 	@DisplayName("tenants moved while the run goes are processed exactly once, none skipped")
 	void movesDuringRun() throws Exception {
 		CountDownLatch firstMove = new CountDownLatch(1);

@@ -34,6 +34,8 @@ import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.ShardQueryResult;
 import io.github.shardtenancy.ShardRowMapper;
 import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.ShardRecord;
+import io.github.shardtenancy.ShardState;
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantState;
@@ -157,7 +159,8 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 
 	/**
 	 * @return the tenants an earlier run of this name completed: DONE in the directory, or marked on any shard
-	 * @throws ShardUnavailableException if a shard's marks cannot be read
+	 * @throws ShardUnavailableException if a shard's marks cannot be read, or a shard registered ACTIVE by another
+	 * instance is not in this instance's topology yet
 	 */
 	private Set<String> completed(String name) {
 		Set<String> completed = new HashSet<>();
@@ -166,6 +169,14 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 		}
 		catch (SQLException ex) {
 			throw new DirectoryUnavailableException(null, this.router.version(), ex);
+		}
+		for (ShardRecord record : this.admin.shards()) {
+			if (record.state() == ShardState.ACTIVE && !this.topology.contains(record.shardId())) {
+				throw new ShardUnavailableException(null, record.shardId(), this.router.version(),
+						new IllegalStateException("Shard '" + record.shardId() + "' is registered ACTIVE but not in "
+								+ "this instance's topology, so its completion marks of run '" + name + "' cannot be "
+								+ "read; call TenantAdmin.syncShards() and resume again"));
+			}
 		}
 		for (String shardId : this.topology.shardIds()) {
 			try {
