@@ -4,7 +4,8 @@
 -- such triggers that an INSERT fires (tgtype bit 2, TRIGGER_TYPE_INSERT in
 -- https://github.com/postgres/postgres/blob/master/src/include/catalog/pg_trigger.h) are the fence's row trigger and
 -- the internal triggers of foreign keys (the copier checks those keys itself after the copy; not MATCH FULL ones,
--- whose check it does not repeat), and there is no rule.
+-- whose check it does not repeat), and there is no rule. A DEFERRABLE unique constraint's check is an internal
+-- trigger too, not exempted.
 -- Parameter: the table name.
 SELECT CASE
   WHEN c.oid IS NULL THEN 'the table was not found'

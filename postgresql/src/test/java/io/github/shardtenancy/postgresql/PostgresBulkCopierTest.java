@@ -84,7 +84,10 @@ class PostgresBulkCopierTest {
 						+ "$$ BEGIN INSERT INTO copy_audit_log VALUES (NEW.id); RETURN NEW; END $$");
 				st.execute("CREATE TRIGGER copy_audit AFTER INSERT ON copy_audited FOR EACH ROW "
 						+ "EXECUTE FUNCTION copy_audit()");
-				for (String table : List.of("copy_order", "copy_line", "copy_audited")) {
+				// A deferrable unique constraint is checked by an internal trigger that replica would switch off.
+				st.execute("CREATE TABLE copy_coupon (id BIGINT PRIMARY KEY, tenant_id VARCHAR(64) NOT NULL, "
+						+ "code VARCHAR(20) NOT NULL, UNIQUE (tenant_id, code) DEFERRABLE)");
+				for (String table : List.of("copy_order", "copy_line", "copy_audited", "copy_coupon")) {
 					this.dialect.installWriteCheck(c, table, "tenant_id", false);
 					this.dialect.installChangeCapture(c, table, "tenant_id");
 				}
@@ -296,11 +299,14 @@ class PostgresBulkCopierTest {
 	}
 
 	@Test
-	@DisplayName("a table with a trigger of the application is copied with its triggers firing")
+	@DisplayName("a table with a trigger of the application, or a deferrable unique constraint, keeps its triggers")
 	void applicationTriggerKeepsTheTriggerPath() throws SQLException {
 		try (Connection c = this.target.getConnection()) {
 			assertThat(PostgresBulkCopier.replicaRefusal(c, "copy_audited")).contains("copy_audit");
 			assertThat(PostgresBulkCopier.replicaRefusal(c, "copy_line")).isNull();
+			assertThat(PostgresBulkCopier.replicaRefusal(c, "copy_coupon")).as("deferrable unique constraint")
+				.startsWith("trigger ");
+			assertThat(PostgresBulkCopier.replicaRefusal(c, "copy_missing")).isEqualTo("the table was not found");
 		}
 
 		Observations seen = copy(null, "copy_audited");
