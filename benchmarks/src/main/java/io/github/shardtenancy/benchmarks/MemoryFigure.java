@@ -52,10 +52,12 @@ final class MemoryFigure {
 		double[] routerLoads = new double[MemoryProbe.COLD_START_ROUNDS];
 		double[] rawLoads = new double[MemoryProbe.COLD_START_ROUNDS];
 		double[] loadRatios = new double[MemoryProbe.COLD_START_ROUNDS];
+		double[] mapRatios = new double[MemoryProbe.COLD_START_ROUNDS];
 		for (int r = 0; r < MemoryProbe.COLD_START_ROUNDS; r++) {
 			routerLoads[r] = m.get("routerLoadNanos." + r) / 1e9;
 			rawLoads[r] = m.get("rawLoadNanos." + r) / 1e9;
 			loadRatios[r] = routerLoads[r] / rawLoads[r];
+			mapRatios[r] = routerLoads[r] / (m.get("mapLoadNanos." + r) / 1e9);
 		}
 		Spread loadRatio = Spread.of(loadRatios);
 		double routerLoad = Spread.of(routerLoads).median();
@@ -69,8 +71,9 @@ final class MemoryFigure {
 				fmt("%.2f s (plain JDBC stream of the rows)", rawLoad), fmt("%.2f s (TenantRouter.loadSnapshot)",
 						routerLoad),
 				loadRatio.median(), "<= 1.20", Figure.verdict(loadRatio.median() <= 1.2),
-				"ratio per round " + loadRatio.describe("%.2f") + "; plain stream and router load alternate which "
-						+ "goes first, both with the snapshot's fetch size, each on a collected heap.");
+				"ratio per round " + loadRatio.describe("%.2f") + "; the plain stream, the router load and the plain "
+						+ "stream kept in a map take turns going first, all with the snapshot's fetch size, each on a "
+						+ "collected heap. " + coldStartNote(m, Spread.of(mapRatios)));
 		return List.of(memory, coldStart);
 	}
 
@@ -119,6 +122,37 @@ final class MemoryFigure {
 						+ "= %.0f B before any value, and the smallest Java object is 16 B, so <= 100 B cannot be "
 						+ "reached while the cache is keyed by the tenant id String; an unbounded Caffeine cache has no "
 						+ "node of its own (%.0f B less).", floor, cacheNode);
+	}
+
+	/**
+	 * Where a cold start's time goes, from {@link MemoryProbe}'s per-side process CPU and collector times (medians over
+	 * the rounds): what keeping the rows costs by itself (the plain stream kept in a {@code ConcurrentHashMap}) against
+	 * what the router costs beyond that.
+	 */
+	static String coldStartNote(Map<String, Long> m, Spread mapRatio) {
+		StringBuilder note = new StringBuilder(fmt("Against the plain stream keeping every entry in a "
+				+ "ConcurrentHashMap<String, DirectoryEntry> (the cost of keeping the rows at all) the router's load is "
+				+ "%s. Median per side, process CPU (all threads: reader, the router's applying thread, collector, JIT; "
+				+ "not the database) / collector pauses / wall clock:", mapRatio.describe("%.2f")));
+		for (String side : MemoryProbe.SIDES) {
+			double[] cpu = new double[MemoryProbe.COLD_START_ROUNDS];
+			double[] gc = new double[MemoryProbe.COLD_START_ROUNDS];
+			double[] wall = new double[MemoryProbe.COLD_START_ROUNDS];
+			for (int r = 0; r < MemoryProbe.COLD_START_ROUNDS; r++) {
+				cpu[r] = m.get(side + "LoadCpuNanos." + r) / 1e6;
+				gc[r] = m.get(side + "LoadGcMillis." + r);
+				wall[r] = m.get(side + "LoadNanos." + r) / 1e6;
+			}
+			String name = switch (side) {
+				case "raw" -> "plain stream";
+				case "router" -> "router load";
+				default -> "plain stream kept in a map";
+			};
+			note.append(fmt(" %s %.0f / %.0f / %.0f ms;", name, Spread.of(cpu).median(), Spread.of(gc).median(),
+					Spread.of(wall).median()));
+		}
+		note.setLength(note.length() - 1);
+		return note.append('.').toString();
 	}
 
 	private static double total(Map<String, Long> m, String prefix) {

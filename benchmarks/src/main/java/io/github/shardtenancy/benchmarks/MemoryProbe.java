@@ -1,5 +1,6 @@
 package io.github.shardtenancy.benchmarks;
 
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
@@ -26,7 +27,9 @@ import org.openjdk.jol.info.GraphLayout;
 /**
  * Figure 5's measurement, meant to run in a JVM of its own (a clean heap): the cold-start load of a PostgreSQL
  * directory into a {@link Router} ({@link Router#loadSnapshot()}), timed against streaming the same rows
- * with plain JDBC (the same fetch size; {@link #COLD_START_ROUNDS} rounds of both, alternating which goes first), and the retained heap of the router's cache per entry, against a plain
+ * with plain JDBC (the same fetch size), and against the same stream keeping the rows in a map
+ * ({@link #COLD_START_ROUNDS} rounds of the three, the order rotating), and the retained heap of the router's cache
+ * per entry, against a plain
  * {@code ConcurrentHashMap<String, DirectoryEntry>} of the same rows.
  *
  * <p>Retained heap = heap used after full GCs with the structure alive, minus heap used after full GCs before it was
@@ -39,8 +42,15 @@ import org.openjdk.jol.info.GraphLayout;
  */
 public final class MemoryProbe {
 
-	/** Timed rounds of the cold start, each one plain JDBC stream and one router load. */
+	/** Timed rounds of the cold start, each one of every {@link #SIDES side}. */
 	static final int COLD_START_ROUNDS = 6;
+
+	/**
+	 * The sides of a cold-start round: the plain JDBC stream that builds each row's {@link DirectoryEntry} and keeps
+	 * none (the figure's baseline), the router's load, and the plain stream keeping every entry in a
+	 * {@code ConcurrentHashMap<String, DirectoryEntry>} (what keeping the rows costs by itself).
+	 */
+	static final String[] SIDES = { "raw", "router", "map" };
 
 	private MemoryProbe() {
 	}
@@ -63,21 +73,35 @@ public final class MemoryProbe {
 			rawRead(pool, null);
 			new Router(directory, RouterSettings.defaults()).loadSnapshot();
 
-			// Cold start: rounds of the plain stream and the router's load, which one goes first alternating.
+			// Cold start: rounds of the plain stream, the router's load and a plain stream kept in a ConcurrentHashMap,
+			// the order rotating from round to round. Besides wall clock, each side's process CPU time (every thread:
+			// the reader, the router's applying thread, the collector, the JIT) and collector time are recorded.
 			long rows = 0;
 			for (int round = 0; round < COLD_START_ROUNDS; round++) {
-				for (int side = 0; side < 2; side++) {
-					boolean raw = (side == 0) == (round % 2 == 0);
+				for (int step = 0; step < SIDES.length; step++) {
+					String side = SIDES[(step + round) % SIDES.length];
 					usedAfterGc(); // each side starts on a collected heap, with no garbage of the other
+					long gcBefore = gcMillis();
+					long cpuBefore = processCpuNanos();
 					long start = System.nanoTime();
-					if (raw) {
-						rows = rawRead(pool, null);
-						out.put("rawLoadNanos." + round, System.nanoTime() - start);
+					Object kept = null;
+					switch (side) {
+						case "raw" -> rows = rawRead(pool, null);
+						case "router" -> {
+							Router loaded = new Router(directory, RouterSettings.defaults());
+							loaded.loadSnapshot();
+							kept = loaded;
+						}
+						default -> {
+							Map<String, DirectoryEntry> map = new ConcurrentHashMap<>();
+							rawRead(pool, entry -> map.put(entry.tenantId(), entry));
+							kept = map;
+						}
 					}
-					else {
-						new Router(directory, RouterSettings.defaults()).loadSnapshot();
-						out.put("routerLoadNanos." + round, System.nanoTime() - start);
-					}
+					out.put(side + "LoadNanos." + round, System.nanoTime() - start);
+					out.put(side + "LoadCpuNanos." + round, processCpuNanos() - cpuBefore);
+					out.put(side + "LoadGcMillis." + round, gcMillis() - gcBefore);
+					Reference.reachabilityFence(kept);
 				}
 			}
 			out.put("rows", rows);
@@ -220,6 +244,23 @@ public final class MemoryProbe {
 			}
 		}
 		throw new NoSuchMethodException(name + " in " + start);
+	}
+
+	/** @return the CPU time of every thread of this JVM so far, in nanoseconds, or -1 if the JVM does not say */
+	private static long processCpuNanos() {
+		if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+			return os.getProcessCpuTime();
+		}
+		return -1;
+	}
+
+	/** @return the accumulated collection time of every collector, in milliseconds (wall clock of the pauses) */
+	private static long gcMillis() {
+		long total = 0;
+		for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+			total += Math.max(0, collector.getCollectionTime());
+		}
+		return total;
 	}
 
 	private static long usedAfterGc() throws InterruptedException {
