@@ -66,6 +66,40 @@ class TenantConnectionTest {
 	}
 
 	@Test
+	@DisplayName("a connection handed to Hibernate counts the rows of committed updates, none of queries or of a "
+			+ "rolled-back transaction, and its transactions")
+	void hibernateConnectionCountsCommittedRows() throws Exception {
+		fixture.admin(fixture.router()).create("hooli", "shard-1");
+		Connection c = fixture.provider().getConnection("hooli");
+		try {
+			c.setAutoCommit(false);
+			ShardTenancyFixture.insertNote(c, "hooli", "one");
+			ShardTenancyFixture.insertNote(c, "hooli", "two");
+			int updated;
+			try (PreparedStatement ps = c.prepareStatement("UPDATE note SET body = body WHERE tenant_id = ?")) {
+				ps.setString(1, "hooli");
+				updated = ps.executeUpdate();
+			}
+			assertThat(updated).isGreaterThanOrEqualTo(2);
+			try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM note"); ResultSet rs = ps.executeQuery()) {
+				rs.next();
+			}
+			assertThat(TenantConnection.usage(c).rowsWritten()).as("nothing committed yet").isZero();
+			c.commit();
+			assertThat(TenantConnection.usage(c).rowsWritten()).isEqualTo(2 + updated);
+			ShardTenancyFixture.insertNote(c, "hooli", "rolled back");
+			c.rollback();
+			TenantConnection.Usage usage = TenantConnection.usage(c);
+			assertThat(usage.rowsWritten()).isEqualTo(2 + updated);
+			assertThat(usage.transactions()).isEqualTo(2);
+			assertThat(usage.tenantId()).isEqualTo("hooli");
+		}
+		finally {
+			fixture.provider().releaseConnection("hooli", c);
+		}
+	}
+
+	@Test
 	@DisplayName("auto-commit writes on the routing DataSource are recorded as committed work, asked-for commits once work goes on, reads and rollbacks never")
 	void committedWritesAreRecorded() throws Exception {
 		TenantRoutingDataSource dataSource = new TenantRoutingDataSource(fixture.provider());

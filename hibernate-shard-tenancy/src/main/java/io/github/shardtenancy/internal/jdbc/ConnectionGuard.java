@@ -68,7 +68,12 @@ public final class ConnectionGuard {
 	public static void released(Connection connection) {
 		Held held = HELD.get();
 		if (held != null) {
-			held.connections.removeIf(c -> c == connection);
+			List<Connection> connections = held.connections;
+			for (int i = connections.size() - 1; i >= 0; i--) {
+				if (connections.get(i) == connection) {
+					connections.remove(i);
+				}
+			}
 			if (held.connections.isEmpty()) {
 				HELD.remove();
 				held.restoreMdc();

@@ -97,11 +97,11 @@ final class FenceBegin {
 	}
 
 	/**
-	 * @param sql a query that {@linkplain #canTravelWith can travel with} the begin
+	 * @param query the shape of a query that {@linkplain #canTravelWith can travel with} the begin
 	 * @return {@code beginStatement; sql}, to prepare and then {@linkplain #bind bind}
 	 */
-	String withQuery(String sql) {
-		return this.dialect.beginStatement() + ";\n" + sql;
+	String withQuery(SqlShape query) {
+		return query.withBegin(this.dialect.beginStatement());
 	}
 
 	/** Binds the begin's parameters of a statement of {@link #withQuery}. */

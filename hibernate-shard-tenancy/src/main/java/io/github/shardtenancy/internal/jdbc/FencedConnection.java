@@ -124,9 +124,9 @@ final class FencedConnection extends ConnectionDelegate {
 
 	@Override
 	public PreparedStatement prepareStatement(String sql) throws SQLException {
-		checkStatement(sql);
-		if (this.begin.pending() && FenceBegin.canTravelWith(sql)) {
-			return withBegin(sql, this.connection.prepareStatement(this.begin.withQuery(sql)));
+		SqlShape shape = checkStatement(sql);
+		if (this.begin.pending() && shape != null && shape.canTravelWithBegin) {
+			return withBegin(sql, this.connection.prepareStatement(this.begin.withQuery(shape)));
 		}
 		this.begin.now();
 		return new FencedPreparedStatement(this, this.connection.prepareStatement(sql), sql, false);
@@ -135,10 +135,10 @@ final class FencedConnection extends ConnectionDelegate {
 	@Override
 	public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
 			throws SQLException {
-		checkStatement(sql);
-		if (this.begin.pending() && FenceBegin.canTravelWith(sql)) {
+		SqlShape shape = checkStatement(sql);
+		if (this.begin.pending() && shape != null && shape.canTravelWithBegin) {
 			return withBegin(sql,
-					this.connection.prepareStatement(this.begin.withQuery(sql), resultSetType, resultSetConcurrency));
+					this.connection.prepareStatement(this.begin.withQuery(shape), resultSetType, resultSetConcurrency));
 		}
 		this.begin.now();
 		return new FencedPreparedStatement(this,
@@ -148,9 +148,9 @@ final class FencedConnection extends ConnectionDelegate {
 	@Override
 	public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency,
 			int resultSetHoldability) throws SQLException {
-		checkStatement(sql);
-		if (this.begin.pending() && FenceBegin.canTravelWith(sql)) {
-			return withBegin(sql, this.connection.prepareStatement(this.begin.withQuery(sql), resultSetType,
+		SqlShape shape = checkStatement(sql);
+		if (this.begin.pending() && shape != null && shape.canTravelWithBegin) {
+			return withBegin(sql, this.connection.prepareStatement(this.begin.withQuery(shape), resultSetType,
 					resultSetConcurrency, resultSetHoldability));
 		}
 		this.begin.now();
@@ -273,7 +273,12 @@ final class FencedConnection extends ConnectionDelegate {
 			this.dataSource.commitAsked();
 		}
 		else {
-			endTransaction(this.connection::commit);
+			try {
+				this.connection.commit();
+			}
+			finally {
+				this.begin.transactionEnded();
+			}
 		}
 		committed();
 	}
@@ -297,7 +302,12 @@ final class FencedConnection extends ConnectionDelegate {
 		if (this.dataSource != null) {
 			this.dataSource.rolledBack();
 		}
-		endTransaction(this.connection::rollback);
+		try {
+			this.connection.rollback();
+		}
+		finally {
+			this.begin.transactionEnded();
+		}
 	}
 
 	/** Commits or rolls back on the pooled connection: the transaction ends, also when ending it fails. */
@@ -330,16 +340,21 @@ final class FencedConnection extends ConnectionDelegate {
 	}
 
 	/**
+	 * @return the statement's shape, or {@code null} if {@code sql} is {@code null}
 	 * @throws TenantSwitchedException if another tenant is bound on the thread
 	 * @throws CrossTenantStatementException if the statement is {@code TRUNCATE} or DDL (temporary tables excepted)
 	 */
-	void checkStatement(@Nullable String sql) {
+	@Nullable SqlShape checkStatement(@Nullable String sql) {
 		checkTenant();
-		if (sql != null && StatementClassifier.actsOnWholeTables(sql)) {
+		if (sql == null) {
+			return null;
+		}
+		SqlShape shape = SqlShape.of(sql);
+		if (shape.actsOnWholeTables) {
 			throw new CrossTenantStatementException(this.route.tenantId(), this.route.shardId(),
 					this.route.directoryVersion(), StatementClassifier.quoted(sql));
 		}
-		if (sql != null && !this.referenceTables.isEmpty() && !StatementClassifier.isRead(sql)) {
+		if (!this.referenceTables.isEmpty() && !shape.read) {
 			for (String target : ReferenceSql.writeTargets(sql)) {
 				String plain = target.substring(target.lastIndexOf('.') + 1);
 				if (this.referenceTables.contains(target) || this.referenceTables.contains(plain)) {
@@ -351,6 +366,7 @@ final class FencedConnection extends ConnectionDelegate {
 				}
 			}
 		}
+		return shape;
 	}
 
 	/** @param tables the reference tables (lower case), which statements of this connection must not write */

@@ -61,7 +61,7 @@ class FencedPreparedStatement extends FencedStatement implements PreparedStateme
 		}
 		Boolean r = this.read;
 		if (r == null) {
-			r = StatementClassifier.isRead(sql);
+			r = SqlShape.of(sql).read;
 			this.read = r;
 		}
 		return r;
@@ -74,17 +74,28 @@ class FencedPreparedStatement extends FencedStatement implements PreparedStateme
 		}
 	}
 
+	// The forms below run the execution directly (no lambda) on a connection without auto-commit emulation, the path
+	// of every statement Hibernate runs; the result of a query reports no rows written.
+
 	@Override
 	public ResultSet executeQuery() throws SQLException {
 		if (!this.withBegin) {
+			if (runsDirectly(false)) {
+				return this.prepared.executeQuery();
+			}
 			return run(this.sql, false, this.prepared::executeQuery);
 		}
-		return run(this.sql, true, () -> {
-			if (!this.connection.begin().executeWithQuery(this.prepared)) {
-				throw new SQLException("No results were returned by the query", "02000");
-			}
-			return this.prepared.getResultSet();
-		});
+		if (runsDirectly(true)) {
+			return queryWithBegin();
+		}
+		return run(this.sql, true, this::queryWithBegin);
+	}
+
+	private ResultSet queryWithBegin() throws SQLException {
+		if (!this.connection.begin().executeWithQuery(this.prepared)) {
+			throw new SQLException("No results were returned by the query", "02000");
+		}
+		return this.prepared.getResultSet();
 	}
 
 	@Override
@@ -98,6 +109,11 @@ class FencedPreparedStatement extends FencedStatement implements PreparedStateme
 	@Override
 	public int executeUpdate() throws SQLException {
 		if (!this.withBegin) {
+			if (runsDirectly(false)) {
+				int count = this.prepared.executeUpdate();
+				executedDirectly(this.sql, count);
+				return count;
+			}
 			return run(this.sql, false, this.prepared::executeUpdate);
 		}
 		return run(this.sql, true, () -> {

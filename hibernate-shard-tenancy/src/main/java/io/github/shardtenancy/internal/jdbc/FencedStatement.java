@@ -44,6 +44,32 @@ class FencedStatement implements Statement {
 		return result;
 	}
 
+	/**
+	 * Starts an execution on a connection without {@link AutoCommitEmulation} (one handed to Hibernate), which the
+	 * caller then runs directly instead of through {@link #run} and a lambda: runs the begin first unless the statement
+	 * carries it.
+	 * @return whether the caller may run the execution directly and then report it with {@link #executedDirectly};
+	 * {@code false}: use {@link #run}
+	 */
+	final boolean runsDirectly(boolean carriesBegin) throws SQLException {
+		if (this.connection.autoCommit() != null) {
+			return false;
+		}
+		if (!carriesBegin) {
+			this.connection.begin().now();
+		}
+		return true;
+	}
+
+	/**
+	 * Reports an execution run directly ({@link #runsDirectly}), as {@link #run} does.
+	 * @param sql what ran
+	 * @param count the update count it returned
+	 */
+	final void executedDirectly(String sql, long count) {
+		this.connection.executed(isRead(sql) ? 0 : Math.max(count, 0), false);
+	}
+
 	/** @return the rows an execution's result reports written (an update count or a batch's counts), else 0 */
 	private static long rowsOf(@Nullable Object result) {
 		if (result instanceof Integer count) {
@@ -68,7 +94,7 @@ class FencedStatement implements Statement {
 
 	/** @return whether the SQL only reads ({@link StatementClassifier#isRead}) */
 	boolean isRead(String sql) {
-		return StatementClassifier.isRead(sql);
+		return SqlShape.of(sql).read;
 	}
 
 	/** @throws java.sql.SQLFeatureNotSupportedException if this statement cannot be batched */

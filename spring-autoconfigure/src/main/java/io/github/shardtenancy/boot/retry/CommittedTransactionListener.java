@@ -1,5 +1,8 @@
 package io.github.shardtenancy.boot.retry;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import io.github.shardtenancy.retry.CommittedWork;
 import org.springframework.transaction.TransactionExecution;
 import org.springframework.transaction.TransactionExecutionListener;
@@ -17,9 +20,15 @@ import org.springframework.transaction.support.DefaultTransactionStatus;
  * <p>The auto-configuration adds one instance to every {@code ConfigurableTransactionManager} bean of the
  * application; add it yourself to a transaction manager that is not a bean.
  *
- * <p>Thread-safe and stateless: what it records lives on the committing thread.
+ * <p>Thread-safe and stateless: what it records lives on the committing thread (descriptions are built once per transaction name).
  */
 public final class CommittedTransactionListener implements TransactionExecutionListener {
+
+	/** Most descriptions kept; transaction names are those of an application's transactional methods. */
+	private static final int MAX_DESCRIPTIONS = 4096;
+
+	/** The description per transaction name, built once per name. */
+	private static final Map<String, String> DESCRIPTIONS = new ConcurrentHashMap<>();
 
 	@Override
 	public void beforeBegin(TransactionExecution transaction) {
@@ -31,8 +40,7 @@ public final class CommittedTransactionListener implements TransactionExecutionL
 		if (commitFailure != null || !transaction.isNewTransaction() || transaction.isReadOnly()) {
 			return;
 		}
-		String name = transaction.getTransactionName();
-		String description = "transaction " + (name.isEmpty() ? "(unnamed)" : "'" + name + "'");
+		String description = describe(transaction.getTransactionName());
 		boolean outermost = transaction instanceof DefaultTransactionStatus status
 				&& status.getSuspendedResources() == null;
 		if (outermost) {
@@ -41,6 +49,17 @@ public final class CommittedTransactionListener implements TransactionExecutionL
 		else {
 			CommittedWork.record(description);
 		}
+	}
+
+	private static String describe(String name) {
+		String description = DESCRIPTIONS.get(name);
+		if (description == null) {
+			description = "transaction " + (name.isEmpty() ? "(unnamed)" : "'" + name + "'");
+			if (DESCRIPTIONS.size() < MAX_DESCRIPTIONS) {
+				DESCRIPTIONS.put(name, description);
+			}
+		}
+		return description;
 	}
 
 	@Override

@@ -1,7 +1,9 @@
 package io.github.shardtenancy.boot.retry;
 
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -22,7 +24,13 @@ import org.springframework.util.function.SingletonSupplier;
  */
 public final class ShardTenancyRetryInterceptor implements MethodInterceptor {
 
+	/** Most method names kept; an application's advised methods are far fewer. */
+	private static final int MAX_NAMES = 4096;
+
 	private final Supplier<ShardTenancyRetry> retry;
+
+	/** The work's name per advised method, as Spring's {@code Retryable#getName()} reports it. */
+	private final Map<Method, String> names = new ConcurrentHashMap<>();
 
 	/**
 	 * @param retry supplies the retry on first use (lazily, so that the advisor can be created before the router and
@@ -49,10 +57,20 @@ public final class ShardTenancyRetryInterceptor implements MethodInterceptor {
 			throw new IllegalStateException("Cannot retry " + invocation.getMethod()
 					+ ": the invocation is not a ProxyMethodInvocation and cannot be repeated");
 		}
-		String name = invocation.getMethod().getDeclaringClass().getSimpleName() + "."
-				+ invocation.getMethod().getName();
-		return this.retry.get().proceed(name, () -> isSafeToRerun(invocation),
+		return this.retry.get().proceed(name(invocation.getMethod()), () -> isSafeToRerun(invocation),
 				() -> proxyInvocation.invocableClone().proceed());
+	}
+
+	/** @return {@code SimpleClassName.method}, built once per method */
+	private String name(Method method) {
+		String name = this.names.get(method);
+		if (name == null) {
+			name = method.getDeclaringClass().getSimpleName() + "." + method.getName();
+			if (this.names.size() < MAX_NAMES) {
+				this.names.put(method, name);
+			}
+		}
+		return name;
 	}
 
 	private static boolean isSafeToRerun(MethodInvocation invocation) {
