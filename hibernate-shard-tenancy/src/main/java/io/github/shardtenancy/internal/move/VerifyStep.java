@@ -54,14 +54,16 @@ final class VerifyStep implements Step {
 		}
 		run.step(MoveStep.VERIFIED, withDualRead(run,
 				"rows=" + rows + " (counts, and the " + keys + " rows changed since the catch-up's verification) in "
-						+ (System.nanoTime() - started) / 1_000_000 + " ms"));
+						+ (System.nanoTime() - started) / 1_000_000 + " ms (counts " + source.countNanos() / 1_000_000
+						+ " / " + target.countNanos() / 1_000_000 + " ms, rows " + source.rowsNanos() / 1_000_000
+						+ " / " + target.rowsNanos() / 1_000_000 + " ms on source / target)"));
 	}
 
 	/**
 	 * What one side of an incremental verification read: the tenant's row count per table (or {@code null}) and the
 	 * rows of the compared keys as text, per table, in the order of the run's tables.
 	 */
-	record Side(long[] counts, List<Map<String, String>> rows) {
+	record Side(long[] counts, List<Map<String, String>> rows, long countNanos, long rowsNanos) {
 	}
 
 	/**
@@ -79,13 +81,15 @@ final class VerifyStep implements Step {
 			Map<TablePlan, Set<String>> keys, boolean count) throws SQLException {
 		MoveSql.SqlWork<Side> work = () -> {
 			Connection c = snapshot;
+			long started = System.nanoTime();
 			long[] counts = count ? Checksums.counts(c, run.plans, run.tenantId()) : null;
+			long counted = System.nanoTime();
 			List<Map<String, String>> rows = new ArrayList<>();
 			for (TablePlan table : run.plans) {
 				Set<String> tableKeys = keys.getOrDefault(table, Set.of());
 				rows.add(tableKeys.isEmpty() ? Map.of() : Checksums.rowsAsText(c, table, tableKeys, run.tenantId()));
 			}
-			return new Side(counts, rows);
+			return new Side(counts, rows, counted - started, System.nanoTime() - counted);
 		};
 		if (snapshot != null) {
 			return work.run();
