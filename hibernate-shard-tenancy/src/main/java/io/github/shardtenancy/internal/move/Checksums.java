@@ -87,48 +87,65 @@ final class Checksums {
 	}
 
 	/**
-	 * @return the tenant's rows in a table of a shard
+	 * Counts a tenant's rows in every table in one statement ({@code SELECT (SELECT COUNT(*) ...), (SELECT COUNT(*)
+	 * ...)}): one round trip, whatever the number of tables.
+	 * @param c a connection of the shard, reading every tenant's rows ({@link MoveSql#acrossTenants})
+	 * @return the counts, in the order of {@code tables}
 	 * @throws SQLException on a database error
 	 */
-	static long count(Topology.Shard shard, TablePlan table, String tenantId) throws SQLException {
-		try (Connection c = shard.dataSource().getConnection()) {
-			return acrossTenants(shard, c, () -> {
-				try (PreparedStatement ps = c.prepareStatement(
-						"SELECT COUNT(*) FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
-					ps.setString(1, tenantId);
-					try (ResultSet rs = ps.executeQuery()) {
-						rs.next();
-						return rs.getLong(1);
-					}
+	static long[] counts(Connection c, List<TablePlan> tables, String tenantId) throws SQLException {
+		StringBuilder sql = new StringBuilder("SELECT ");
+		for (int i = 0; i < tables.size(); i++) {
+			TablePlan table = tables.get(i);
+			sql.append(i == 0 ? "" : ", ")
+				.append("(SELECT COUNT(*) FROM ")
+				.append(table.sqlName())
+				.append(" WHERE ")
+				.append(table.tenantColumn())
+				.append(" = ?)");
+		}
+		try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+			for (int i = 0; i < tables.size(); i++) {
+				ps.setString(i + 1, tenantId);
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				long[] counts = new long[tables.size()];
+				for (int i = 0; i < counts.length; i++) {
+					counts[i] = rs.getLong(i + 1);
 				}
-			});
+				return counts;
+			}
 		}
 	}
 
 	/**
-	 * Compares the rows of some keys on the source and the target, value by value (as text).
-	 * @return a description of the first difference, or {@code null} if every key has equal rows on both (or none)
+	 * Reads the rows of some keys of one table, as text ({@link #text}), in chunks of 500 keys.
+	 * @return the rows found, by logged key; a key without a row is absent
 	 * @throws SQLException on a database error
 	 */
-	static String compareRows(Topology.Shard from, Topology.Shard to, TablePlan table,
-			Set<String> keys, String tenantId) throws SQLException {
-		try (Connection source = from.dataSource().getConnection();
-				Connection target = to.dataSource().getConnection()) {
-			return acrossTenants(from, source, () -> acrossTenants(to, target, () -> {
-				for (List<String> chunk : chunks(new ArrayList<>(keys), 500)) {
-					Map<String, Object[]> onSource = read(source, table, chunk, tenantId);
-					Map<String, Object[]> onTarget = read(target, table, chunk, tenantId);
-					for (String key : chunk) {
-						String a = text(onSource.get(key));
-						String b = text(onTarget.get(key));
-						if (!java.util.Objects.equals(a, b)) {
-							return "key " + key.replace(KEY_SEPARATOR, ",") + ": source " + a + ", target " + b;
-						}
-					}
-				}
-				return null;
-			}));
+	static Map<String, String> rowsAsText(Connection c, TablePlan table, Set<String> keys, String tenantId)
+			throws SQLException {
+		Map<String, String> rows = new java.util.HashMap<>();
+		for (List<String> chunk : chunks(new ArrayList<>(keys), 500)) {
+			read(c, table, chunk, tenantId).forEach((key, row) -> rows.put(key, text(row)));
 		}
+		return rows;
+	}
+
+	/**
+	 * @return a description of the first key whose rows differ (or exist on one side only), or {@code null} if
+	 * every key has equal rows on both (or none)
+	 */
+	static String firstDifference(Set<String> keys, Map<String, String> onSource, Map<String, String> onTarget) {
+		for (String key : keys) {
+			String a = onSource.get(key);
+			String b = onTarget.get(key);
+			if (!java.util.Objects.equals(a, b)) {
+				return "key " + key.replace(KEY_SEPARATOR, ",") + ": source " + a + ", target " + b;
+			}
+		}
+		return null;
 	}
 
 	static final String KEY_SEPARATOR = "\u001f";

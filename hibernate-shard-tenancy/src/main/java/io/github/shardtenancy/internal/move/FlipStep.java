@@ -52,6 +52,7 @@ final class FlipStep implements Step {
 		else {
 			run.moveLog.flippedAt(run.move, run.owner, now, now.plus(keep));
 		}
+		long fencesStarted = System.nanoTime();
 		ShardFence.set(run.to, run.tenantId(), FenceState.OWNED, flipped.version());
 		ShardFence.set(run.from, run.tenantId(), FenceState.MOVED, flipped.version());
 		run.router.apply(flipped);
@@ -62,7 +63,8 @@ final class FlipStep implements Step {
 			});
 		}
 		run.flipVersion = flipped.version();
-		run.step(MoveStep.FLIPPED, "directory version " + flipped.version());
+		run.step(MoveStep.FLIPPED, "directory version " + flipped.version() + "; fences and capture in "
+				+ (System.nanoTime() - fencesStarted) / 1_000_000 + " ms");
 	}
 
 }

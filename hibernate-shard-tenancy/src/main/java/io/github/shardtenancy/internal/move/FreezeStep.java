@@ -35,13 +35,16 @@ final class FreezeStep implements Step {
 		}
 		run.moveLog.frozenAt(run.move, run.owner, Instant.now());
 		run.router.apply(frozen);
+		long fenceStarted = System.nanoTime();
 		ShardFence.set(run.from, run.tenantId(), FenceState.FROZEN, frozen.version());
+		long fenceNanos = System.nanoTime() - fenceStarted;
 		if (!capture) {
 			ShardFence.set(run.to, run.tenantId(), FenceState.INCOMING, frozen.version());
 		}
 		run.frozenHere = true;
 		run.freezeVersion = frozen.version();
-		run.step(MoveStep.FROZEN, "directory version " + frozen.version());
+		run.step(MoveStep.FROZEN, "directory version " + frozen.version() + "; source fence FROZEN in "
+				+ fenceNanos / 1_000_000 + " ms (waits for the tenant's writes in flight)");
 	}
 
 }

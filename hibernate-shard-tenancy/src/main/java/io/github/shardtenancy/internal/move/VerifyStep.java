@@ -2,17 +2,22 @@ package io.github.shardtenancy.internal.move;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.MoveStep;
+import io.github.shardtenancy.internal.topology.Topology;
 
 /**
  * {@link MoveStep#VERIFIED}: inside the freeze, the target compared with the source. When this run froze the tenant
- * and ran the final catch-up itself, the target was verified equal to the source in the catch-up step's last
- * snapshot, and every change since has a change-log entry the final catch-up applied: then the row counts of every
- * table and, value by value, the rows of the keys it applied are compared, which costs in proportion to the final
- * lag, not to the tenant's size. Otherwise (a resumed move, a move without capture, or a revert) every row is checked,
+ * and ran the final catch-up itself, the target was verified equal to the source in a snapshot of the catch-up step
+ * (the whole copy in its verifying round, then, in each round after it, the rows that round applied), and every
+ * change since has a change-log entry the final catch-up applied: then the row counts of every table and, value by
+ * value, the rows of the keys it applied are compared, which costs in proportion to the final lag, not to the tenant's
+ * size (one connection per side, the counts of every table in one statement, both sides at once). Otherwise (a resumed move, a move without capture, or a revert) every row is checked,
  * as count and checksum per table. Source and target are read at the same time; on PostgreSQL each database computes
  * its own count and checksum instead of sending every row. With the dual read on, its registered queries then run on
  * source and target too ({@link ShadowReads#verify}), and must return the same rows.
@@ -27,32 +32,101 @@ final class VerifyStep implements Step {
 			verifyAll(run);
 			return;
 		}
+		long started = System.nanoTime();
+		Object[] sides = run.both(() -> run.sql(run.from, () -> read(run.from, null, run, true)),
+				() -> run.sql(run.to, () -> read(run.to, null, run, true)));
+		Side source = (Side) sides[0];
+		Side target = (Side) sides[1];
 		long rows = 0;
 		int keys = 0;
-		for (TablePlan table : run.plans) {
-			Object[] counts = run.both(
-					() -> run.sql(run.from, () -> Checksums.count(run.from, table, run.tenantId())),
-					() -> run.sql(run.to, () -> Checksums.count(run.to, table, run.tenantId())));
-			long count = (Long) counts[0];
-			long targetCount = (Long) counts[1];
+		for (int i = 0; i < run.plans.size(); i++) {
+			TablePlan table = run.plans.get(i);
+			long count = source.counts()[i];
+			long targetCount = target.counts()[i];
 			if (count != targetCount) {
 				throw new MoveException("Verification of tenant '" + run.tenantId() + "' failed for table "
 						+ table.sqlName() + ": source '" + run.from.id() + "' has " + count + " rows, target '"
 						+ run.to.id() + "' has " + targetCount, run.tenantId(), run.to.id(), -1, null);
 			}
-			Set<String> changed = run.finalKeys.getOrDefault(table, Set.of());
-			String difference = run.sql(run.from,
-					() -> Checksums.compareRows(run.from, run.to, table, changed, run.tenantId()));
-			if (difference != null) {
-				throw new MoveException("Verification of tenant '" + run.tenantId() + "' failed for table "
-						+ table.sqlName() + " between source '" + run.from.id() + "' and target '" + run.to.id()
-						+ "': " + difference, run.tenantId(), run.to.id(), -1, null);
-			}
+			requireSameRows(run, table, run.finalKeys.getOrDefault(table, Set.of()), source, target, i, "");
 			rows += count;
-			keys += changed.size();
+			keys += run.finalKeys.getOrDefault(table, Set.of()).size();
 		}
 		run.step(MoveStep.VERIFIED, withDualRead(run,
-				"rows=" + rows + " (counts, and the " + keys + " rows changed since the catch-up's verification)"));
+				"rows=" + rows + " (counts, and the " + keys + " rows changed since the catch-up's verification) in "
+						+ (System.nanoTime() - started) / 1_000_000 + " ms (counts " + source.countNanos() / 1_000_000
+						+ " / " + target.countNanos() / 1_000_000 + " ms, rows " + source.rowsNanos() / 1_000_000
+						+ " / " + target.rowsNanos() / 1_000_000 + " ms on source / target)"));
+	}
+
+	/**
+	 * What one side of an incremental verification read: the tenant's row count per table (or {@code null}) and the
+	 * rows of the compared keys as text, per table, in the order of the run's tables.
+	 */
+	record Side(long[] counts, List<Map<String, String>> rows, long countNanos, long rowsNanos) {
+	}
+
+	/**
+	 * Reads one side of an incremental verification on one connection: the counts of every table in one statement
+	 * (if asked) and the rows of the keys in {@link MoveRun#finalKeys} (or in {@code keys}).
+	 * @param snapshot a connection to read on (the caller's snapshot, left open), or {@code null} for a connection of
+	 * its own that reads every tenant's rows ({@link MoveSql#acrossTenants})
+	 * @return what it read
+	 */
+	static Side read(Topology.Shard shard, Connection snapshot, MoveRun run, boolean count) throws SQLException {
+		return read(shard, snapshot, run, run.finalKeys, count);
+	}
+
+	private static Side read(Topology.Shard shard, Connection snapshot, MoveRun run,
+			Map<TablePlan, Set<String>> keys, boolean count) throws SQLException {
+		MoveSql.SqlWork<Side> work = () -> {
+			Connection c = snapshot;
+			long started = System.nanoTime();
+			long[] counts = count ? Checksums.counts(c, run.plans, run.tenantId()) : null;
+			long counted = System.nanoTime();
+			List<Map<String, String>> rows = new ArrayList<>();
+			for (TablePlan table : run.plans) {
+				Set<String> tableKeys = keys.getOrDefault(table, Set.of());
+				rows.add(tableKeys.isEmpty() ? Map.of() : Checksums.rowsAsText(c, table, tableKeys, run.tenantId()));
+			}
+			return new Side(counts, rows, counted - started, System.nanoTime() - counted);
+		};
+		if (snapshot != null) {
+			return work.run();
+		}
+		try (Connection c = shard.dataSource().getConnection()) {
+			return MoveSql.acrossTenants(shard, c, () -> read(shard, c, run, keys, count));
+		}
+	}
+
+	/**
+	 * The check of a catch-up round after the catch-up step's full verification: in the round's snapshot (the source
+	 * connection, still in it) the rows of the keys the round applied, value by value, against the target's, which
+	 * holds that snapshot's state for them (only the mover writes the target). Source and target are read at once.
+	 * @throws MoveException on a difference, naming the table and the key
+	 */
+	static void verifyRound(MoveRun run, Connection source, Map<TablePlan, Set<String>> applied)
+			throws SQLException {
+		if (applied.isEmpty()) {
+			return;
+		}
+		Object[] sides = run.both(() -> run.sql(run.to, () -> read(run.to, null, run, applied, false)),
+				() -> run.sql(run.from, () -> read(run.from, source, run, applied, false)));
+		for (int i = 0; i < run.plans.size(); i++) {
+			TablePlan table = run.plans.get(i);
+			requireSameRows(run, table, applied.getOrDefault(table, Set.of()), (Side) sides[1],
+					(Side) sides[0], i, " (before the freeze)");
+		}
+	}
+
+	private static void requireSameRows(MoveRun run, TablePlan table, Set<String> keys, Side source, Side target,
+			int index, String when) {
+		String difference = Checksums.firstDifference(keys, source.rows().get(index), target.rows().get(index));
+		if (difference != null) {
+			throw new MoveException("Verification of tenant '" + run.tenantId() + "' failed for table "
+					+ table.sqlName() + when + " between source '" + run.from.id() + "' and target '" + run.to.id()
+					+ "': " + difference, run.tenantId(), run.to.id(), -1, null);
+		}
 	}
 
 	private static void verifyAll(MoveRun run) {
