@@ -145,6 +145,9 @@ public final class H2FenceDialect implements FenceDialect {
 			H2FenceSession.unbind(session);
 			throw H2Fence.reject(connection, tenantId, refusal, directoryVersion, fence.minVersion());
 		}
+		if ("OWNED".equals(fence.state())) {
+			H2TenantLocks.fenceLetsWrite(holder);
+		}
 		H2FenceSession.bind(session, tenantId, directoryVersion);
 		return true;
 	}
