@@ -148,7 +148,7 @@ public final class H2FenceDialect implements FenceDialect {
 		if ("OWNED".equals(fence.state())) {
 			H2TenantLocks.fenceLetsWrite(holder);
 		}
-		H2FenceSession.bind(session, tenantId, directoryVersion);
+		H2FenceSession.bind(session, holder.lock.tenantValue, holder.lock.versionValue(directoryVersion));
 		return true;
 	}
 

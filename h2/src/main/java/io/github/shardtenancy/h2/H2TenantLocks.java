@@ -22,7 +22,9 @@ import org.h2.result.SearchRow;
 import org.h2.schema.Schema;
 import org.h2.table.Table;
 import org.h2.value.Value;
+import org.h2.value.ValueBigint;
 import org.h2.value.ValueNull;
+import org.h2.value.ValueVarchar;
 import org.h2.value.VersionedValue;
 
 /**
@@ -170,9 +172,29 @@ final class H2TenantLocks {
 		/** How many times the lock has been granted exclusive; written under its monitor. */
 		private volatile long exclusiveGrants;
 
+		/** The tenant as the value of the session variable {@code @SHARD_TENANT}, made once. */
+		final Value tenantValue;
+
+		/** The directory version last bound for the tenant, as the value of {@code @SHARD_VERSION}. */
+		private volatile ValueBigint versionValue;
+
 		TenantLock(DatabaseLocks owner, String tenant) {
 			this.owner = owner;
 			this.tenant = tenant;
+			this.tenantValue = ValueVarchar.get(tenant);
+		}
+
+		/**
+		 * @param version a directory version
+		 * @return the version as the value of {@code @SHARD_VERSION}, the one made for the previous begin if equal
+		 */
+		Value versionValue(long version) {
+			ValueBigint value = this.versionValue;
+			if (value == null || value.getLong() != version) {
+				value = ValueBigint.get(version);
+				this.versionValue = value;
+			}
+			return value;
 		}
 
 		/** @return whether the hold was granted; {@code false} if the lock is gone (look again) or refused */
