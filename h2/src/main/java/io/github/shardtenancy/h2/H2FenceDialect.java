@@ -145,7 +145,10 @@ public final class H2FenceDialect implements FenceDialect {
 			H2FenceSession.unbind(session);
 			throw H2Fence.reject(connection, tenantId, refusal, directoryVersion, fence.minVersion());
 		}
-		H2FenceSession.bind(session, tenantId, directoryVersion);
+		if ("OWNED".equals(fence.state())) {
+			H2TenantLocks.fenceLetsWrite(holder);
+		}
+		H2FenceSession.bind(session, holder.lock.tenantValue, holder.lock.versionValue(directoryVersion));
 		return true;
 	}
 

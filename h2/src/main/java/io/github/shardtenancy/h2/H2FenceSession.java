@@ -7,10 +7,8 @@ import org.h2.engine.Session;
 import org.h2.engine.SessionLocal;
 import org.h2.jdbc.JdbcConnection;
 import org.h2.value.Value;
-import org.h2.value.ValueBigint;
 import org.h2.value.ValueBoolean;
 import org.h2.value.ValueNull;
-import org.h2.value.ValueVarchar;
 
 /**
  * What the fence can learn from, and set in, the H2 session it runs in without running a statement: the session
@@ -76,14 +74,16 @@ final class H2FenceSession {
 
 	/**
 	 * Binds a routed session in process, without a statement: tenant, version and no role (the read-only mark, set
-	 * before the begin, is kept), as {@code bind.sql} does.
+	 * before the begin, is kept), as {@code bind.sql} does. The values are made by the caller
+	 * ({@link H2TenantLocks.TenantLock} keeps them per tenant, so that a begin does not look them up in H2's value
+	 * cache, which every thread shares).
 	 * @param session the session, used by the calling thread only
-	 * @param tenant the tenant
-	 * @param version the route's directory version
+	 * @param tenant the tenant as an H2 {@code VARCHAR}
+	 * @param version the route's directory version as an H2 {@code BIGINT}
 	 */
-	static void bind(SessionLocal session, String tenant, long version) {
-		session.setVariable(TENANT, ValueVarchar.get(tenant));
-		session.setVariable(VERSION, ValueBigint.get(version));
+	static void bind(SessionLocal session, Value tenant, Value version) {
+		session.setVariable(TENANT, tenant);
+		session.setVariable(VERSION, version);
 		session.setVariable(ROLE, ValueNull.INSTANCE);
 	}
 

@@ -204,6 +204,55 @@ class H2FenceLockTest {
 		assertThat(count(tenant)).isEqualTo(2);
 	}
 
+	@Test
+	@DisplayName("a hold that outlives its transactions (a begin in auto-commit mode) does not keep its first verdict "
+			+ "when its own session freezes the tenant: the next write is rejected with FROZEN")
+	void ownFreezeEndsTheWriteVerdictOfAnAutoCommitHold() throws Exception {
+		String tenant = owned("own-freeze");
+		try (Connection bound = this.shard.getConnection()) {
+			this.dialect.begin(bound, tenant, 1);
+			bound.setAutoCommit(false);
+			insert(bound, tenant);
+			bound.commit();
+
+			this.dialect.lockTenant(bound, tenant);
+			try (PreparedStatement ps = bound
+				.prepareStatement("UPDATE shard_fence SET state = 'FROZEN' WHERE tenant_id = ?")) {
+				ps.setString(1, tenant);
+				ps.executeUpdate();
+			}
+			bound.commit();
+
+			SQLException refused = catchThrowableOfType(SQLException.class, () -> insert(bound, tenant));
+			assertThat(refused.getSQLState()).isEqualTo("40001");
+			assertThat(refused.getMessage()).contains("tenant '" + tenant + "'").contains(": FROZEN (");
+			bound.rollback();
+			this.dialect.end(bound);
+			bound.setAutoCommit(true);
+		}
+		assertThat(count(tenant)).isEqualTo(1);
+	}
+
+	@Test
+	@DisplayName("a transaction that began while its tenant was FROZEN (reads accepted) has every write rejected, the "
+			+ "second as the first")
+	void frozenAtBeginRejectsEveryWrite() throws Exception {
+		String tenant = owned("frozen-begin");
+		freezeAsync(tenant).get(5, TimeUnit.SECONDS);
+		try (Connection reader = this.shard.getConnection()) {
+			reader.setAutoCommit(false);
+			this.dialect.begin(reader, tenant, 1);
+			for (int attempt = 0; attempt < 2; attempt++) {
+				SQLException refused = catchThrowableOfType(SQLException.class, () -> insert(reader, tenant));
+				assertThat(refused.getSQLState()).isEqualTo("40001");
+				assertThat(refused.getMessage()).contains(": FROZEN (");
+			}
+			reader.rollback();
+			this.dialect.end(reader);
+		}
+		assertThat(count(tenant)).isZero();
+	}
+
 	/** Begins a transaction of the tenant on the connection and writes a row in it, leaving it open. */
 	private void beginWriting(Connection writer, String tenant) throws SQLException {
 		writer.setAutoCommit(false);
