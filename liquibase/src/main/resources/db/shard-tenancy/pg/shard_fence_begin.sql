@@ -49,13 +49,13 @@ BEGIN
     END IF;
     PERFORM shard_fence_reject(p_tenant, 'STALE', p_version, v_min);
   END IF;
-  -- Already empty in a transaction's first statement, which this is; cleared only if an earlier call set them.
-  IF v_capture OR coalesce(current_setting('shard_tenancy.capture', true), '') <> '' THEN
+  -- Already empty in a transaction's first statement, which this is; set (or cleared) in one statement, and only if the
+  -- tenant is captured or an earlier call of this transaction set one of them (unset reads as NULL, which fails the
+  -- test like '').
+  IF v_capture OR current_setting('shard_tenancy.capture', true) <> ''
+      OR current_setting('shard_tenancy.role', true) <> '' THEN
     PERFORM set_config('shard_tenancy.capture', CASE WHEN v_state = 'OWNED' AND v_capture THEN p_tenant ELSE '' END,
-      true);
-  END IF;
-  IF coalesce(current_setting('shard_tenancy.role', true), '') <> '' THEN
-    PERFORM set_config('shard_tenancy.role', '', true);
+      true), set_config('shard_tenancy.role', '', true);
   END IF;
 END
 $fn$
