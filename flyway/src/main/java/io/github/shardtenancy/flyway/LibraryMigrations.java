@@ -39,9 +39,10 @@ final class LibraryMigrations {
 			versioned("3", "reference data version", "shard-reference.xml", "reference-1"),
 			versioned("4", "tenant task completion marks", "shard-tasks.xml", "tasks-1"),
 			repeatable("fence functions (H2)", new ChangeSet("shard.xml", "fence-h2-1")),
-			repeatable("fence functions and triggers (PostgreSQL)", new ChangeSet("shard.xml", "fence-pg-1"),
-					new ChangeSet("shard-changes.xml", "changes-pg-1"),
-					new ChangeSet("shard-changes.xml", "fence-pg-triggers-2")));
+			repeatable("fence functions and triggers (PostgreSQL)", new ChangeSet("shard.xml", "fence-pg-capture-1"),
+					new ChangeSet("shard.xml", "fence-pg-1"), new ChangeSet("shard-changes.xml", "changes-pg-1"),
+					new ChangeSet("shard-changes.xml", "fence-pg-triggers-2"),
+					new ChangeSet("shard-changes.xml", "fence-pg-capture-2")));
 
 	/**
 	 * The change set Liquibase runs at every update ({@code runAlways}): the PostgreSQL fence's DDL refusal, installed
