@@ -71,6 +71,25 @@ public final class H2Fence {
 	}
 
 	/**
+	 * {@code SHARD_FENCE_LOCK(tenant)}: takes the tenant's fence lock exclusive for the calling session's transaction
+	 * in the JVM that runs the database ({@link H2FenceDialect#lockTenant} calls it when its connection reaches the
+	 * database over TCP, so that a freeze, flip or change of capture waits for the tenant's writers there and the
+	 * writers' holds see the change, as on an embedded H2).
+	 * @param conn the calling session
+	 * @param tenant the tenant whose fence changes
+	 * @throws SQLException SQLSTATE {@code HYT00} when the session's lock timeout passes, or if the calling session is
+	 * not one of this JVM's
+	 */
+	public static void lock(Connection conn, String tenant) throws SQLException {
+		SessionLocal session = H2FenceSession.sessionOf(conn);
+		if (session == null) {
+			throw new SQLException("The fence lock of tenant '" + tenant + "' cannot be taken: the calling session is "
+					+ "not one of this JVM's H2 sessions", "55000");
+		}
+		H2TenantLocks.lockExclusive(session, tenant);
+	}
+
+	/**
 	 * How many sessions of the connection's database wait right now to take a tenant's fence lock exclusive
 	 * ({@link H2FenceDialect#lockTenant}: a freeze, flip or change of capture waiting for the tenant's transactions
 	 * in flight). The fence keeps these locks in the JVM that runs the database, so H2's

@@ -58,6 +58,8 @@ public final class H2FenceDialect implements FenceDialect {
 
 	private static final String MOVER = DialectSql.load(H2FenceDialect.class, "mover");
 
+	private static final String LOCK = DialectSql.load(H2FenceDialect.class, "lock");
+
 	private static final String REGISTER_TABLE = DialectSql.load(H2FenceDialect.class, "register-table");
 
 	private static final String ROW_TRIGGER = DialectSql.load(H2FenceDialect.class, "row-trigger");
@@ -145,9 +147,6 @@ public final class H2FenceDialect implements FenceDialect {
 			H2FenceSession.unbind(session);
 			throw H2Fence.reject(connection, tenantId, refusal, directoryVersion, fence.minVersion());
 		}
-		if ("OWNED".equals(fence.state())) {
-			H2TenantLocks.fenceLetsWrite(holder);
-		}
 		H2FenceSession.bind(session, holder.lock.tenantValue, holder.lock.versionValue(directoryVersion));
 		return true;
 	}
@@ -169,10 +168,11 @@ public final class H2FenceDialect implements FenceDialect {
 	}
 
 	/**
-	 * Selects the tenant's fence row {@code FOR UPDATE} (which waits for writers on the fence's SQL path), then, on
-	 * an embedded H2, takes the tenant's fence lock exclusive for the connection's transaction: it waits until every
-	 * other session's transaction of the tenant has ended, up to the session's lock timeout, while new ones are
-	 * rejected with FROZEN ({@link H2TenantLocks}).
+	 * Selects the tenant's fence row {@code FOR UPDATE} (which waits for writers on the fence's SQL path), then takes
+	 * the tenant's fence lock exclusive for the connection's transaction, in this JVM on an embedded H2, through
+	 * {@code SHARD_FENCE_LOCK} in the JVM that runs the database over TCP: it waits until every other session's
+	 * transaction of the tenant has ended, up to the session's lock timeout, while new ones are rejected with FROZEN
+	 * ({@link H2TenantLocks}).
 	 * @throws SQLException on a database error, or SQLSTATE {@code HYT00} when the lock timeout passes
 	 */
 	@Override
@@ -181,6 +181,13 @@ public final class H2FenceDialect implements FenceDialect {
 		SessionLocal session = H2FenceSession.sessionOf(connection);
 		if (session != null) {
 			H2TenantLocks.lockExclusive(session, tenantId);
+			return;
+		}
+		// A database reached over TCP: its writers hold the lock in the JVM that runs it (the row trigger takes it
+		// there), so it is taken there too.
+		try (PreparedStatement ps = connection.prepareStatement(LOCK)) {
+			ps.setString(1, tenantId);
+			ps.execute();
 		}
 	}
 

@@ -18,9 +18,7 @@ import org.h2.engine.SessionLocal;
  * the check runs no statement: it compares the written row's tenant with the session variables, finds the tenant's
  * fence lock that the transaction holds shared since its begin (or takes it, for a session bound by SQL alone; refused
  * with FROZEN while a freeze waits for it or holds it) and reads the latest committed fence row from H2's engine
- * ({@link H2TenantLocks}), unless the begin or an earlier check under the same hold already found that row letting the
- * route write and the lock has not been taken exclusive since (as PostgreSQL's trigger trusts what
- * {@code shard_fence_begin} found for the transaction). A freeze takes that lock exclusive ({@link H2FenceDialect#lockTenant}), so it waits for
+ * ({@link H2TenantLocks}). A freeze takes that lock exclusive ({@link H2FenceDialect#lockTenant}), so it waits for
  * every transaction of the tenant in flight and every later write sees the freeze: a write racing a freeze either
  * commits before the freeze takes effect, or is rejected. Several writers of one tenant run at once.
  *
@@ -111,9 +109,7 @@ public class H2FenceTrigger implements Trigger {
 	 * The check of a routed session on an embedded H2, without a statement: the written rows must be the session
 	 * tenant's, the transaction must hold the tenant's fence lock (taken by the begin, or here if the session was
 	 * bound by SQL alone; refused with FROZEN while a freeze waits for it or holds it), and the latest committed fence
-	 * row must let the route write. While the lock is held, no change of the fence that takes it can commit, so the
-	 * row is read once per hold ({@link H2TenantLocks#writable}); a hold whose own session took the lock exclusive
-	 * since reads it again.
+	 * row must let the route write. While the lock is held, no change of the fence that takes it can commit.
 	 * @return {@code false} if H2's engine classes cannot be read: the caller takes the SQL path
 	 */
 	private boolean checkedInProcess(Connection conn, SessionLocal session, H2FenceSession.Variables vars,
@@ -128,15 +124,11 @@ public class H2FenceTrigger implements Trigger {
 				throw H2Fence.reject(conn, tenant, "FROZEN", version, -1);
 			}
 		}
-		if (H2TenantLocks.writable(holder)) {
-			return true;
-		}
 		H2Fence.Fence fence = H2TenantLocks.committedFence(session, holder.lock, -1);
 		if (fence == null) {
 			return false;
 		}
 		checkFence(conn, tenant, version, fence);
-		H2TenantLocks.fenceLetsWrite(holder);
 		return true;
 	}
 

@@ -88,20 +88,6 @@ final class H2TenantLocks {
 
 		volatile boolean released;
 
-		/**
-		 * Set under the lock's monitor when the hold is granted: whether no session held the lock exclusive then, and
-		 * how many times it had been granted exclusive ({@link TenantLock#exclusiveGrants}).
-		 */
-		private boolean alone;
-
-		private long epoch;
-
-		/**
-		 * Whether the latest committed fence row, read under this hold, let the route write (OWNED, at or above the
-		 * minimum version); only trusted while {@link #writable(Holder)} says so.
-		 */
-		private volatile boolean fenceLetsWrite;
-
 		Holder(SessionLocal session, Transaction transaction, String tenant, long version, TenantLock lock) {
 			this.session = session;
 			this.transaction = transaction;
@@ -169,9 +155,6 @@ final class H2TenantLocks {
 		/** The fence row's {@code _ROWID_}, or -1 if not known yet. */
 		volatile long fenceRowKey = -1;
 
-		/** How many times the lock has been granted exclusive; written under its monitor. */
-		private volatile long exclusiveGrants;
-
 		/** The tenant as the value of the session variable {@code @SHARD_TENANT}, made once. */
 		final Value tenantValue;
 
@@ -206,8 +189,6 @@ final class H2TenantLocks {
 			if (this.waiting > 0 || (this.exclusive != null && this.exclusive.session != holder.session)) {
 				return false;
 			}
-			holder.alone = this.exclusive == null;
-			holder.epoch = this.exclusiveGrants;
 			this.shared.add(holder);
 			return true;
 		}
@@ -227,7 +208,6 @@ final class H2TenantLocks {
 					if (this.exclusive == null && this.shared.stream().allMatch((h) -> h.session == holder.session)) {
 						this.exclusive = holder;
 						this.captured = null;
-						this.exclusiveGrants++;
 						return true;
 					}
 					long left = deadline - System.nanoTime();
@@ -382,30 +362,6 @@ final class H2TenantLocks {
 		}
 		CURRENT.set(holder);
 		return holder;
-	}
-
-	/**
-	 * Remembers that the latest committed fence row, read under a hold, lets its route write, so that the write checks
-	 * of the hold's transaction need not read it again ({@link #writable}); the same rule as PostgreSQL's
-	 * {@code shard_tenancy.fenced}, set by {@code shard_fence_begin} for the transaction. Call only after reading the
-	 * row under the hold, from the session's thread.
-	 * @param holder a live hold
-	 */
-	static void fenceLetsWrite(Holder holder) {
-		holder.fenceLetsWrite = true;
-	}
-
-	/**
-	 * Whether a hold may write without reading the fence row again: its fence row was found to let it write
-	 * ({@link #fenceLetsWrite}), no session held the lock exclusive when the hold was granted, and the lock has not
-	 * been granted exclusive since. Every change of a tenant's fence row commits under the lock taken exclusive
-	 * ({@link H2FenceDialect#lockTenant}), which another session gets only after this hold has ended; the session of
-	 * the hold itself may get it meanwhile (a freeze on the same connection), which this check sees.
-	 * @param holder a live hold
-	 * @return whether the fence row is known to let the hold write
-	 */
-	static boolean writable(Holder holder) {
-		return holder.fenceLetsWrite && holder.alone && holder.epoch == holder.lock.exclusiveGrants;
 	}
 
 	/** Ends one hold now. */
