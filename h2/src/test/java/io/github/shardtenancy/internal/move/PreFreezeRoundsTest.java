@@ -44,6 +44,12 @@ class PreFreezeRoundsTest {
 
 	private static final String TENANT = "acme";
 
+	/**
+	 * The bound the catch-up step documents, written out rather than read from {@link CatchUpStep#PRE_FREEZE_ROUNDS}:
+	 * a step that runs more rounds before the freeze, whatever its constant says, fails here.
+	 */
+	private static final int PRE_FREEZE_ROUNDS = 3;
+
 	/** The step data of {@link CatchUpStep}: rounds up to the verifying one, the lag, and the rounds after it. */
 	private static final Pattern CAUGHT_UP = Pattern.compile(
 			"rounds=(\\d+) lag=(\\d+) verified rows=(\\d+)(?:; then (\\d+) round\\(s\\) verifying the rows they applied)?");
@@ -77,7 +83,7 @@ class PreFreezeRoundsTest {
 	}
 
 	@Test
-	@DisplayName("writers that keep the lag above the threshold get at most PRE_FREEZE_ROUNDS rounds after the "
+	@DisplayName("writers that keep the lag above the threshold get at most 3 (PRE_FREEZE_ROUNDS) rounds after the "
 			+ "verifying one, then the freeze, and every committed write lands on the target once")
 	void roundsAfterTheVerifyingOneAreBounded() throws Exception {
 		List<TenantWriter> acme = startWriters(8);
@@ -98,8 +104,8 @@ class PreFreezeRoundsTest {
 			CaughtUp caughtUp = recorded.caughtUp();
 			assertThat(caughtUp.rounds()).as("one round (maxCatchUpRounds) and the verifying one").isEqualTo(2);
 			assertThat(caughtUp.after()).as("rounds after the verifying one: " + caughtUp.data())
-				.isBetween(0, CatchUpStep.PRE_FREEZE_ROUNDS);
-			if (caughtUp.after() < CatchUpStep.PRE_FREEZE_ROUNDS) {
+				.isBetween(0, PRE_FREEZE_ROUNDS);
+			if (caughtUp.after() < PRE_FREEZE_ROUNDS) {
 				assertThat(caughtUp.lag()).as("fewer rounds only when the lag fell to the threshold: " + caughtUp.data())
 					.isZero();
 			}
@@ -108,7 +114,7 @@ class PreFreezeRoundsTest {
 		}
 		assertThat(moves).as("the writers keep the lag above the threshold: the bound is reached")
 			.anySatisfy(m -> {
-				assertThat(m.after()).isEqualTo(CatchUpStep.PRE_FREEZE_ROUNDS);
+				assertThat(m.after()).isEqualTo(PRE_FREEZE_ROUNDS);
 				assertThat(m.lag()).isPositive();
 			});
 		stopWriters();
@@ -177,7 +183,7 @@ class PreFreezeRoundsTest {
 			.isInstanceOf(MoverTest.Killed.class);
 		CaughtUp caughtUp = CaughtUp.parse(data.get(MoveStep.CAUGHT_UP));
 		assertThat(caughtUp.after()).as("rounds after the verifying one ran: " + caughtUp.data())
-			.isBetween(1, CatchUpStep.PRE_FREEZE_ROUNDS);
+			.isBetween(1, PRE_FREEZE_ROUNDS);
 		MoveStatus stopped = doomed.findActive(TENANT).orElseThrow();
 		assertThat(stopped.step()).isEqualTo(MoveStep.CAUGHT_UP);
 
