@@ -8,12 +8,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.github.shardtenancy.testing.TenantWriter;
 import io.github.shardtenancy.MoveException;
@@ -562,6 +565,211 @@ class MoverTest {
 			assertThat(mover.clean(moveId).step()).isEqualTo(MoveStep.DONE);
 			assertThat(MoverTest.this.fixture.rows("shard-1", TENANT)).isZero();
 			assertTenantLivesOnlyOn("shard-2", "shard-1", MoverTest.this.acmeWriters);
+		}
+
+	}
+
+	@Nested
+	@DisplayName("catch-up rounds before the freeze")
+	class PreFreezeRounds {
+
+		/**
+		 * The bound {@link CatchUpStep} documents for its rounds after the one that verifies the whole copy, written out
+		 * rather than read from {@link CatchUpStep#PRE_FREEZE_ROUNDS}: a step that runs more rounds before the freeze,
+		 * whatever its constant says, fails here.
+		 */
+		private static final int PRE_FREEZE_ROUNDS = 3;
+
+		/** The step data of {@link CatchUpStep}: rounds up to the verifying one, the lag, and the rounds after it. */
+		private static final Pattern CAUGHT_UP = Pattern.compile("rounds=(\\d+) lag=(\\d+) verified rows=(\\d+)"
+				+ "(?:; then (\\d+) round\\(s\\) verifying the rows they applied)?");
+
+		@Test
+		@DisplayName("writers that keep the lag above the threshold get at most 3 rounds after the verifying one, then "
+				+ "the freeze, and every committed write lands on the target once")
+		void roundsAfterTheVerifyingOneAreBounded() throws Exception {
+			List<TenantWriter> acme = startWriters(TENANT, 8);
+			awaitMoreWrites(acme);
+			List<CaughtUp> moves = new ArrayList<>();
+			for (String target : new String[] { "shard-2", "shard-1", "shard-2" }) {
+				Recorded recorded = move(target, aboveTheThreshold());
+				assertThat(recorded.status().step()).isEqualTo(MoveStep.DONE);
+				assertThat(recorded.steps()).as("steps of the move to " + target)
+					.containsSubsequence(MoveStep.CAUGHT_UP, MoveStep.FROZEN, MoveStep.FINAL_CAUGHT_UP,
+							MoveStep.VERIFIED, MoveStep.FLIPPED);
+				assertThat(recorded.steps().get(recorded.steps().indexOf(MoveStep.CAUGHT_UP) + 1))
+					.as("the step after CAUGHT_UP").isEqualTo(MoveStep.FROZEN);
+				CaughtUp caughtUp = recorded.caughtUp();
+				assertThat(caughtUp.rounds()).as("one round (maxCatchUpRounds) and the verifying one").isEqualTo(2);
+				assertThat(caughtUp.after()).as("rounds after the verifying one: " + caughtUp.data())
+					.isBetween(0, PRE_FREEZE_ROUNDS);
+				if (caughtUp.after() < PRE_FREEZE_ROUNDS) {
+					assertThat(caughtUp.lag()).as("fewer rounds only once the lag fell to the threshold: "
+							+ caughtUp.data()).isZero();
+				}
+				moves.add(caughtUp);
+				awaitMoreWrites(acme);
+			}
+			assertThat(moves).as("the writers keep the lag above the threshold: the bound is reached")
+				.anySatisfy(m -> {
+					assertThat(m.after()).isEqualTo(PRE_FREEZE_ROUNDS);
+					assertThat(m.lag()).isPositive();
+				});
+			assertEveryWriteOnceOn("shard-2", "shard-1", acme);
+			System.out.printf("pre-freeze rounds under 8 writers (H2), CAUGHT_UP of %d moves: %s%n", moves.size(),
+					moves.stream().map(CaughtUp::data).toList());
+		}
+
+		@Test
+		@DisplayName("with no write during the move the lag is 0 after the verifying round: no round after it")
+		void noRoundAfterTheVerifyingOneWithoutWrites() throws Exception {
+			Recorded recorded = move("shard-2", aboveTheThreshold().withMaxCatchUpRounds(5));
+
+			assertThat(recorded.status().step()).isEqualTo(MoveStep.DONE);
+			CaughtUp caughtUp = recorded.caughtUp();
+			assertThat(caughtUp.lag()).as(caughtUp.data()).isZero();
+			assertThat(caughtUp.rounds()).as("one round (lag 0 at once) and the verifying one").isEqualTo(2);
+			assertThat(caughtUp.after()).as("rounds after the verifying one: " + caughtUp.data()).isZero();
+			assertEveryWriteOnceOn("shard-2", "shard-1", List.of());
+		}
+
+		@Test
+		@DisplayName("writers with a lag at or below the threshold get no round after the verifying one, and every "
+				+ "committed write lands on the target once")
+		void noRoundAfterTheVerifyingOneBelowTheThreshold() throws Exception {
+			List<TenantWriter> acme = startWriters(TENANT, 8);
+			awaitMoreWrites(acme);
+
+			Recorded recorded = move("shard-2",
+					aboveTheThreshold().withCatchUpLagThreshold(1_000_000).withMaxCatchUpRounds(5));
+
+			assertThat(recorded.status().step()).isEqualTo(MoveStep.DONE);
+			CaughtUp caughtUp = recorded.caughtUp();
+			assertThat(caughtUp.lag()).as(caughtUp.data()).isLessThanOrEqualTo(1_000_000);
+			assertThat(caughtUp.rounds()).as("one round (below the threshold) and the verifying one").isEqualTo(2);
+			assertThat(caughtUp.after()).as("rounds after the verifying one: " + caughtUp.data()).isZero();
+			awaitMoreWrites(acme);
+			assertEveryWriteOnceOn("shard-2", "shard-1", acme);
+		}
+
+		@Test
+		@DisplayName("a mover killed after CAUGHT_UP, whose rounds after the verifying one applied and deleted log "
+				+ "entries, is resumed by another mover that flips with nothing lost")
+		void killedAfterRoundsAfterTheVerifyingOneIsResumed() throws Exception {
+			List<TenantWriter> acme = startWriters(TENANT, 8);
+			awaitMoreWrites(acme);
+			Map<MoveStep, String> data = new ConcurrentHashMap<>();
+			Mover doomed = MoverTest.this.fixture.mover().withHook((id, step) -> {
+				if (step == MoveStep.CAUGHT_UP) {
+					data.put(step, MoverTest.this.fixture.mover().status(id).stepData());
+					throw new Killed(step);
+				}
+			});
+			assertThatThrownBy(() -> doomed.moveAndWait(TENANT, "shard-2", aboveTheThreshold()))
+				.isInstanceOf(Killed.class);
+			CaughtUp caughtUp = CaughtUp.parse(data.get(MoveStep.CAUGHT_UP));
+			assertThat(caughtUp.after()).as("rounds after the verifying one ran: " + caughtUp.data())
+				.isBetween(1, PRE_FREEZE_ROUNDS);
+			MoveStatus stopped = doomed.findActive(TENANT).orElseThrow();
+			assertThat(stopped.step()).isEqualTo(MoveStep.CAUGHT_UP);
+
+			Mover successor = MoverTest.this.fixture.mover().withLease(Duration.ZERO);
+			MoveStatus done = successor.resume(stopped.moveId());
+
+			assertThat(done.step()).isEqualTo(MoveStep.DONE);
+			assertThat(successor.findActive(TENANT)).isEmpty();
+			awaitMoreWrites(acme);
+			assertEveryWriteOnceOn("shard-2", "shard-1", acme);
+			assertThat(ShardFence.get(MoverTest.this.fixture.topology().shard("shard-1").dataSource(), "shard-1",
+					TENANT).orElseThrow().state()).isEqualTo(FenceState.MOVED);
+		}
+
+		/**
+		 * @return settings under which writers keep the lag above the threshold: a threshold of 0 (every round ends
+		 * with the writes committed while it ran), one round before the verifying one, small throttled batches
+		 */
+		private static MoveSettings aboveTheThreshold() {
+			return smallBatches().withCatchUpLagThreshold(0).withMaxCatchUpRounds(1).withThrottle(Duration.ofMillis(1));
+		}
+
+		/** What the catch-up step recorded: its step data, parsed. */
+		record CaughtUp(String data, int rounds, long lag, int after) {
+
+			static CaughtUp parse(String data) {
+				assertThat(data).as("CAUGHT_UP step data").isNotNull();
+				Matcher matcher = CAUGHT_UP.matcher(data);
+				assertThat(matcher.find()).as("CAUGHT_UP step data: " + data).isTrue();
+				return new CaughtUp(data, Integer.parseInt(matcher.group(1)), Long.parseLong(matcher.group(2)),
+						(matcher.group(4) != null) ? Integer.parseInt(matcher.group(4)) : 0);
+			}
+
+		}
+
+		/** A finished move: its status, the steps its hook saw, and its catch-up step's data. */
+		record Recorded(MoveStatus status, List<MoveStep> steps, CaughtUp caughtUp) {
+		}
+
+		/**
+		 * Moves the tenant on the fixture's executor, recording each step and the {@code CAUGHT_UP} step data as the
+		 * hook sees them, and waits for the move to finish (bounded: a catch-up that never ends fails here).
+		 */
+		private Recorded move(String target, MoveSettings settings) {
+			List<MoveStep> steps = new CopyOnWriteArrayList<>();
+			Map<MoveStep, String> data = new ConcurrentHashMap<>();
+			Mover mover = MoverTest.this.fixture.mover().withHook((id, step) -> {
+				steps.add(step);
+				if (step == MoveStep.CAUGHT_UP) {
+					data.put(step, MoverTest.this.fixture.mover().status(id).stepData());
+				}
+			});
+			String moveId = mover.move(TENANT, target, settings);
+			await("the move to " + target + " to end").atMost(Duration.ofMinutes(2))
+				.until(() -> mover.status(moveId).isFinished());
+			return new Recorded(mover.status(moveId), List.copyOf(steps), CaughtUp.parse(data.get(MoveStep.CAUGHT_UP)));
+		}
+
+		/** Waits until every writer committed 3 more writes, so that they overlap what follows. */
+		private static void awaitMoreWrites(List<TenantWriter> writers) {
+			Map<TenantWriter, Long> before = new ConcurrentHashMap<>();
+			writers.forEach(w -> before.put(w, w.ops()));
+			await("every writer commits 3 more writes").atMost(Duration.ofSeconds(30))
+				.until(() -> writers.stream().allMatch(w -> w.ops() >= before.get(w) + 3));
+		}
+
+		/**
+		 * Stops the writers, then checks that every order and line the seed and the writers committed is on the owner
+		 * with its last committed value, that per writer the owner holds as many orders as it committed (once each),
+		 * and that nothing of the tenant is left on the other shard or in either change log.
+		 */
+		private void assertEveryWriteOnceOn(String owner, String other, List<TenantWriter> writers) throws Exception {
+			stopWriters();
+			List<TenantWriter> all = new ArrayList<>(MoverTest.this.acmeWriters);
+			all.addAll(writers);
+			assertTenantLivesOnlyOn(owner, other, all);
+			for (TenantWriter writer : all) {
+				Map<Long, Integer> committed = writer.orders();
+				// a writer's order ids are writer * 10,000,000 + n (TenantWriter)
+				long base = committed.keySet().iterator().next() / 10_000_000L * 10_000_000L;
+				assertThat(countOrders(owner, base, base + 10_000_000L)).as("orders of the writer from " + base)
+					.isEqualTo(committed.size());
+			}
+			assertThat(MoverTest.this.fixture.changeLog(owner)).as("change log of " + owner).isZero();
+			assertThat(MoverTest.this.fixture.changeLog(other)).as("change log of " + other).isZero();
+		}
+
+		/** @return rows of the tenant's order table on a shard with an id in [from, to), read on a raw connection */
+		private long countOrders(String shardId, long from, long to) throws SQLException {
+			try (Connection c = MoverTest.this.fixture.topology().shard(shardId).dataSource().getConnection();
+					PreparedStatement ps = c.prepareStatement(
+							"SELECT COUNT(*) FROM customer_order WHERE tenant_id = ? AND id >= ? AND id < ?")) {
+				ps.setString(1, TENANT);
+				ps.setLong(2, from);
+				ps.setLong(3, to);
+				try (ResultSet rs = ps.executeQuery()) {
+					rs.next();
+					return rs.getLong(1);
+				}
+			}
 		}
 
 	}
