@@ -321,6 +321,25 @@ class PostgresBulkCopierTest {
 	}
 
 	@Test
+	@DisplayName("a table with a column compared other than byte by byte (citext) keeps the row triggers: the copy's tenant filter could select another tenant's rows")
+	void caseInsensitiveColumnKeepsTheRowTriggers() throws SQLException {
+		try (Connection c = this.target.getConnection(); Statement st = c.createStatement()) {
+			st.execute("CREATE EXTENSION IF NOT EXISTS citext");
+			st.execute("CREATE TABLE copy_ci (id BIGINT PRIMARY KEY, tenant_id citext NOT NULL)");
+			st.execute("CREATE TABLE copy_cs (id BIGINT PRIMARY KEY, tenant_id text NOT NULL)");
+			c.setAutoCommit(false);
+			try {
+				assertThat(PostgresBulkCopier.replicaRefusal(c, "copy_ci")).contains("byte by byte");
+				assertThat(PostgresBulkCopier.replicaRefusal(c, "copy_cs")).isNull();
+			}
+			finally {
+				c.rollback();
+				c.setAutoCommit(true);
+			}
+		}
+	}
+
+	@Test
 	@DisplayName("rows whose referenced row is not on the target fail the copy with 23503, with or without replica")
 	void missingReferencedRowsFailTheCopy() throws SQLException {
 		// The lines without their orders: the foreign key's own check (origin) and the check after a replica copy.
