@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
@@ -14,6 +15,7 @@ import io.github.shardtenancy.spi.ShardTenancyObserver;
 import org.hibernate.cfg.MultiTenancySettings;
 import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The entry point: wires the directory, the shards, the router, the Hibernate integration, the mover, tenant and
@@ -197,6 +199,41 @@ public interface ShardTenancy extends AutoCloseable {
 	 * @throws IllegalStateException if the tenancy is closed
 	 */
 	int nextIntId(String table);
+
+	/**
+	 * Gives an object a new id ({@link #nextId()}) for a row written without Hibernate, undone if the attempt it was
+	 * given in fails: the setter is called with the id now and, should the retried unit of work running on this
+	 * thread fail this attempt, with {@code null} before the body runs again
+	 * ({@code RetryAttempts.onRollback}), so the re-run takes the object for new
+	 * again and inserts it, instead of updating a row that was never written.
+	 *
+	 * <pre>{@code
+	 * if (owner.getId() == null) {
+	 *     tenancy.assignId(owner::setId);
+	 *     jdbc.update("INSERT INTO owners (id, name) VALUES (?, ?)", owner.getId(), owner.getName());
+	 * }
+	 * }</pre>
+	 * Thread-safe; the undo runs on the calling thread.
+	 * @param setter sets the object's id; called with the id, and with {@code null} to undo; never {@code null}
+	 * @return the id, positive
+	 * @throws IdGenerationException as {@link #nextId()}
+	 * @throws DirectoryUnavailableException as {@link #nextId()}
+	 * @throws NullPointerException if {@code setter} is {@code null}
+	 */
+	long assignId(Consumer<? super @Nullable Long> setter);
+
+	/**
+	 * Gives an object a new {@code Integer} id of a table ({@link #nextIntId(String)}) for a row written without
+	 * Hibernate, undone if the attempt it was given in fails, as {@link #assignId(Consumer)} does.
+	 * Thread-safe; the undo runs on the calling thread.
+	 * @param table the table's name, as for {@link #nextIntId(String)}
+	 * @param setter sets the object's id; called with the id, and with {@code null} to undo; never {@code null}
+	 * @return the id, positive
+	 * @throws IdGenerationException as {@link #nextIntId(String)}
+	 * @throws IllegalArgumentException if {@code table} is blank or longer than 128 characters
+	 * @throws NullPointerException if an argument is {@code null}
+	 */
+	int assignIntId(String table, Consumer<? super @Nullable Integer> setter);
 
 	/**
 	 * @return a {@link DataSource} whose connections belong to the bound tenant's shard, for plain JDBC (for example

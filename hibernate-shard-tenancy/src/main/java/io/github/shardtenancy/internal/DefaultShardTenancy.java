@@ -2,6 +2,7 @@ package io.github.shardtenancy.internal;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
@@ -13,11 +14,13 @@ import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.TenantTasks;
 import io.github.shardtenancy.internal.tasks.DefaultTenantTasks;
+import io.github.shardtenancy.retry.RetryAttempts;
 import io.github.shardtenancy.spi.FenceDialect;
 import io.github.shardtenancy.spi.RouteFeed;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.jspecify.annotations.Nullable;
 
 /** The library's {@link ShardTenancy}: the API over a {@link Wiring}. Thread-safe. */
 final class DefaultShardTenancy implements ShardTenancy {
@@ -115,6 +118,24 @@ final class DefaultShardTenancy implements ShardTenancy {
 	@Override
 	public int nextIntId(String table) {
 		return this.wiring.ids().nextInt(table);
+	}
+
+	@Override
+	public long assignId(Consumer<? super @Nullable Long> setter) {
+		Objects.requireNonNull(setter, "setter");
+		long id = nextId();
+		setter.accept(id);
+		RetryAttempts.onRollback(() -> setter.accept(null));
+		return id;
+	}
+
+	@Override
+	public int assignIntId(String table, Consumer<? super @Nullable Integer> setter) {
+		Objects.requireNonNull(setter, "setter");
+		int id = nextIntId(table);
+		setter.accept(id);
+		RetryAttempts.onRollback(() -> setter.accept(null));
+		return id;
 	}
 
 	@Override

@@ -451,6 +451,11 @@ public final class Wiring implements AutoCloseable {
 		}
 
 		@Override
+		public void rerunMismatch(@Nullable String tenantId, String table) {
+			this.router.observer().rerunMismatch(tenantId, table);
+		}
+
+		@Override
 		public void directoryLookup(long nanos, boolean found) {
 			this.router.observer().directoryLookup(nanos, found);
 		}

@@ -1,11 +1,14 @@
 package io.github.shardtenancy.retry;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
+import io.github.shardtenancy.RerunMismatchException;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardTenancyException;
@@ -13,6 +16,7 @@ import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.UnsafeToRerunException;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +47,19 @@ import org.slf4j.LoggerFactory;
  * failed retryably after work independent of its own transaction committed inside it, it is not run again (that
  * would repeat the committed work) unless the work was declared safe to re-run; the caller then gets
  * {@link UnsafeToRerunException}.
+ *
+ * <p>State the body changed outside the database: a re-run runs the body again with the objects the failed attempt
+ * left behind (its arguments, fields of the caller). Whatever the body {@linkplain #onRollback(Runnable) registered}
+ * to undo is undone when the attempt fails, before the next attempt and before the failure reaches the caller
+ * (the library registers there the ids it handed out in the attempt: {@code ShardTenancy.assignId}). And the
+ * symptom of state that was not undone is checked ({@link RetrySettings#rerunCheck()}): an {@code UPDATE} that
+ * matched no row in a re-run, of a table into which a failed attempt had issued an {@code INSERT} (without first
+ * trying an {@code UPDATE} of that table that matched no row, the shape of an upsert), is what a body does when the
+ * failed attempt set the id of the object it saves: that re-run would commit without writing the row. It fails the
+ * attempt with {@link RerunMismatchException} ({@link RetrySettings.RerunCheck#FAIL}, the default), or is logged at
+ * WARN ({@link RetrySettings.RerunCheck#WARN}); the observer is told either way
+ * ({@link ShardTenancyObserver#rerunMismatch}). Statements of the library's connections are seen (Hibernate's,
+ * {@code JdbcTemplate}'s, plain JDBC on the tenant-routing {@code DataSource}); batches are not.
  *
  * <p>What the caller gets when the attempts stop ({@link #failure()}): {@link RetriesExhaustedException} when the
  * budget ran out (its cause is the last rejection's {@link java.sql.SQLException}); {@link UnsafeToRerunException};
@@ -126,6 +143,18 @@ public final class RetryAttempts implements AutoCloseable {
 	/** What committed inside the last failed attempt, independently of its own transaction. */
 	private List<String> committed = List.of();
 
+	/** What the running attempt registered to undo if it fails, the last registered first; {@code null} for nothing. */
+	private @Nullable ArrayDeque<Runnable> undo;
+
+	/** Tables the running attempt issued an INSERT into without an UPDATE of them matching no row first. */
+	private @Nullable HashSet<String> insertedBlind;
+
+	/** Tables in which an UPDATE of the running attempt matched no row. */
+	private @Nullable HashSet<String> emptyUpdates;
+
+	/** Tables into which a failed attempt inserted blind ({@link #insertedBlind}); {@code null} for none. */
+	private @Nullable HashSet<String> suspects;
+
 	private RetryAttempts(RetrySettings settings, RouteInvalidation routes, ShardTenancyObserver observer,
 			BooleanSupplier safeToRerun) {
 		this.settings = Objects.requireNonNull(settings, "settings");
@@ -182,6 +211,97 @@ public final class RetryAttempts implements AutoCloseable {
 	}
 
 	/**
+	 * Registers an action that undoes a change the running attempt made outside the database (an id set on an
+	 * argument before its INSERT, a flag set on a DTO, an element taken from a list), so that a re-run finds the
+	 * objects as the failed attempt found them. The actions run when the attempt fails (its transaction was rolled
+	 * back or never committed), in the reverse order of their registration, before the next attempt begins and before
+	 * a failure that is not retried reaches the caller; a failing action does not stop the others and is attached to
+	 * the attempt's failure as a suppressed exception. When the attempt succeeds they are dropped.
+	 *
+	 * <pre>{@code
+	 * owner.setStatus(SUBMITTED);
+	 * RetryAttempts.onRollback(() -> owner.setStatus(DRAFT));
+	 * }</pre>
+	 *
+	 * <p>Outside a retried unit of work (no retry runs on the calling thread: the automatic retry is switched off, or
+	 * the code runs on another thread) nothing is registered: nothing would run the body again.
+	 * @param action what undoes the change; runs at most once, on the calling thread; never {@code null}
+	 * @return whether it was registered: a retried attempt runs on the calling thread
+	 * @throws NullPointerException if {@code action} is {@code null}
+	 */
+	public static boolean onRollback(Runnable action) {
+		Objects.requireNonNull(action, "action");
+		RetryAttempts attempts = CURRENT.get();
+		if (attempts == null || attempts.attemptScope == null) {
+			return false;
+		}
+		ArrayDeque<Runnable> undo = attempts.undo;
+		if (undo == null) {
+			undo = new ArrayDeque<>(4);
+			attempts.undo = undo;
+		}
+		undo.push(action);
+		return true;
+	}
+
+	/**
+	 * Tells the attempt running on the calling thread, if any, that an {@code INSERT} into a table is about to run
+	 * (the library's connection layer calls this before the statement, so an INSERT the fence then rejects counts).
+	 * Does nothing when no attempt runs on the thread.
+	 * @param table the table, lower case, without schema; never {@code null}
+	 */
+	public static void inserting(String table) {
+		RetryAttempts attempts = CURRENT.get();
+		if (attempts == null || attempts.attemptScope == null) {
+			return;
+		}
+		if (attempts.emptyUpdates != null && attempts.emptyUpdates.contains(table)) {
+			return; // an upsert: the body looked for the row first and did not find it
+		}
+		if (attempts.insertedBlind == null) {
+			attempts.insertedBlind = new HashSet<>(4);
+		}
+		attempts.insertedBlind.add(table);
+	}
+
+	/**
+	 * Tells the attempt running on the calling thread, if any, that an {@code UPDATE} of a table matched no row (see
+	 * the class documentation: in a re-run, after a failed attempt inserted into the table, that is a mismatch). Does
+	 * nothing when no attempt runs on the thread.
+	 * @param table the table, lower case, without schema; never {@code null}
+	 * @param sql the statement, for the report; never {@code null}
+	 * @throws RerunMismatchException if it is a mismatch and {@link RetrySettings#rerunCheck()} is
+	 * {@link RetrySettings.RerunCheck#FAIL}
+	 */
+	public static void updatedNothing(String table, String sql) {
+		RetryAttempts attempts = CURRENT.get();
+		if (attempts == null || attempts.attemptScope == null) {
+			return;
+		}
+		if (attempts.emptyUpdates == null) {
+			attempts.emptyUpdates = new HashSet<>(4);
+		}
+		attempts.emptyUpdates.add(table);
+		if (attempts.suspects != null && attempts.suspects.contains(table)) {
+			attempts.mismatch(table, sql);
+		}
+	}
+
+	private void mismatch(String table, String sql) {
+		RetrySettings.RerunCheck check = this.settings.rerunCheck();
+		if (check == RetrySettings.RerunCheck.OFF) {
+			return;
+		}
+		String tenant = TenantContext.current();
+		this.observer.rerunMismatch(tenant, table);
+		RerunMismatchException mismatch = new RerunMismatchException(tenant, table, this.attempts + 1, sql);
+		if (check == RetrySettings.RerunCheck.FAIL) {
+			throw mismatch;
+		}
+		log.warn(mismatch.getMessage());
+	}
+
+	/**
 	 * Runs one attempt, watching what commits inside it ({@link CommittedWork}); if it fails, remembers that for the
 	 * following {@link #shouldRetry(Throwable)} and rethrows the failure unchanged.
 	 * @param work the attempt; never {@code null}
@@ -203,6 +323,7 @@ public final class RetryAttempts implements AutoCloseable {
 				return result;
 			}
 			catch (Throwable ex) {
+				undo(ex);
 				this.committed = watch.committed();
 				FenceRejection rejection = FenceRejection.find(ex).orElse(null);
 				if (rejection != null) {
@@ -217,6 +338,35 @@ public final class RetryAttempts implements AutoCloseable {
 		}
 		finally {
 			this.attemptScope = null;
+			this.undo = null;
+			this.emptyUpdates = null;
+			this.insertedBlind = null;
+		}
+	}
+
+	/** Runs the failed attempt's undo actions, the last registered first, and remembers the tables it inserted into. */
+	private void undo(Throwable failure) {
+		HashSet<String> inserted = this.insertedBlind;
+		if (inserted != null) {
+			if (this.suspects == null) {
+				this.suspects = new HashSet<>(inserted);
+			}
+			else {
+				this.suspects.addAll(inserted);
+			}
+		}
+		ArrayDeque<Runnable> actions = this.undo;
+		this.undo = null;
+		if (actions == null) {
+			return;
+		}
+		for (Runnable action; (action = actions.poll()) != null;) {
+			try {
+				action.run();
+			}
+			catch (RuntimeException | Error ex) {
+				failure.addSuppressed(ex);
+			}
 		}
 	}
 

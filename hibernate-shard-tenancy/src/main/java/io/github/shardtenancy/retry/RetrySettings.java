@@ -27,9 +27,46 @@ import io.github.shardtenancy.ShardTenancyConfigurationException;
  * start of the first attempt, regardless of {@code maxAttempts}; not negative, never {@code null}
  * @param serializationFailures whether a genuine serialization failure (SQLSTATE 40001 without the fence marker) is
  * retried too (up to {@code maxAttempts}, never invalidating a route)
+ * @param rerunCheck what a re-run does on an {@code UPDATE} that matched no row of a table into which a failed attempt
+ * had inserted ({@link RetryAttempts}); never {@code null}
  */
 public record RetrySettings(int maxAttempts, Duration initialDelay, double multiplier, Duration maxDelay,
-		Duration jitter, Duration freezeWait, boolean serializationFailures) {
+		Duration jitter, Duration freezeWait, boolean serializationFailures, RerunCheck rerunCheck) {
+
+	/**
+	 * What a re-run does when an {@code UPDATE} matched no row of a table into which a failed attempt of the same unit
+	 * of work had issued an {@code INSERT}: the body most likely re-used an object whose id the failed attempt had set
+	 * before its INSERT, so the re-run would commit without writing the row (see {@link RetryAttempts}).
+	 */
+	public enum RerunCheck {
+
+		/** The attempt fails with {@link io.github.shardtenancy.RerunMismatchException}; nothing commits. */
+		FAIL,
+
+		/** A warning is logged and the attempt goes on. */
+		WARN,
+
+		/** Not checked. */
+		OFF
+
+	}
+
+	/**
+	 * The settings with {@link RerunCheck#FAIL}.
+	 * @param maxAttempts see {@link #maxAttempts()}
+	 * @param initialDelay see {@link #initialDelay()}
+	 * @param multiplier see {@link #multiplier()}
+	 * @param maxDelay see {@link #maxDelay()}
+	 * @param jitter see {@link #jitter()}
+	 * @param freezeWait see {@link #freezeWait()}
+	 * @param serializationFailures see {@link #serializationFailures()}
+	 * @throws ShardTenancyConfigurationException if a value is {@code null} or out of range
+	 */
+	public RetrySettings(int maxAttempts, Duration initialDelay, double multiplier, Duration maxDelay,
+			Duration jitter, Duration freezeWait, boolean serializationFailures) {
+		this(maxAttempts, initialDelay, multiplier, maxDelay, jitter, freezeWait, serializationFailures,
+				RerunCheck.FAIL);
+	}
 
 	/** The prefix of the configuration keys named in validation errors. */
 	private static final String PREFIX = "shard-tenancy.retry.";
@@ -54,11 +91,14 @@ public record RetrySettings(int maxAttempts, Duration initialDelay, double multi
 		}
 		notNegative("jitter", jitter);
 		notNegative("freeze-wait", freezeWait);
+		if (rerunCheck == null) {
+			throw invalid("rerun-check", null, "FAIL, WARN or OFF");
+		}
 	}
 
 	/**
 	 * @return 5 attempts, 10 ms initial delay, multiplier 2, 500 ms max delay, 10 ms jitter, 10 s freeze wait,
-	 * serialization failures retried; never {@code null}
+	 * serialization failures retried, {@link RerunCheck#FAIL}; never {@code null}
 	 */
 	public static RetrySettings defaults() {
 		return new RetrySettings(5, Duration.ofMillis(10), 2.0, Duration.ofMillis(500), Duration.ofMillis(10),
@@ -72,7 +112,7 @@ public record RetrySettings(int maxAttempts, Duration initialDelay, double multi
 	 */
 	public RetrySettings withMaxAttempts(int value) {
 		return new RetrySettings(value, this.initialDelay, this.multiplier, this.maxDelay, this.jitter,
-				this.freezeWait, this.serializationFailures);
+				this.freezeWait, this.serializationFailures, this.rerunCheck);
 	}
 
 	/**
@@ -85,7 +125,7 @@ public record RetrySettings(int maxAttempts, Duration initialDelay, double multi
 	 */
 	public RetrySettings withBackoff(Duration initialDelay, double multiplier, Duration maxDelay) {
 		return new RetrySettings(this.maxAttempts, initialDelay, multiplier, maxDelay, this.jitter, this.freezeWait,
-				this.serializationFailures);
+				this.serializationFailures, this.rerunCheck);
 	}
 
 	/**
@@ -95,7 +135,7 @@ public record RetrySettings(int maxAttempts, Duration initialDelay, double multi
 	 */
 	public RetrySettings withJitter(Duration value) {
 		return new RetrySettings(this.maxAttempts, this.initialDelay, this.multiplier, this.maxDelay, value,
-				this.freezeWait, this.serializationFailures);
+				this.freezeWait, this.serializationFailures, this.rerunCheck);
 	}
 
 	/**
@@ -105,7 +145,7 @@ public record RetrySettings(int maxAttempts, Duration initialDelay, double multi
 	 */
 	public RetrySettings withFreezeWait(Duration value) {
 		return new RetrySettings(this.maxAttempts, this.initialDelay, this.multiplier, this.maxDelay, this.jitter,
-				value, this.serializationFailures);
+				value, this.serializationFailures, this.rerunCheck);
 	}
 
 	/**
@@ -114,7 +154,17 @@ public record RetrySettings(int maxAttempts, Duration initialDelay, double multi
 	 */
 	public RetrySettings withSerializationFailures(boolean value) {
 		return new RetrySettings(this.maxAttempts, this.initialDelay, this.multiplier, this.maxDelay, this.jitter,
-				this.freezeWait, value);
+				this.freezeWait, value, this.rerunCheck);
+	}
+
+	/**
+	 * @param value see {@link #rerunCheck()}
+	 * @return a copy with it changed; never {@code null}
+	 * @throws ShardTenancyConfigurationException if the value is {@code null}
+	 */
+	public RetrySettings withRerunCheck(RerunCheck value) {
+		return new RetrySettings(this.maxAttempts, this.initialDelay, this.multiplier, this.maxDelay, this.jitter,
+				this.freezeWait, this.serializationFailures, value);
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.github.shardtenancy.MoveStatus;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,11 @@ final class CompositeObserver implements ShardTenancyObserver {
 	@Override
 	public void retriesExhausted() {
 		tellAll(ShardTenancyObserver::retriesExhausted);
+	}
+
+	@Override
+	public void rerunMismatch(@Nullable String tenantId, String table) {
+		tellAll((o) -> o.rerunMismatch(tenantId, table));
 	}
 
 	@Override

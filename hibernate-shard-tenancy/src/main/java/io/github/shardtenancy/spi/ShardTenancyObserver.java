@@ -3,6 +3,7 @@ package io.github.shardtenancy.spi;
 import java.util.List;
 
 import io.github.shardtenancy.MoveStatus;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Told about the protocol's events as they happen: what a metrics binder (such as the one in
@@ -142,6 +143,15 @@ public interface ShardTenancyObserver {
 
 	/** The retry budget ran out: the caller gets {@link io.github.shardtenancy.RetriesExhaustedException}. */
 	default void retriesExhausted() {
+	}
+
+	/**
+	 * A re-run's {@code UPDATE} matched no row of a table into which a failed attempt had inserted (see
+	 * {@link io.github.shardtenancy.RerunMismatchException}), told whether the check fails the attempt or only warns.
+	 * @param tenantId the tenant bound, or {@code null}
+	 * @param table the table, lower case
+	 */
+	default void rerunMismatch(@Nullable String tenantId, String table) {
 	}
 
 	/**

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Micrometer metrics of one router and of the work that uses it: the shard fence's rejections, the retry, the
@@ -30,6 +31,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * serialization failures)</td></tr>
  * <tr><td>{@code shardtenancy.retries.exhausted}</td><td>counter</td><td></td><td>calls that gave up with
  * {@code RetriesExhaustedException}</td></tr>
+ * <tr><td>{@code shardtenancy.retries.mismatches}</td><td>counter</td><td>{@code table}</td><td>re-runs whose
+ * {@code UPDATE} matched no row of a table a failed attempt had inserted into ({@code RerunMismatchException})</td></tr>
  * <tr><td>{@code shardtenancy.router.lookups}</td><td>function counter</td><td>{@code result} = {@code hit},
  * {@code miss}, {@code negative_hit}</td><td>router lookups answered from the cache, by reading the directory, or
  * "unknown" from the negative cache</td></tr>
@@ -125,6 +128,14 @@ public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObser
 	}
 
 	@Override
+	public void rerunMismatch(@Nullable String tenantId, String table) {
+		Meters m = this.meters;
+		if (m != null) {
+			m.mismatches.withTags("table", table).increment();
+		}
+	}
+
+	@Override
 	public void retriesExhausted() {
 		Meters m = this.meters;
 		if (m != null) {
@@ -169,6 +180,8 @@ public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObser
 
 		final Counter exhausted;
 
+		final Meter.MeterProvider<Counter> mismatches;
+
 		final Timer lookupFound;
 
 		final Timer lookupUnknown;
@@ -189,6 +202,9 @@ public final class ShardTenancyMetrics implements MeterBinder, ShardTenancyObser
 			this.exhausted = Counter.builder("shardtenancy.retries.exhausted")
 				.description("Calls that gave up with RetriesExhaustedException")
 				.register(registry);
+			this.mismatches = Counter.builder("shardtenancy.retries.mismatches")
+				.description("Re-runs whose UPDATE matched no row of a table a failed attempt had inserted into")
+				.withRegistry(registry);
 			this.lookupFound = lookupTimer(registry, "found");
 			this.lookupUnknown = lookupTimer(registry, "unknown");
 			this.moves = Timer.builder("shardtenancy.moves")

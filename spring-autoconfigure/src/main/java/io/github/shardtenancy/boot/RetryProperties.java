@@ -2,6 +2,8 @@ package io.github.shardtenancy.boot;
 
 import java.time.Duration;
 
+import io.github.shardtenancy.retry.RetrySettings;
+
 /** Automatic retry of rejected transactions. Bound from {@code shard-tenancy.retry.*}, see {@link ShardTenancyProperties}. */
 public class RetryProperties {
 
@@ -50,6 +52,13 @@ public class RetryProperties {
 	 * {@link io.github.shardtenancy.boot.retry.SafeToRerun} instead.
 	 */
 	private boolean safeToRerun;
+
+	/**
+	 * What a re-run does when an UPDATE matches no row of a table into which a failed attempt of the same unit of work
+	 * had inserted, the sign of a body that re-used an object whose id the failed attempt set: 'fail' rolls the
+	 * attempt back with io.github.shardtenancy.RerunMismatchException, 'warn' logs a warning, 'off' does not check.
+	 */
+	private RetrySettings.RerunCheck rerunCheck = RetrySettings.RerunCheck.FAIL;
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -113,6 +122,14 @@ public class RetryProperties {
 
 	public void setSafeToRerun(boolean safeToRerun) {
 		this.safeToRerun = safeToRerun;
+	}
+
+	public RetrySettings.RerunCheck getRerunCheck() {
+		return this.rerunCheck;
+	}
+
+	public void setRerunCheck(RetrySettings.RerunCheck rerunCheck) {
+		this.rerunCheck = rerunCheck;
 	}
 
 	public boolean isSerializationFailures() {

@@ -35,7 +35,8 @@ class ShardTenancyRetryConfiguration {
 	 */
 	static RetrySettings settings(RetryProperties retry) {
 		return new RetrySettings(retry.getMaxAttempts(), retry.getInitialDelay(), retry.getMultiplier(),
-				retry.getMaxDelay(), retry.getJitter(), retry.getFreezeWait(), retry.isSerializationFailures());
+				retry.getMaxDelay(), retry.getJitter(), retry.getFreezeWait(), retry.isSerializationFailures(),
+				retry.getRerunCheck());
 	}
 
 	@Bean

@@ -109,6 +109,7 @@ class FencedPreparedStatement extends FencedStatement implements PreparedStateme
 	@Override
 	public int executeUpdate() throws SQLException {
 		if (!this.withBegin) {
+			writing(this.sql);
 			if (runsDirectly(false)) {
 				int count = this.prepared.executeUpdate();
 				executedDirectly(this.sql, count);

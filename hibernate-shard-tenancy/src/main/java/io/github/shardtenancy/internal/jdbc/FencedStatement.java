@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
 
+import io.github.shardtenancy.retry.RetryAttempts;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,6 +34,9 @@ class FencedStatement implements Statement {
 	 */
 	final <T> T run(@Nullable String sql, boolean carriesBegin, AutoCommitEmulation.Execution<T> execution)
 			throws SQLException {
+		if (sql != null) {
+			writing(sql);
+		}
 		if (!carriesBegin) {
 			this.connection.begin().now();
 		}
@@ -40,8 +44,41 @@ class FencedStatement implements Statement {
 		boolean read = sql != null && isRead(sql);
 		T result = autoCommit == null ? execution.run()
 				: autoCommit.execute(this.statement, sql, read, execution);
-		this.connection.executed(read ? 0 : rowsOf(result), autoCommit != null && autoCommit.isOn());
+		long rows = read ? 0 : rowsOf(result);
+		this.connection.executed(rows, autoCommit != null && autoCommit.isOn());
+		if (sql != null && rows == 0 && (result instanceof Integer || result instanceof Long)) {
+			updatedNothing(sql);
+		}
 		return result;
+	}
+
+	/**
+	 * Tells a retried attempt running on this thread of an {@code INSERT} about to run, before its begin (so an INSERT
+	 * that the fence rejects counts): see {@link RetryAttempts#inserting}.
+	 * @param sql what is about to run
+	 */
+	static void writing(String sql) {
+		if (RetryAttempts.inProgress()) {
+			String table = SqlShape.of(sql).insertInto;
+			if (table != null) {
+				RetryAttempts.inserting(table);
+			}
+		}
+	}
+
+	/**
+	 * Tells a retried attempt running on this thread of a statement that wrote no row: an {@code UPDATE} is checked
+	 * ({@link RetryAttempts#updatedNothing}).
+	 * @param sql what ran
+	 * @throws io.github.shardtenancy.RerunMismatchException as {@link RetryAttempts#updatedNothing}
+	 */
+	static void updatedNothing(String sql) {
+		if (RetryAttempts.inProgress()) {
+			String table = SqlShape.of(sql).updateOf;
+			if (table != null) {
+				RetryAttempts.updatedNothing(table, sql);
+			}
+		}
 	}
 
 	/**
@@ -68,6 +105,9 @@ class FencedStatement implements Statement {
 	 */
 	final void executedDirectly(String sql, long count) {
 		this.connection.executed(isRead(sql) ? 0 : Math.max(count, 0), false);
+		if (count == 0) {
+			updatedNothing(sql);
+		}
 	}
 
 	/** @return the rows an execution's result reports written (an update count or a batch's counts), else 0 */

@@ -33,6 +33,12 @@ final class SqlShape {
 
 	final boolean canTravelWithBegin;
 
+	/** The table an {@code INSERT} names ({@link StatementClassifier#insertInto}), or {@code null}. */
+	final @Nullable String insertInto;
+
+	/** The table an {@code UPDATE} names ({@link StatementClassifier#updateOf}), or {@code null}. */
+	final @Nullable String updateOf;
+
 	private final String sql;
 
 	/** The last text of begin and query built, with the begin statement it was built for. */
@@ -43,6 +49,8 @@ final class SqlShape {
 		this.actsOnWholeTables = StatementClassifier.actsOnWholeTables(sql);
 		this.read = StatementClassifier.isRead(sql);
 		this.canTravelWithBegin = FenceBegin.canTravelWith(sql);
+		this.insertInto = StatementClassifier.insertInto(sql);
+		this.updateOf = this.insertInto == null ? StatementClassifier.updateOf(sql) : null;
 	}
 
 	/**

@@ -1,5 +1,9 @@
 package io.github.shardtenancy.internal.jdbc;
 
+import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
+
 /**
  * Reads the leading words of a statement's SQL: whether it acts on whole tables ({@code TRUNCATE}, DDL other than a
  * temporary table), whether it only reads, and the text quoted in errors. Stateless.
@@ -35,6 +39,33 @@ final class StatementClassifier {
 		return first.equals("SELECT") || first.equals("SHOW");
 	}
 
+	/**
+	 * The table an {@code INSERT INTO t} names, for the retry's check of re-runs
+	 * ({@link io.github.shardtenancy.retry.RetryAttempts#inserting}).
+	 * @return the table's name, lower case and without schema or quotes, or {@code null} for another statement
+	 */
+	static @Nullable String insertInto(String sql) {
+		Words words = new Words(sql);
+		return words.next().equals("INSERT") && words.next().equals("INTO") ? words.name() : null;
+	}
+
+	/**
+	 * The table an {@code UPDATE [ONLY] t} names, for the retry's check of re-runs
+	 * ({@link io.github.shardtenancy.retry.RetryAttempts#updatedNothing}).
+	 * @return the table's name, lower case and without schema or quotes, or {@code null} for another statement
+	 */
+	static @Nullable String updateOf(String sql) {
+		Words words = new Words(sql);
+		if (!words.next().equals("UPDATE")) {
+			return null;
+		}
+		int at = words.at;
+		if (!words.next().equals("ONLY")) {
+			words.at = at;
+		}
+		return words.name();
+	}
+
 	/** The statement, stripped and cut to {@value #QUOTED_LENGTH} characters. */
 	static String quoted(String sql) {
 		String s = sql.strip();
@@ -49,7 +80,7 @@ final class StatementClassifier {
 
 		/** Every word the classifier asks about. */
 		private static final String[] KEYWORDS = { "SELECT", "SHOW", "TRUNCATE", "ALTER", "DROP", "GRANT", "REVOKE",
-				"COMMENT", "CREATE", "LOCAL", "GLOBAL", "TEMPORARY", "TEMP" };
+				"COMMENT", "CREATE", "LOCAL", "GLOBAL", "TEMPORARY", "TEMP", "INSERT", "INTO", "UPDATE", "ONLY" };
 
 		private final String sql;
 
@@ -76,6 +107,45 @@ final class StatementClassifier {
 				}
 			}
 			return "";
+		}
+
+		/**
+		 * @return the next name ({@code schema.table}, each part possibly in double quotes) as its last part, lower
+		 * case unless quoted, or {@code null} if no name follows
+		 */
+		@Nullable String name() {
+			skip();
+			String last = null;
+			while (this.at < this.sql.length()) {
+				char c = this.sql.charAt(this.at);
+				int start;
+				if (c == '"') {
+					int end = this.sql.indexOf('"', this.at + 1);
+					if (end < 0) {
+						return null;
+					}
+					last = this.sql.substring(this.at + 1, end);
+					this.at = end + 1;
+				}
+				else if (Character.isLetter(c) || c == '_') {
+					start = this.at;
+					while (this.at < this.sql.length() && (Character.isLetterOrDigit(this.sql.charAt(this.at))
+							|| this.sql.charAt(this.at) == '_' || this.sql.charAt(this.at) == '$')) {
+						this.at++;
+					}
+					last = this.sql.substring(start, this.at).toLowerCase(Locale.ROOT);
+				}
+				else {
+					return null;
+				}
+				if (this.at < this.sql.length() && this.sql.charAt(this.at) == '.') {
+					this.at++;
+				}
+				else {
+					return last;
+				}
+			}
+			return last;
 		}
 
 		private void skip() {
