@@ -5,6 +5,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +33,28 @@ class SqlShapeTest {
 		assertThat(shape.actsOnWholeTables).isEqualTo(StatementClassifier.actsOnWholeTables(sql));
 		assertThat(shape.read).isEqualTo(StatementClassifier.isRead(sql));
 		assertThat(shape.canTravelWithBegin).isEqualTo(FenceBegin.canTravelWith(sql));
+		assertThat(shape.insertInto).isEqualTo(StatementClassifier.insertInto(sql));
+		assertThat(shape.updateOf).isEqualTo(StatementClassifier.insertInto(sql) == null
+				? StatementClassifier.updateOf(sql) : null);
 		assertThat(SqlShape.of(new String(sql))).isSameAs(shape);
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', nullValues = "null", value = {
+			"INSERT INTO owners (id, name) VALUES (?, ?)|owners|null",
+			"  insert into App.Owners values (?)|owners|null",
+			"/* c */ INSERT INTO \"Mixed Case\" (id) VALUES (1)|Mixed Case|null",
+			"UPDATE owners SET name = ? WHERE id = ?|null|owners",
+			"update only public.pets set name = ?|null|pets",
+			"/* c */UPDATE \"s\".\"T\" SET x = 1|null|T",
+			"WITH x AS (SELECT 1) UPDATE owners SET name = ?|null|null",
+			"DELETE FROM owners WHERE id = ?|null|null",
+			"INSERT owners VALUES (1)|null|null",
+			"SELECT 1|null|null" })
+	@DisplayName("the table an INSERT INTO or an UPDATE names, for the retry's check of re-runs")
+	void writtenTable(String sql, String inserted, String updated) {
+		assertThat(StatementClassifier.insertInto(sql)).isEqualTo(inserted);
+		assertThat(StatementClassifier.updateOf(sql)).isEqualTo(updated);
 	}
 
 	@Test
