@@ -2,8 +2,11 @@ package io.github.shardtenancy.boot.web;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 import io.github.shardtenancy.DirectoryConflictException;
 import io.github.shardtenancy.DirectoryUnavailableException;
@@ -21,7 +24,6 @@ import io.github.shardtenancy.TenantUnavailableException;
 import io.github.shardtenancy.UnknownTenantException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -43,22 +45,42 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * </ul>
  * Each problem has a {@code type} ({@code urn:shard-tenancy:} and the exception's simple name), a {@code title}, the
  * exception message as {@code detail}, and the properties {@code tenant}, {@code shard} and
- * {@code directoryVersion} where the exception knows them. A typed error wrapped by Spring or JPA is found in the
- * cause chain (Spring's {@code ExceptionHandlerExceptionResolver} matches causes). Any other
- * {@link ShardTenancyException} is rethrown unchanged, so that Spring Boot's usual error handling answers it: among
- * them the reference-data and seeding errors, whose remedy is an operator's (a repair, a re-seed), never a client's
- * retry ({@code ReferenceDataBehindException} in particular reports a write that is recorded and must not be sent
- * again).
+ * {@code directoryVersion} where the exception knows them. A typed error wrapped by Spring or JPA (a
+ * {@code DataAccessException}, a {@code CannotCreateTransactionException}) is found in the cause chain, as Spring's
+ * {@code ExceptionHandlerExceptionResolver} matches causes.
  *
- * <p>Ordered last ({@link Ordered#LOWEST_PRECEDENCE}) and registered after the application's own beans, so an
- * {@code @ExceptionHandler} of the application for the same exception (in a controller or in any
- * {@code @ControllerAdvice}) wins. Switched off with {@code shard-tenancy.web.problem-details.enabled=false};
- * replaced by defining a bean of this type. Subclasses may override {@link #statusOf(ShardTenancyException)} and
- * {@link #problemOf(ShardTenancyException, HttpStatus)}. Stateless and thread-safe.
+ * <p>The advice declares {@code @ExceptionHandler} methods for the exception types above only, so it never matches
+ * any other exception: those, and the other {@link ShardTenancyException}s, reach the application's own handlers
+ * (a catch-all {@code @ExceptionHandler(Exception.class)} included) or Spring Boot's usual error handling. Among
+ * them are the reference-data and seeding errors, whose remedy is an operator's (a repair, a re-seed), never a
+ * client's retry ({@code ReferenceDataBehindException} in particular reports a write that is recorded and must not
+ * be sent again).
+ *
+ * <p>Precedence. Spring MVC first tries the {@code @ExceptionHandler} methods of the controller that threw, then
+ * the {@code @ControllerAdvice} beans in their order, and takes the first advice that declares a handler for the
+ * exception or one of its causes (an earlier advice's catch-all wins over a later advice's exact type). This advice
+ * is ordered {@link #ORDER}, ahead of advices of the default order ({@link Ordered#LOWEST_PRECEDENCE}), so for the
+ * types above:
+ * <ol>
+ * <li>an {@code @ExceptionHandler} in the controller itself wins;</li>
+ * <li>then an advice of the application ordered before {@link #ORDER} (for example
+ * {@code @Order(Ordered.HIGHEST_PRECEDENCE)}), which should handle the library's types only, as any catch-all of
+ * its own would also win;</li>
+ * <li>then this advice; the application's other advices, also those naming the same type, are not asked.</li>
+ * </ol>
+ * Switched off with {@code shard-tenancy.web.problem-details.enabled=false}; replaced by defining a bean of this
+ * type. Subclasses may override {@link #statusOf(ShardTenancyException)},
+ * {@link #problemOf(ShardTenancyException, HttpStatus)} and {@link #getOrder()}. Stateless and thread-safe.
  */
 @RestControllerAdvice
-@Order(Ordered.LOWEST_PRECEDENCE)
-public class ShardTenancyProblemDetails {
+public class ShardTenancyProblemDetails implements Ordered {
+
+	/**
+	 * The order of this advice: {@code Ordered.HIGHEST_PRECEDENCE + 1000}, ahead of the advices of the default order
+	 * and of Spring Boot's {@code ProblemDetailsExceptionHandler} (order 0), leaving room for an application's advice
+	 * to go first.
+	 */
+	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
 
 	private static final List<Mapping> MAPPINGS = List.of(
 			new Mapping(InvalidTenantIdException.class, HttpStatus.BAD_REQUEST, "Invalid tenant id"),
@@ -101,23 +123,35 @@ public class ShardTenancyProblemDetails {
 		return this.retryAfterSeconds;
 	}
 
+	/** @return {@link #ORDER} */
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
 	/**
-	 * Answers a typed error of the library.
-	 * @param ex the error, or the typed cause of a wrapped one
+	 * Answers a typed error of the library. Spring calls it only for the exception types it names, thrown or found
+	 * in the cause chain (keep them in step with the mappings).
+	 * @param ex the exception thrown by the handler, the typed error itself or a wrapper of it
 	 * @return the problem detail with its status and, for 503, the {@code Retry-After} header
-	 * @throws ShardTenancyException {@code ex} itself when {@link #statusOf} maps it to no status
+	 * @throws Exception {@code ex} itself when {@link #statusOf} maps the typed error to no status: then Spring Boot's
+	 * usual error handling answers it (the advices ordered after this one are not asked)
 	 */
-	@ExceptionHandler(ShardTenancyException.class)
-	public ResponseEntity<ProblemDetail> handleShardTenancyException(ShardTenancyException ex) {
-		HttpStatus status = statusOf(ex);
-		if (status == null) {
+	@ExceptionHandler({ InvalidTenantIdException.class, NoTenantBoundException.class, UnknownTenantException.class,
+			TenantDeletedException.class, DirectoryConflictException.class, MoveInProgressException.class,
+			RetriesExhaustedException.class, TenantUnavailableException.class, ShardUnavailableException.class,
+			ShardConnectionLostException.class, DirectoryUnavailableException.class, IdGenerationException.class })
+	public ResponseEntity<ProblemDetail> handleShardTenancyException(Exception ex) throws Exception {
+		@Nullable ShardTenancyException error = mappedErrorIn(ex);
+		@Nullable HttpStatus status = (error != null) ? statusOf(error) : null;
+		if (error == null || status == null) {
 			throw ex;
 		}
 		ResponseEntity.BodyBuilder response = ResponseEntity.status(status);
 		if (status == HttpStatus.SERVICE_UNAVAILABLE) {
 			response.header(HttpHeaders.RETRY_AFTER, this.retryAfterSeconds);
 		}
-		return response.body(problemOf(ex, status));
+		return response.body(problemOf(error, status));
 	}
 
 	/**
@@ -157,6 +191,26 @@ public class ShardTenancyProblemDetails {
 	private static String titleOf(ShardTenancyException ex, HttpStatus status) {
 		Mapping mapping = mappingOf(ex);
 		return (mapping != null) ? mapping.title() : status.getReasonPhrase();
+	}
+
+	/**
+	 * @param ex a thrown exception
+	 * @return the first exception of its cause chain (itself first) that a mapping names, as Spring matched it, or
+	 * {@code null}
+	 */
+	private static @Nullable ShardTenancyException mappedErrorIn(Throwable ex) {
+		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+		for (Throwable t = ex; t != null && seen.add(t); t = t.getCause()) {
+			if (t instanceof ShardTenancyException error && mappingOf(error) != null) {
+				return error;
+			}
+		}
+		return null;
+	}
+
+	/** @return the exception types the mappings name, in their order (for the test that they match the handler) */
+	static List<Class<? extends ShardTenancyException>> mappedTypes() {
+		return MAPPINGS.stream().<Class<? extends ShardTenancyException>>map(Mapping::type).toList();
 	}
 
 	private static @Nullable Mapping mappingOf(ShardTenancyException ex) {

@@ -1,14 +1,21 @@
 package io.github.shardtenancy.boot.web;
 
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.IdGenerationException;
 import io.github.shardtenancy.MoveInProgressException;
+import io.github.shardtenancy.NoTenantBoundException;
+import io.github.shardtenancy.ReferenceWriteException;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardConnectionLostException;
+import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.TenantSeedException;
 import io.github.shardtenancy.UnknownTenantException;
 import io.github.shardtenancy.boot.testapp.Note;
 import io.github.shardtenancy.boot.testapp.NoteRepository;
@@ -17,16 +24,23 @@ import jakarta.servlet.ServletException;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.annotation.Order;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
 import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -47,8 +61,9 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 /**
  * The starter's RFC 9457 answers to the library's typed errors, over MockMvc with the tenant header filter, on two
  * H2 shards: real requests for the tenant errors (no tenant, invalid, unknown, deleted), a controller throwing the
- * unavailability errors (which need a failing shard or directory), the application's own handler winning, the
- * {@code Retry-After} setting and the switch.
+ * unavailability errors (which need a failing shard or directory), the precedence over the application's handlers
+ * (a catch-all advice, an advice for the same exception, one ordered first, a controller's own handler), a
+ * replacement bean, the {@code Retry-After} setting and the switch.
  */
 class ProblemDetailsTests {
 
@@ -109,6 +124,86 @@ class ProblemDetailsTests {
 					new ShardConnectionLostException("acme", "shard-2", 8, new IllegalStateException("lost")));
 		}
 
+		@GetMapping("/fail/unknown")
+		void unknownTenant() {
+			throw new UnknownTenantException("nobody", 4);
+		}
+
+		/** A typed error wrapped as Spring's transaction manager wraps a failure to open the transaction. */
+		@GetMapping("/fail/tx/{kind}")
+		void transactionNotCreated(@PathVariable String kind) {
+			ShardTenancyException cause = switch (kind) {
+				case "no-tenant" -> new NoTenantBoundException("a shard connection");
+				case "unknown" -> new UnknownTenantException("nobody", 4);
+				case "retries" -> new RetriesExhaustedException("acme", "shard-1", 7, 5, new IllegalStateException("x"));
+				case "seed" -> seedFailed();
+				default -> throw new IllegalArgumentException(kind);
+			};
+			throw new CannotCreateTransactionException("Could not open JPA EntityManager for transaction", cause);
+		}
+
+		@GetMapping("/fail/illegal-state")
+		void illegalState() {
+			throw new IllegalStateException("the application's own bug");
+		}
+
+		@GetMapping("/fail/seed")
+		void seed() {
+			throw seedFailed();
+		}
+
+		@GetMapping("/fail/reference")
+		void reference() {
+			throw new ReferenceWriteException("no ACTIVE shard could be reached", null, null);
+		}
+
+		private static TenantSeedException seedFailed() {
+			return new TenantSeedException("The seed of tenant acme failed", "acme", "shard-1", 3, true,
+					new IllegalStateException("seed script"));
+		}
+
+	}
+
+	/** A controller with an {@code @ExceptionHandler} of its own for one of the library's exceptions. */
+	@RestController
+	static class LocalHandlerController {
+
+		@GetMapping("/local/unknown")
+		void unknownTenant() {
+			throw new UnknownTenantException("nobody", 4);
+		}
+
+		@ExceptionHandler(UnknownTenantException.class)
+		ProblemDetail unknownTenant(UnknownTenantException ex) {
+			return ProblemDetail.forStatusAndDetail(HttpStatus.GONE, "the controller's own");
+		}
+
+	}
+
+	/** The application's catch-all advice of a ported application: everything it does not know is a 500. */
+	@RestControllerAdvice
+	static class CatchAllErrors {
+
+		@ExceptionHandler(Exception.class)
+		ResponseEntity<ProblemDetail> any(Exception ex) {
+			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
+					ex.getClass().getSimpleName());
+			problem.setTitle("Application catch-all");
+			return ResponseEntity.internalServerError().body(problem);
+		}
+
+	}
+
+	@Test
+	@DisplayName("the handler names exactly the mapped exception types (or their supertypes among the mapped)")
+	void handlerNamesTheMappedTypes() throws Exception {
+		Method handler = ShardTenancyProblemDetails.class.getMethod("handleShardTenancyException", Exception.class);
+		List<Class<? extends Throwable>> declared = Arrays
+			.asList(handler.getAnnotation(ExceptionHandler.class).value());
+		List<Class<? extends ShardTenancyException>> mapped = ShardTenancyProblemDetails.mappedTypes();
+		assertThat(mapped).containsAll(declared.stream().map((type) -> type.asSubclass(ShardTenancyException.class))
+			.toList());
+		assertThat(mapped).allSatisfy((type) -> assertThat(declared).anyMatch((d) -> d.isAssignableFrom(type)));
 	}
 
 	@Nested
@@ -269,7 +364,7 @@ class ProblemDetailsTests {
 
 	}
 
-	/** The application's own handler for one of the exceptions. */
+	/** The application's own advice for one of the exceptions, of the default order. */
 	@RestControllerAdvice
 	static class ApplicationErrors {
 
@@ -281,33 +376,168 @@ class ProblemDetailsTests {
 	}
 
 	@Nested
-	@SpringBootTest(classes = { TestApplication.class, NotesController.class }, properties = {
-			"shard-tenancy.directory.url=jdbc:h2:mem:problems-own-directory" + H2,
-			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:problems-own-shard-1" + H2,
-			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
-			"shard-tenancy.web.problem-details.retry-after=2500ms", "spring.jpa.open-in-view=false" })
-	@Import(ApplicationErrors.class)
+	@SpringBootTest(classes = { TestApplication.class, NotesController.class, LocalHandlerController.class },
+			properties = { "shard-tenancy.directory.url=jdbc:h2:mem:problems-own-directory" + H2,
+					"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:problems-own-shard-1" + H2,
+					"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
+					"shard-tenancy.web.problem-details.retry-after=2500ms", "spring.jpa.open-in-view=false" })
+	@Import({ CatchAllErrors.class, ApplicationErrors.class })
 	@AutoConfigureMockMvc
-	@DisplayName("with the application's own handler and retry-after=2500ms")
-	class ApplicationHandlerWins {
+	@DisplayName("with the application's catch-all advice, its advice for UnknownTenantException and retry-after=2500ms")
+	class ApplicationCatchAll {
 
 		@Autowired
 		private MockMvc mvc;
 
 		@Test
-		@DisplayName("the application's @ExceptionHandler for the same exception wins")
-		void applicationHandlerWins() throws Exception {
-			this.mvc.perform(get("/notes").header("X-Tenant-Id", "nobody"))
-				.andExpect(status().isGone())
-				.andExpect(jsonPath("$.detail").value("ours"));
+		@DisplayName("no tenant bound: the starter's 400, not the catch-all's 500")
+		void noTenantIs400() throws Exception {
+			this.mvc.perform(get("/notes"))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.type").value("urn:shard-tenancy:NoTenantBoundException"))
+				.andExpect(jsonPath("$.title").value("No tenant"));
 		}
 
 		@Test
-		@DisplayName("the starter still answers the others, with Retry-After rounded up to whole seconds")
-		void othersStillMapped() throws Exception {
+		@DisplayName("an unknown tenant: the starter's 404, over the application's advice (default order) for it")
+		void unknownTenantIs404() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "nobody"))
+				.andExpect(status().isNotFound())
+				.andExpect(jsonPath("$.title").value("Unknown tenant"))
+				.andExpect(jsonPath("$.tenant").value("nobody"));
+			this.mvc.perform(get("/fail/unknown"))
+				.andExpect(status().isNotFound())
+				.andExpect(jsonPath("$.title").value("Unknown tenant"))
+				.andExpect(jsonPath("$.directoryVersion").value(4));
+		}
+
+		@Test
+		@DisplayName("retries exhausted: the starter's 503, with Retry-After rounded up to whole seconds")
+		void retriesExhaustedIs503() throws Exception {
 			this.mvc.perform(get("/fail/retries"))
 				.andExpect(status().isServiceUnavailable())
-				.andExpect(header().string("Retry-After", "3"));
+				.andExpect(header().string("Retry-After", "3"))
+				.andExpect(jsonPath("$.title").value("Retries exhausted"));
+		}
+
+		@ParameterizedTest(name = "{0} wrapped in CannotCreateTransactionException: {1}")
+		@CsvSource({ "no-tenant, 400, No tenant", "unknown, 404, Unknown tenant", "retries, 503, Retries exhausted" })
+		@DisplayName("a typed error wrapped by Spring: the starter's answer from the cause chain")
+		void wrappedErrorIsMapped(String kind, int status, String title) throws Exception {
+			this.mvc.perform(get("/fail/tx/{kind}", kind))
+				.andExpect(status().is(status))
+				.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+				.andExpect(jsonPath("$.title").value(title));
+		}
+
+		@Test
+		@DisplayName("any other exception: the application's catch-all")
+		void otherExceptionIsTheApplications() throws Exception {
+			this.mvc.perform(get("/fail/illegal-state"))
+				.andExpect(status().isInternalServerError())
+				.andExpect(jsonPath("$.title").value("Application catch-all"))
+				.andExpect(jsonPath("$.detail").value("IllegalStateException"));
+		}
+
+		@Test
+		@DisplayName("a library exception the starter does not map, thrown or wrapped: the application's catch-all")
+		void unmappedLibraryExceptionIsTheApplications() throws Exception {
+			this.mvc.perform(get("/fail/seed"))
+				.andExpect(status().isInternalServerError())
+				.andExpect(jsonPath("$.title").value("Application catch-all"))
+				.andExpect(jsonPath("$.detail").value("TenantSeedException"));
+			this.mvc.perform(get("/fail/reference"))
+				.andExpect(status().isInternalServerError())
+				.andExpect(jsonPath("$.detail").value("ReferenceWriteException"));
+			this.mvc.perform(get("/fail/tx/{kind}", "seed"))
+				.andExpect(status().isInternalServerError())
+				.andExpect(jsonPath("$.detail").value("CannotCreateTransactionException"));
+		}
+
+		@Test
+		@DisplayName("a controller's own @ExceptionHandler for a mapped exception wins over the starter")
+		void controllerHandlerWins() throws Exception {
+			this.mvc.perform(get("/local/unknown"))
+				.andExpect(status().isGone())
+				.andExpect(jsonPath("$.detail").value("the controller's own"));
+		}
+
+	}
+
+	/** The application's advice for one of the exceptions, ordered before the starter's. */
+	@RestControllerAdvice
+	@Order(ShardTenancyProblemDetails.ORDER - 1)
+	static class FirstApplicationErrors {
+
+		@ExceptionHandler(UnknownTenantException.class)
+		ProblemDetail unknownTenant(UnknownTenantException ex) {
+			return ProblemDetail.forStatusAndDetail(HttpStatus.GONE, "ours, first");
+		}
+
+	}
+
+	/** The application's own mapping: a missing tenant is 401, 503s ask for 5 seconds. */
+	@Configuration(proxyBeanMethods = false)
+	static class OwnProblemDetails {
+
+		@Bean
+		ShardTenancyProblemDetails ownProblemDetails() {
+			return new ShardTenancyProblemDetails(Duration.ofSeconds(5), null) {
+
+				@Override
+				protected HttpStatus statusOf(ShardTenancyException ex) {
+					return (ex instanceof NoTenantBoundException) ? HttpStatus.UNAUTHORIZED : super.statusOf(ex);
+				}
+
+			};
+		}
+
+	}
+
+	@Nested
+	@SpringBootTest(classes = { TestApplication.class, NotesController.class }, properties = {
+			"shard-tenancy.directory.url=jdbc:h2:mem:problems-first-directory" + H2,
+			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:problems-first-shard-1" + H2,
+			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
+			"spring.jpa.open-in-view=false" })
+	@Import({ CatchAllErrors.class, FirstApplicationErrors.class, OwnProblemDetails.class })
+	@AutoConfigureMockMvc
+	@DisplayName("with the application's own ShardTenancyProblemDetails bean and an advice ordered before it")
+	class ApplicationFirst {
+
+		@Autowired
+		private MockMvc mvc;
+
+		@Autowired
+		private ApplicationContext context;
+
+		@Test
+		@DisplayName("the starter backs off: the application's bean is the only one")
+		void starterBacksOff() {
+			assertThat(this.context.getBeansOfType(ShardTenancyProblemDetails.class)).containsOnlyKeys(
+					"ownProblemDetails");
+		}
+
+		@Test
+		@DisplayName("the application's advice ordered before the starter's answers its exception")
+		void firstAdviceWins() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "nobody"))
+				.andExpect(status().isGone())
+				.andExpect(jsonPath("$.detail").value("ours, first"));
+		}
+
+		@Test
+		@DisplayName("the application's subclass keeps the order before the catch-all, with its own statuses")
+		void subclassAnswersBeforeTheCatchAll() throws Exception {
+			this.mvc.perform(get("/notes"))
+				.andExpect(status().isUnauthorized())
+				.andExpect(jsonPath("$.title").value("No tenant"));
+			this.mvc.perform(get("/fail/retries"))
+				.andExpect(status().isServiceUnavailable())
+				.andExpect(header().string("Retry-After", "5"));
+			this.mvc.perform(get("/fail/illegal-state"))
+				.andExpect(status().isInternalServerError())
+				.andExpect(jsonPath("$.title").value("Application catch-all"));
 		}
 
 	}
