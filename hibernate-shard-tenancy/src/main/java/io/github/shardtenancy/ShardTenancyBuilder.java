@@ -409,7 +409,9 @@ public final class ShardTenancyBuilder {
 
 	/**
 	 * @param check what a Hibernate session factory built on the tenancy does with a tenant entity whose id strategy
-	 * would collide after a move ({@code IDENTITY}, {@code SEQUENCE}, {@code TABLE}...); default {@link IdCheck#FAIL}
+	 * would collide after a move ({@code IDENTITY}, {@code SEQUENCE}, {@code TABLE}...), and what the shards'
+	 * preparation does with a tenant table column whose values the database generates (identity, serial,
+	 * {@code AUTO_INCREMENT}, a sequence default); default {@link IdCheck#FAIL}
 	 * @return this builder
 	 * @throws NullPointerException if {@code check} is {@code null}
 	 */

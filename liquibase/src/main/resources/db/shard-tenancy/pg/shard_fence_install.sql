@@ -17,6 +17,8 @@ BEGIN
   INSERT INTO shard_fence_table (table_name, tenant_column) VALUES (array_to_string(v_parts, '.'), v_column)
     ON CONFLICT (table_name) DO UPDATE SET tenant_column = EXCLUDED.tenant_column;
   PERFORM shard_fence_install_trigger(p_table);
+  -- An INSERT that omits the tenant column gets the bound tenant (plain JDBC); the row trigger checks it as any other.
+  PERFORM shard_fence_tenant_default(p_table, v_column);
   -- TRUNCATE fires no row trigger and ignores row-level security: refused outright on a tenant-bound connection.
   EXECUTE format('CREATE OR REPLACE TRIGGER shard_fence_truncate_check BEFORE TRUNCATE ON %s '
     || 'FOR EACH STATEMENT WHEN (current_setting(''shard_tenancy.role'', true) IS DISTINCT FROM ''mover'' '

@@ -10,6 +10,8 @@ import java.util.Map;
 import io.github.shardtenancy.spi.DialectSql;
 import io.github.shardtenancy.spi.FenceDialect;
 import org.h2.engine.SessionLocal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The H2 fence: the shard changelog installs Java functions ({@code SHARD_FENCE_BEGIN}, {@code SHARD_FENCE_END},
@@ -36,9 +38,15 @@ import org.h2.engine.SessionLocal;
  * <p>{@link #installWriteCheck} installs the fence trigger class twice on a tenant table: per row on INSERT, UPDATE
  * and DELETE, and per statement on UPDATE and DELETE, so that an UPDATE or DELETE matching no row (the rows cleaned
  * away after a move) is rejected as well instead of committing as a silent no-op. INSERT-only work never fires the
- * statement trigger.
+ * statement trigger. It also makes the tenant column's default the bound tenant ({@code NULLIF(@SHARD_TENANT, '')}),
+ * so that a plain JDBC INSERT that omits the column writes the transaction's tenant. H2 fills defaults and checks NOT
+ * NULL before BEFORE triggers fire ({@code Table.convertInsertRow}, then {@code Table.fireBeforeRow}, in
+ * {@code org.h2.command.dml.Insert}), so a trigger could not fill the column; the row trigger then checks the filled
+ * row as any other.
  */
 public final class H2FenceDialect implements FenceDialect {
+
+	private static final Logger log = LoggerFactory.getLogger(H2FenceDialect.class);
 
 	/** Reads the fence row (NULLs when there is none) and binds tenant, version and no role, in one statement. */
 	private static final String BIND = DialectSql.load(H2FenceDialect.class, "bind");
@@ -71,6 +79,10 @@ public final class H2FenceDialect implements FenceDialect {
 	private static final String DROP_TRIGGER = DialectSql.load(H2FenceDialect.class, "drop-trigger");
 
 	private static final String SNAPSHOT_READ = DialectSql.load(H2FenceDialect.class, "snapshot-read");
+
+	private static final String COLUMN_DEFAULT = DialectSql.load(H2FenceDialect.class, "column-default");
+
+	private static final String TENANT_DEFAULT = DialectSql.load(H2FenceDialect.class, "tenant-default");
 
 	@Override
 	public boolean supports(String databaseProductName) {
@@ -249,6 +261,42 @@ public final class H2FenceDialect implements FenceDialect {
 		dropIfOtherClass(connection, trigger, H2FenceTrigger.class);
 		try (PreparedStatement ps = connection.prepareStatement(DialectSql.fill(STATEMENT_TRIGGER,
 				Map.of("trigger", trigger, "table", tableName, "class", H2FenceTrigger.class.getName())))) {
+			ps.execute();
+		}
+		installTenantDefault(connection, tableName, DialectSql.identifier(tenantColumn).toUpperCase(Locale.ROOT));
+	}
+
+	/**
+	 * Makes the tenant column's default the bound tenant, unless it has one already: the same (left alone), one of
+	 * the application's own (kept, with a warning: the write check refuses its value unless it is the bound tenant),
+	 * or H2 fills the column itself.
+	 */
+	private static void installTenantDefault(Connection connection, String table, String column) throws SQLException {
+		int dot = table.indexOf('.');
+		String current;
+		try (PreparedStatement ps = connection.prepareStatement(COLUMN_DEFAULT)) {
+			ps.setString(1, dot < 0 ? null : table.substring(0, dot));
+			ps.setString(2, table.substring(dot + 1));
+			ps.setString(3, column);
+			try (ResultSet rs = ps.executeQuery()) {
+				if (!rs.next()) {
+					throw new SQLException("Table " + table + " has no column " + column);
+				}
+				current = rs.getString(1);
+				if (rs.getBoolean(2) || (current != null && current.contains(H2FenceSession.TENANT))) {
+					return;
+				}
+			}
+		}
+		if (current != null) {
+			log.warn("The tenant column {}.{} has a default of its own ({}), kept; an INSERT that omits the column "
+					+ "gets that value, which the fence refuses unless it is the bound tenant; drop the default "
+					+ "(ALTER TABLE {} ALTER COLUMN {} DROP DEFAULT) to let the shard fill the column with the bound "
+					+ "tenant", table, column, current, table, column);
+			return;
+		}
+		try (PreparedStatement ps = connection
+			.prepareStatement(DialectSql.fill(TENANT_DEFAULT, Map.of("table", table, "column", column)))) {
 			ps.execute();
 		}
 	}

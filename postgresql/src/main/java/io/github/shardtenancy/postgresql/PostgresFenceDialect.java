@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -11,6 +12,8 @@ import java.util.Map;
 
 import io.github.shardtenancy.spi.DialectSql;
 import io.github.shardtenancy.spi.FenceDialect;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The PostgreSQL fence: PL/pgSQL functions installed by the shard changelog ({@code shard_fence_begin},
@@ -41,6 +44,8 @@ import io.github.shardtenancy.spi.FenceDialect;
  * sends nothing to the server when no transaction is open. Stateless and thread-safe.
  */
 public final class PostgresFenceDialect implements FenceDialect {
+
+	private static final Logger log = LoggerFactory.getLogger(PostgresFenceDialect.class);
 
 	/** Checks the fence and binds the variables: one PL/pgSQL call (shard.xml). */
 	private static final String BEGIN = DialectSql.load(PostgresFenceDialect.class, "begin");
@@ -143,6 +148,11 @@ public final class PostgresFenceDialect implements FenceDialect {
 	 * if asked, the policy {@code shard_fence_tenant} with {@code ENABLE} and {@code FORCE ROW LEVEL SECURITY}
 	 * (else the policy is dropped and row-level security disabled). Changing row-level security needs the table's
 	 * owner; leaving it as it is does not.
+	 * <p>It also makes the tenant column's default the bound tenant ({@code shard_fence_tenant_default}:
+	 * {@code nullif(current_setting('shard_tenancy.tenant', true), '')} cast to the column's type), so that a plain
+	 * JDBC INSERT that omits the column writes the transaction's tenant, and one with no tenant bound writes NULL,
+	 * which the column's NOT NULL constraint or the write check refuses. A default of the application's own is kept,
+	 * and so is the column when the role does not own the table: the database's warning is logged.
 	 */
 	@Override
 	public void installWriteCheck(Connection connection, String table, String tenantColumn, boolean rowLevelSecurity)
@@ -152,6 +162,9 @@ public final class PostgresFenceDialect implements FenceDialect {
 			ps.setString(2, DialectSql.identifier(tenantColumn));
 			ps.setBoolean(3, rowLevelSecurity);
 			ps.execute();
+			for (SQLWarning w = ps.getWarnings(); w != null; w = w.getNextWarning()) {
+				log.warn("{}", w.getMessage());
+			}
 		}
 	}
 

@@ -14,8 +14,9 @@ public class IdsProperties {
 
 	/**
 	 * What the start does with a tenant entity (one with a {@code @TenantId} attribute) whose id strategy counts per
-	 * shard (IDENTITY, SEQUENCE, TABLE, AUTO for numbers, increment) and would collide after a move: fail the start,
-	 * warn, or check nothing. Default fail.
+	 * shard (IDENTITY, SEQUENCE, TABLE, AUTO for numbers, increment) and would collide after a move, and with a tenant
+	 * table column whose values the database generates (identity, serial, AUTO_INCREMENT, a sequence default): fail
+	 * the start, warn, or check nothing. Default fail.
 	 */
 	private IdCheck check = IdCheck.FAIL;
 

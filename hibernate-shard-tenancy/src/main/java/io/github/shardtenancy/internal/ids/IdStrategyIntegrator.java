@@ -49,7 +49,7 @@ public final class IdStrategyIntegrator implements Integrator {
 	private static final Logger log = LoggerFactory.getLogger(IdStrategyIntegrator.class);
 
 	/** The property and the builder setting that choose the {@link IdCheck}. */
-	static final String SETTING = "shard-tenancy.ids.check";
+	public static final String SETTING = "shard-tenancy.ids.check";
 
 	@Override
 	public void integrate(Metadata metadata, BootstrapContext bootstrapContext,

@@ -1,13 +1,21 @@
 package io.github.shardtenancy.internal.lifecycle;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Supplier;
 
+import io.github.shardtenancy.IdCheck;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.internal.ids.IdStrategyIntegrator;
+import io.github.shardtenancy.internal.move.TablePlan;
+import org.jspecify.annotations.Nullable;
 import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,8 +26,15 @@ import org.slf4j.LoggerFactory;
  * tenant table. With row-level security on, it then checks that the shard's role is subject to it (not a superuser,
  * no {@code BYPASSRLS}), and warns or fails when it is not. Idempotent. Thread-safe.
  *
+ * <p>Before that it reads the tenant tables' columns ({@link DatabaseMetaData#getColumns}) and, as the
+ * {@link IdCheck} says, refuses (or warns about) a column the database generates values for: an identity, a serial or
+ * {@code AUTO_INCREMENT} column ({@code IS_AUTOINCREMENT}), or a default drawn from a sequence ({@code nextval(...)},
+ * {@code NEXT VALUE FOR ...}). Each shard counts on its own, so a moved tenant's keys collide with the target
+ * shard's, as for the entities {@link IdStrategyIntegrator} refuses.
+ *
  * <p>Failures are {@link ShardTenancyConfigurationException}s naming the setting of the {@code ShardTenancy} builder
- * that concerns them: {@value #TABLES}, {@value #ROW_LEVEL_SECURITY} or {@value #REQUIRE_ROW_LEVEL_SECURITY}.
+ * that concerns them: {@value #TABLES}, {@value #ROW_LEVEL_SECURITY} or {@value #REQUIRE_ROW_LEVEL_SECURITY}; a
+ * generated key names {@value IdStrategyIntegrator#SETTING}, as the entity check does.
  */
 public final class ShardPreparation {
 
@@ -42,19 +57,24 @@ public final class ShardPreparation {
 
 	private final boolean capture;
 
+	private final IdCheck idCheck;
+
 	/**
 	 * @param tables the tenant tables, asked on each preparation
 	 * @param rowLevelSecurity whether the write check also switches row-level security on (PostgreSQL)
 	 * @param requireRowLevelSecurity whether a shard role that skips row-level security fails the preparation (else
 	 * it is logged as a warning)
 	 * @param capture whether the online mover's change capture is installed too
+	 * @param idCheck what a tenant table column whose values the database generates does: fail the preparation,
+	 * warn, or nothing
 	 */
 	public ShardPreparation(Supplier<List<TenantTable>> tables, boolean rowLevelSecurity,
-			boolean requireRowLevelSecurity, boolean capture) {
+			boolean requireRowLevelSecurity, boolean capture, IdCheck idCheck) {
 		this.tables = tables;
 		this.rowLevelSecurity = rowLevelSecurity;
 		this.requireRowLevelSecurity = requireRowLevelSecurity;
 		this.capture = capture;
+		this.idCheck = idCheck;
 	}
 
 	/**
@@ -73,10 +93,14 @@ public final class ShardPreparation {
 	 * @param shard the shard
 	 * @throws ShardTenancyConfigurationException if a check or the capture cannot be installed on a table (a missing
 	 * table or column, a table without a primary key for the capture, an unreachable shard), naming the table and the
-	 * shard; or, with required row-level security, if the shard's role skips it
+	 * shard; with {@link IdCheck#FAIL}, if a tenant table has a column the database generates values for; or, with
+	 * required row-level security, if the shard's role skips it
 	 */
 	public void prepare(Topology.Shard shard) {
 		List<TenantTable> tenantTables = this.tables.get();
+		if (this.idCheck != IdCheck.OFF && !tenantTables.isEmpty()) {
+			checkGeneratedKeys(shard, tenantTables);
+		}
 		for (TenantTable table : tenantTables) {
 			try (Connection c = shard.dataSource().getConnection()) {
 				c.setAutoCommit(true);
@@ -98,6 +122,63 @@ public final class ShardPreparation {
 		if (this.capture) {
 			installCapture(shard, tenantTables);
 		}
+	}
+
+	private void checkGeneratedKeys(Topology.Shard shard, List<TenantTable> tenantTables) {
+		List<String> generated = new ArrayList<>();
+		try (Connection c = shard.dataSource().getConnection()) {
+			DatabaseMetaData meta = c.getMetaData();
+			for (TenantTable table : tenantTables) {
+				int dot = table.table().indexOf('.');
+				// An unqualified table: the current schema's (not a table of the same name in another schema)
+				String schema = dot < 0 ? c.getSchema() : TablePlan.normalise(meta, table.table().substring(0, dot));
+				try (ResultSet rs = meta.getColumns(null, schema, TablePlan.normalise(meta, table.table()), null)) {
+					while (rs.next()) {
+						String how = generation(rs.getString("IS_AUTOINCREMENT"), rs.getString("COLUMN_DEF"));
+						if (how != null) {
+							generated.add(table.table() + "." + rs.getString("COLUMN_NAME")
+									+ " (" + how + ")");
+						}
+					}
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw new ShardTenancyConfigurationException(TABLES, "Cannot read the columns of the tenant tables of "
+					+ "shard '" + shard.id() + "': " + ex.getMessage(), shard.id());
+		}
+		if (generated.isEmpty()) {
+			return;
+		}
+		String message = "Tenant table " + (generated.size() == 1 ? "column " : "columns ")
+				+ String.join(", ", generated) + " of shard '" + shard.id() + "' "
+				+ (generated.size() == 1 ? "gets its" : "get their") + " values from the database: each shard counts "
+				+ "on its own, so a tenant moved to another shard brings keys the rows already there may use, and the "
+				+ "move fails on the primary key. Draw the keys in Java, unique across shards, and name them in the "
+				+ "INSERT: ShardTenancy.nextId() (long) or ShardTenancy.nextIntId(\"<table>\") (int), or "
+				+ "@io.github.shardtenancy.ShardSafeId on the entity's id; then drop the column's identity or default "
+				+ "(existing rows keep their keys). To start anyway while migrating, set " + IdStrategyIntegrator.SETTING
+				+ "=warn (builder: idCheck(IdCheck.WARN))";
+		if (this.idCheck == IdCheck.FAIL) {
+			throw new ShardTenancyConfigurationException(IdStrategyIntegrator.SETTING, message, shard.id());
+		}
+		log.warn(message);
+	}
+
+	/**
+	 * @param autoIncrement the column's {@code IS_AUTOINCREMENT}: {@code YES} for an identity, serial or
+	 * {@code AUTO_INCREMENT} column (pgjdbc also for a {@code nextval} default)
+	 * @param columnDefault the column's {@code COLUMN_DEF}
+	 * @return how the database generates the column's values, or {@code null} if it does not
+	 */
+	static @Nullable String generation(@Nullable String autoIncrement, @Nullable String columnDefault) {
+		if (columnDefault != null) {
+			String lower = columnDefault.toLowerCase(Locale.ROOT);
+			if (lower.contains("nextval(") || lower.contains("next value for")) {
+				return "default " + columnDefault;
+			}
+		}
+		return "YES".equalsIgnoreCase(autoIncrement) ? "identity" : null;
 	}
 
 	private void installCapture(Topology.Shard shard, List<TenantTable> tenantTables) {

@@ -185,7 +185,13 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 		return List.copyOf(ordered);
 	}
 
-	private static String normalise(DatabaseMetaData meta, String identifier) throws SQLException {
+	/**
+	 * @param meta the database's metadata
+	 * @param identifier an unquoted identifier, optionally schema-qualified
+	 * @return its last part as the database stores unquoted identifiers (upper or lower case)
+	 * @throws SQLException if the metadata cannot be read
+	 */
+	public static String normalise(DatabaseMetaData meta, String identifier) throws SQLException {
 		String bare = identifier.contains(".") ? identifier.substring(identifier.indexOf('.') + 1) : identifier;
 		if (meta.storesUpperCaseIdentifiers()) {
 			return bare.toUpperCase(Locale.ROOT);

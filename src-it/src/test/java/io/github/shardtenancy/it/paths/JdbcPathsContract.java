@@ -34,6 +34,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.core.simple.SimpleJdbcInsert;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -291,6 +292,43 @@ abstract class JdbcPathsContract {
 
 		assertThat(rows("shard-1", tenant, "rolled-back")).isZero();
 		assertThat(rows("shard-1", tenant)).isEqualTo(2);
+	}
+
+	@Test
+	@DisplayName("in a transaction, JdbcTemplate, SimpleJdbcInsert and NamedParameterJdbcTemplate INSERTs that omit the tenant column write the bound tenant")
+	void omittedTenantColumnIsTheBoundTenant() throws Exception {
+		String tenant = newTenant("filled");
+		String other = newTenant("neighbour");
+		NamedParameterJdbcTemplate named = this.app.getBean(NamedParameterJdbcTemplate.class);
+		SimpleJdbcInsert simple = new SimpleJdbcInsert(this.dataSource).withTableName("paths_memo")
+			.usingColumns("id", "body");
+		TransactionTemplate transaction = new TransactionTemplate(this.app.getBean(PlatformTransactionManager.class));
+
+		TenantContext.runAs(tenant, () -> transaction.executeWithoutResult(status -> {
+			this.jdbc.update("INSERT INTO paths_memo (id, body) VALUES (?, ?)", UUID.randomUUID(), "template");
+			simple.execute(Map.of("id", UUID.randomUUID(), "body", "simple-insert"));
+			named.update("INSERT INTO paths_memo (id, body) VALUES (:id, :body)",
+					Map.of("id", UUID.randomUUID(), "body", "named"));
+		}));
+
+		assertThat(rows("shard-1", tenant)).isEqualTo(3);
+		assertThat(TenantContext.callAs(tenant, () -> this.app.getBean(PathsApplication.NativeSql.class).bodies()))
+			.containsExactly("named", "simple-insert", "template");
+
+		// Another tenant's value, named explicitly: refused as before, nothing written.
+		Throwable foreign = catchThrowable(() -> TenantContext.runAs(tenant,
+				() -> transaction.executeWithoutResult(status -> insert(other, "smuggled"))));
+		assertThat(foreign).as("an INSERT of another tenant's row").isNotNull().hasStackTraceContaining("FOREIGN_ROW");
+		assertThat(rows("shard-1", other) + rows("shard-1", tenant, "smuggled")).isZero();
+
+		// No tenant bound, on the shard's own pool (the routing DataSource refuses to route without one): the INSERT
+		// fails, no row.
+		JdbcTemplate shard = new JdbcTemplate(this.topology.shard("shard-1").dataSource());
+		Throwable unbound = catchThrowable(() -> new TransactionTemplate(new JdbcTransactionManager(
+				this.topology.shard("shard-1").dataSource())).executeWithoutResult(status -> shard
+					.update("INSERT INTO paths_memo (id, body) VALUES (?, ?)", UUID.randomUUID(), "unbound")));
+		assertThat(unbound).as("an INSERT without tenant column and with no tenant bound").isNotNull();
+		assertThat(shard.queryForObject("SELECT count(*) FROM paths_memo WHERE body = 'unbound'", Long.class)).isZero();
 	}
 
 	@Test

@@ -234,6 +234,26 @@ public abstract class DialectContractTests {
 	}
 
 	@Test
+	@DisplayName("an INSERT that omits the tenant column writes the bound tenant; with none bound it writes no row")
+	void omittedTenantColumnIsTheBoundTenant() throws SQLException {
+		String tenant = tenant("filled");
+		setFence(tenant, "OWNED", 1);
+		long filled = this.ids.incrementAndGet();
+		long unbound = this.ids.incrementAndGet();
+		try (Connection c = this.shard.getConnection()) {
+			inTenant(c, tenant, 1, t -> insertWithoutTenant(t, filled));
+			// The same connection after the tenant's transaction ended: nothing of it may fill the next row.
+			c.setAutoCommit(true);
+			SQLException refused = catchThrowableOfType(SQLException.class, () -> insertWithoutTenant(c, unbound));
+			assertThat((Throwable) refused).as("an INSERT without tenant column and with no tenant bound").isNotNull();
+			// NOT NULL violation (the default is NULL), or the fence's NO_TENANT for a nullable column
+			assertThat(refused.getSQLState()).isIn("23502", "40001");
+		}
+		assertThat(tenantOf(filled)).isEqualTo(tenant);
+		assertThat(tenantOf(unbound)).as("no row without a tenant").isNull();
+	}
+
+	@Test
 	@DisplayName("a freeze waits for the tenant's write in flight, which commits; the next write is rejected: FROZEN")
 	void freezeWaitsForInFlightWriter() throws Exception {
 		String tenant = tenant("race");
@@ -696,6 +716,24 @@ public abstract class DialectContractTests {
 			ps.executeUpdate();
 		}
 		return id;
+	}
+
+	private static long insertWithoutTenant(Connection c, long id) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("INSERT INTO contract_note (id, body) VALUES (?, 'filled')")) {
+			ps.setLong(1, id);
+			return ps.executeUpdate();
+		}
+	}
+
+	/** @return the tenant of the row with that id, or {@code null} if there is no such row */
+	private String tenantOf(long id) throws SQLException {
+		try (Connection c = this.shard.getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT tenant_id FROM contract_note WHERE id = ?")) {
+			ps.setLong(1, id);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? rs.getString(1) : null;
+			}
+		}
 	}
 
 	private static long update(Connection c, String sql, long id) throws SQLException {
