@@ -294,11 +294,18 @@ public final class RetryAttempts implements AutoCloseable {
 		}
 		String tenant = TenantContext.current();
 		this.observer.rerunMismatch(tenant, table);
-		RerunMismatchException mismatch = new RerunMismatchException(tenant, table, this.attempts + 1, sql);
 		if (check == RetrySettings.RerunCheck.FAIL) {
-			throw mismatch;
+			throw new RerunMismatchException(tenant, table, this.attempts + 1, sql);
 		}
-		log.warn(mismatch.getMessage());
+		// Not the exception's message: that one says nothing was committed, and this attempt goes on.
+		String statement = sql.strip();
+		log.warn("Attempt {} of a unit of work for tenant '{}' updated no row of table '{}', into which a failed attempt "
+				+ "had inserted ({}): the body most likely re-used an object whose id the failed attempt set before its "
+				+ "INSERT, and this attempt goes on, so it may commit without writing the row "
+				+ "(shard-tenancy.retry.rerun-check=warn; 'fail' rolls it back with RerunMismatchException). Undo such "
+				+ "changes with RetryAttempts.onRollback(...) or take ids with ShardTenancy.assignId/assignIntId (see "
+				+ "docs/retry.md, \"What re-runs\")", this.attempts + 1, tenant, table,
+				statement.length() <= 120 ? statement : statement.substring(0, 120) + "...");
 	}
 
 	/**

@@ -116,4 +116,22 @@ class ShardTenancyMetricsTest {
 		assertThat(this.toldToSecond).containsExactly("shard-1/MOVED", "shard-1/MOVED", "shard-2/FROZEN");
 	}
 
+	@Test
+	@DisplayName("re-run mismatches are counted per table, never per tenant, told through the tenancy's observer")
+	void rerunMismatchesAreTaggedByTable() {
+		assertThat(this.registry.find("shardtenancy.retries.mismatches").counter()).isNull();
+
+		this.tenancy.observer().rerunMismatch("acme", "owners");
+		this.tenancy.observer().rerunMismatch("globex", "owners");
+		this.tenancy.observer().rerunMismatch(null, "pets");
+
+		assertThat(this.registry.get("shardtenancy.retries.mismatches").tag("table", "owners").counter().count())
+			.isEqualTo(2);
+		assertThat(this.registry.get("shardtenancy.retries.mismatches").tag("table", "pets").counter().count())
+			.isEqualTo(1);
+		assertThat(this.registry.get("shardtenancy.retries.mismatches").counter().getId().getTags())
+			.extracting(io.micrometer.core.instrument.Tag::getKey)
+			.containsExactly("table");
+	}
+
 }

@@ -84,7 +84,8 @@ class ShardTenancyAutoConfigurationTests {
 			runner
 				.withPropertyValues("shard-tenancy.cache.maximum-entries=1000", "shard-tenancy.cache.negative-ttl=1s",
 						"shard-tenancy.directory-down-policy=fail-closed", "shard-tenancy.retry.max-attempts=3",
-						"shard-tenancy.retry.freeze-wait=2s", "shard-tenancy.retry.serialization-failures=false")
+						"shard-tenancy.retry.freeze-wait=2s", "shard-tenancy.retry.serialization-failures=false",
+						"shard-tenancy.retry.rerun-check=warn")
 				.run((context) -> {
 					RouterSettings settings = context.getBean(TenantRouter.class).settings();
 					assertThat(settings.maximumEntries()).isEqualTo(1000);
@@ -94,6 +95,7 @@ class ShardTenancyAutoConfigurationTests {
 					assertThat(retry.maxAttempts()).isEqualTo(3);
 					assertThat(retry.freezeWait()).hasSeconds(2);
 					assertThat(retry.serializationFailures()).isFalse();
+					assertThat(retry.rerunCheck()).isEqualTo(RetrySettings.RerunCheck.WARN);
 				});
 		}
 
