@@ -341,4 +341,48 @@ class RetryAttemptsOnRollbackTest {
 		assertThat(mismatches).isEmpty();
 	}
 
+
+	@Test
+	@DisplayName("a body that builds its object anew inserts it again in the re-run; its later UPDATE that matches no row is its own: no mismatch, one row")
+	void rebuiltObjectThenEmptyUpdateIsNotAMismatch() throws Exception {
+		AtomicInteger attempts = new AtomicInteger();
+		List<Integer> updated = new ArrayList<>();
+
+		TenantContext.callAs(this.tenant, () -> retry(FAST).call(() -> {
+			thawOnRetry(attempts.incrementAndGet());
+			insertTicket(tenancy.nextId(), "fresh");
+			updated.add(update("UPDATE ticket SET body = ? WHERE body = ?", "archived", "expired"));
+			return null;
+		}));
+
+		assertThat(attempts).hasValue(2);
+		assertThat(updated).containsExactly(0);
+		assertThat(rows("ticket")).isEqualTo(1);
+		assertThat(mismatches).isEmpty();
+	}
+
+	@Test
+	@DisplayName("a re-run that inserts a new child row but updates the kept parent id of the same table that matches no row: still a mismatch")
+	void fewerInsertsThanTheFailedAttemptIsAMismatch() {
+		AtomicReference<Long> parent = new AtomicReference<>();
+		AtomicInteger attempts = new AtomicInteger();
+
+		Throwable thrown = catchThrowable(() -> TenantContext.callAs(this.tenant, () -> retry(FAST).call(() -> {
+			thawOnRetry(attempts.incrementAndGet());
+			if (parent.get() == null) {
+				parent.set(tenancy.nextId());
+				insertTicket(parent.get(), "parent");
+			}
+			else {
+				update("UPDATE ticket SET body = ? WHERE id = ?", "parent", parent.get());
+			}
+			insertTicket(tenancy.nextId(), "child");
+			return null;
+		})));
+
+		assertThat(attempts).hasValue(2);
+		assertThat(thrown).isInstanceOf(RerunMismatchException.class);
+		assertThat(rows("ticket")).isZero();
+	}
+
 }

@@ -2,6 +2,7 @@ package io.github.shardtenancy.retry;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -53,9 +54,10 @@ import org.slf4j.LoggerFactory;
  * to undo is undone when the attempt fails, before the next attempt and before the failure reaches the caller
  * (the library registers there the ids it handed out in the attempt: {@code ShardTenancy.assignId}). And the
  * symptom of state that was not undone is checked ({@link RetrySettings#rerunCheck()}): an {@code UPDATE} that
- * matched no row in a re-run, of a table into which a failed attempt had issued an {@code INSERT} (without first
- * trying an {@code UPDATE} of that table that matched no row, the shape of an upsert), is what a body does when the
- * failed attempt set the id of the object it saves: that re-run would commit without writing the row. It fails the
+ * matched no row in a re-run, of a table into which a failed attempt had issued more {@code INSERT}s than the re-run
+ * has so far (counting only the failed attempt's INSERTs not preceded by an {@code UPDATE} of that table that matched
+ * no row, the shape of an upsert), is what a body does when the failed attempt set the id of the object it saves:
+ * that re-run would commit without writing the row. It fails the
  * attempt with {@link RerunMismatchException} ({@link RetrySettings.RerunCheck#FAIL}, the default), or is logged at
  * WARN ({@link RetrySettings.RerunCheck#WARN}); the observer is told either way
  * ({@link ShardTenancyObserver#rerunMismatch}). Statements of the library's connections are seen (Hibernate's,
@@ -146,14 +148,17 @@ public final class RetryAttempts implements AutoCloseable {
 	/** What the running attempt registered to undo if it fails, the last registered first; {@code null} for nothing. */
 	private @Nullable ArrayDeque<Runnable> undo;
 
-	/** Tables the running attempt issued an INSERT into without an UPDATE of them matching no row first. */
-	private @Nullable HashSet<String> insertedBlind;
+	/** Per table, the INSERTs the running attempt issued. */
+	private @Nullable HashMap<String, Integer> inserts;
+
+	/** Per table, the INSERTs the running attempt issued before any UPDATE of the table matched no row. */
+	private @Nullable HashMap<String, Integer> blindInserts;
 
 	/** Tables in which an UPDATE of the running attempt matched no row. */
 	private @Nullable HashSet<String> emptyUpdates;
 
-	/** Tables into which a failed attempt inserted blind ({@link #insertedBlind}); {@code null} for none. */
-	private @Nullable HashSet<String> suspects;
+	/** Per table, the most {@link #blindInserts} of a failed attempt; {@code null} for none. */
+	private @Nullable HashMap<String, Integer> suspects;
 
 	private RetryAttempts(RetrySettings settings, RouteInvalidation routes, ShardTenancyObserver observer,
 			BooleanSupplier safeToRerun) {
@@ -255,13 +260,17 @@ public final class RetryAttempts implements AutoCloseable {
 		if (attempts == null || attempts.attemptScope == null) {
 			return;
 		}
+		if (attempts.inserts == null) {
+			attempts.inserts = new HashMap<>(4);
+		}
+		attempts.inserts.merge(table, 1, Integer::sum);
 		if (attempts.emptyUpdates != null && attempts.emptyUpdates.contains(table)) {
 			return; // an upsert: the body looked for the row first and did not find it
 		}
-		if (attempts.insertedBlind == null) {
-			attempts.insertedBlind = new HashSet<>(4);
+		if (attempts.blindInserts == null) {
+			attempts.blindInserts = new HashMap<>(4);
 		}
-		attempts.insertedBlind.add(table);
+		attempts.blindInserts.merge(table, 1, Integer::sum);
 	}
 
 	/**
@@ -282,7 +291,11 @@ public final class RetryAttempts implements AutoCloseable {
 			attempts.emptyUpdates = new HashSet<>(4);
 		}
 		attempts.emptyUpdates.add(table);
-		if (attempts.suspects != null && attempts.suspects.contains(table)) {
+		// A mismatch only while this attempt inserted into the table fewer times than a failed one did blind: a body
+		// that builds its objects anew inserts them again, and its later UPDATE that matches nothing is its own.
+		int suspected = attempts.suspects == null ? 0 : attempts.suspects.getOrDefault(table, 0);
+		int inserted = attempts.inserts == null ? 0 : attempts.inserts.getOrDefault(table, 0);
+		if (suspected > inserted) {
 			attempts.mismatch(table, sql);
 		}
 	}
@@ -347,19 +360,20 @@ public final class RetryAttempts implements AutoCloseable {
 			this.attemptScope = null;
 			this.undo = null;
 			this.emptyUpdates = null;
-			this.insertedBlind = null;
+			this.inserts = null;
+			this.blindInserts = null;
 		}
 	}
 
 	/** Runs the failed attempt's undo actions, the last registered first, and remembers the tables it inserted into. */
 	private void undo(Throwable failure) {
-		HashSet<String> inserted = this.insertedBlind;
-		if (inserted != null) {
+		HashMap<String, Integer> blind = this.blindInserts;
+		if (blind != null) {
 			if (this.suspects == null) {
-				this.suspects = new HashSet<>(inserted);
+				this.suspects = new HashMap<>(blind);
 			}
 			else {
-				this.suspects.addAll(inserted);
+				blind.forEach((table, count) -> this.suspects.merge(table, count, Math::max));
 			}
 		}
 		ArrayDeque<Runnable> actions = this.undo;
