@@ -72,14 +72,15 @@ public interface ShardTenancy extends AutoCloseable {
 
 	/**
 	 * Installs on every tenant table of every shard the fence's per-row write check (with row-level security when
-	 * {@link ShardTenancyBuilder#rowLevelSecurity(boolean)} is on, then checks the shard's role is subject to it) and, unless
+	 * {@link ShardTenancyBuilder#rowLevelSecurity(boolean)} is on, the default, then checks the shard's role is subject to
+	 * it, logging a warning per shard where it is not) and, unless
 	 * {@link ShardTenancyBuilder#installCapture(boolean)} is off, the online mover's change capture. Idempotent. Asks for the
 	 * tenant tables if not asked yet.
 	 * @throws ShardTenancyConfigurationException if a check or the capture cannot be installed on a table (a missing
 	 * table or column, no primary key, an unreachable shard), naming the table and the shard, with setting
 	 * {@code tenantTables}; or, with {@link ShardTenancyBuilder#requireRowLevelSecurity(boolean)}, if a shard's role skips
 	 * row-level security (setting {@code requireRowLevelSecurity}); or if a shard's role cannot be read for that
-	 * check (setting {@code rowLevelSecurity})
+	 * check, or may not switch row-level security on (not the tables' owner; setting {@code rowLevelSecurity})
 	 */
 	void prepareShards();
 
