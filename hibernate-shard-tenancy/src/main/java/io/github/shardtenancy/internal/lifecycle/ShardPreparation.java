@@ -109,12 +109,12 @@ public final class ShardPreparation {
 			catch (SQLException ex) {
 				if (this.rowLevelSecurity && INSUFFICIENT_PRIVILEGE.equals(ex.getSQLState())
 						&& shard.dialect().hasRowLevelSecurity()) {
-					throw new ShardTenancyConfigurationException(ROW_LEVEL_SECURITY, "Cannot switch row-level "
-							+ "security on for table " + table.table() + " of shard '" + shard.id() + "': "
-							+ ex.getMessage() + "; switching it on needs the table's owner (once it is on, a role "
-							+ "with the grants may start): connect the shard as the role that owns the tenant tables, "
-							+ "without SUPERUSER and BYPASSRLS, or start once as the owner, or switch row-level "
-							+ "security off (shard-tenancy.fence.row-level-security=false, "
+					throw new ShardTenancyConfigurationException(ROW_LEVEL_SECURITY, "Cannot install the fence "
+							+ "write check with row-level security on table " + table.table() + " of shard '"
+							+ shard.id() + "': " + ex.getMessage() + "; switching row-level security on needs the "
+							+ "table's owner: connect the shard as the role that owns the tenant tables, without "
+							+ "SUPERUSER and BYPASSRLS, or start once as the owner, or switch row-level security off "
+							+ "(shard-tenancy.fence.row-level-security=false, "
 							+ "ShardTenancyBuilder.rowLevelSecurity(false))", shard.id());
 				}
 				throw new ShardTenancyConfigurationException(TABLES, "Cannot install the fence write check on table "
