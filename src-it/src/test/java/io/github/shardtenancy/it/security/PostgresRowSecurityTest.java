@@ -385,6 +385,49 @@ class PostgresRowSecurityTest {
 	}
 
 	@Test
+	@DisplayName("a shard role that does not own a tenant table whose row-level security is off fails the start naming the property, with the remedy")
+	void roleThatMayNotSwitchItOnFailsTheStart() throws Exception {
+		String reader = "shard_tenancy_it_reader";
+		for (String shard : PostgresCluster.SHARD_IDS) {
+			try (HikariDataSource ds = cluster.pool(cluster.shard(shard), 1, "rls-reader-" + shard);
+					Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+				st.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '" + reader + "') "
+						+ "THEN CREATE ROLE " + reader + " LOGIN PASSWORD '" + reader + "' NOSUPERUSER NOBYPASSRLS; "
+						+ "END IF; END $$");
+				st.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + reader);
+			}
+		}
+		switchRowLevelSecurity("shard-1", false);
+		try {
+			Throwable failure = catchThrowable(() -> start(reader, reader).close());
+
+			assertThat(causes(failure)).anySatisfy(t -> {
+				assertThat(t).isInstanceOf(ShardTenancyConfigurationException.class);
+				assertThat(((ShardTenancyConfigurationException) t).setting())
+					.isEqualTo("shard-tenancy.fence.row-level-security");
+				assertThat(((ShardTenancyConfigurationException) t).shardId()).isEqualTo("shard-1");
+				assertThat(t.getMessage()).contains("table " + TABLE + " of shard 'shard-1'")
+					.contains("needs the table's owner")
+					.contains("shard-tenancy.fence.row-level-security=false");
+			});
+		}
+		finally {
+			switchRowLevelSecurity("shard-1", true);
+		}
+	}
+
+	/** Switches the test table's row-level security on one shard, as the superuser. */
+	static void switchRowLevelSecurity(String shard, boolean on) throws SQLException {
+		try (HikariDataSource ds = cluster.pool(cluster.shard(shard), 1, "rls-switch-" + shard);
+				Connection c = ds.getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT shard_fence_install(?, 'tenant_id', ?)")) {
+			ps.setString(1, TABLE);
+			ps.setBoolean(2, on);
+			ps.execute();
+		}
+	}
+
+	@Test
 	@DisplayName("row-level-security=false switches the policy off (and true back on)")
 	void rowLevelSecurityCanBeSwitchedOff() throws Exception {
 		String t1 = tenantWithNotes("rls-off-a", "shard-1", "a");
