@@ -334,7 +334,11 @@ public final class ShardTenancyBuilder {
 
 	/**
 	 * @param on whether the fence write check also switches row-level security on for the tenant tables (where
-	 * the dialect has it: PostgreSQL); default off
+	 * the dialect has it: PostgreSQL), so that a tenant-bound transaction, plain JDBC and native SQL included, reads
+	 * and writes only its tenant's rows; {@code false} switches it off again. Switching it either way needs the
+	 * tables' owner. It holds only for a shard role without {@code SUPERUSER} and {@code BYPASSRLS} (see
+	 * {@link #requireRowLevelSecurity(boolean)}). H2 has none: plain JDBC reads there are not filtered by tenant.
+	 * Default on.
 	 * @return this builder
 	 */
 	public ShardTenancyBuilder rowLevelSecurity(boolean on) {

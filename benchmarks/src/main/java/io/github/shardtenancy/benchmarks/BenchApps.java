@@ -19,10 +19,10 @@ final class BenchApps {
 	static final String APP_CHANGELOG = "db/bench/app.xml";
 
 	/**
-	 * Whether the library's shards get row-level security: off, as the library's default
-	 * ({@code shard-tenancy.fence.row-level-security=false}); {@code --row-level-security} switches it on.
+	 * Whether the library's shards get row-level security: on, as the library's default
+	 * ({@code shard-tenancy.fence.row-level-security=true}); {@code --no-row-level-security} switches it off.
 	 */
-	static volatile boolean rowLevelSecurity = false;
+	static volatile boolean rowLevelSecurity = true;
 
 	private BenchApps() {
 	}

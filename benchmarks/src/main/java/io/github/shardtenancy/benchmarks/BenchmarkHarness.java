@@ -22,16 +22,17 @@ import liquibase.ui.LoggerUIService;
  * Runs every benchmark figure side by side with its baseline in one run and prints one table (figure, baseline,
  * ours, ratio, goal, met?).
  *
- * <p>Usage: {@code BenchmarkHarness [--full|--smoke] [--out FILE] [--only FIGURES] [--row-level-security]
- * [--profile]}. {@code --full} (the default) takes about 6 minutes; {@code --smoke} takes seconds with tiny sizes and
- * exists only to keep the harness compiling and running (its numbers mean nothing). The table is also written to
- * {@code FILE} (default {@code target/bench-results.md}). {@code --only} takes keys of {@link #FIGURES}: the routing
+ * <p>Usage: {@code BenchmarkHarness [--full|--smoke] [--out FILE] [--only FIGURES]
+ * [--row-level-security|--no-row-level-security] [--profile]}. {@code --full} (the default) takes about 6 minutes;
+ * {@code --smoke} takes seconds with tiny sizes and exists only to keep the harness compiling and running (its numbers
+ * mean nothing). The table is also written to {@code FILE} (default {@code target/bench-results.md}). {@code --only} takes keys of {@link #FIGURES}: the routing
  * figure's workloads are {@code h2}, {@code pg} (write-only), {@code h2-web}, {@code pg-web} (80 % read-only) and
  * {@code h2-hot}, {@code pg-hot} (one hot tenant).
  *
- * The library runs with its defaults, row-level security off; {@code --row-level-security} starts it with
- * {@code shard-tenancy.fence.row-level-security=true} (the PostgreSQL shard's tenant tables then filter rows by the
- * session's tenant), to measure what that costs ({@code --no-row-level-security}, the default, is accepted). {@code --profile}
+ * The library runs with its defaults, row-level security on (the PostgreSQL shard's tenant tables filter rows by the
+ * session's tenant); {@code --no-row-level-security} starts it with
+ * {@code shard-tenancy.fence.row-level-security=false}, to measure what row-level security costs
+ * ({@code --row-level-security}, the default, is accepted). {@code --profile}
  * records the run with JDK Flight Recorder into {@code target/bench-profile.jfr} ({@link Profile}).
  *
  * <p>A figure that fails is reported as "not measured" with the error, and the others still run.
@@ -69,7 +70,7 @@ public final class BenchmarkHarness {
 				case "--profile" -> profile = Path.of("target", "bench-profile.jfr");
 				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
 						+ "; usage: BenchmarkHarness [--full|--smoke] [--out FILE] [--only " + String.join(",", FIGURES)
-						+ "] [--row-level-security] [--profile]");
+						+ "] [--row-level-security|--no-row-level-security] [--profile]");
 			}
 		}
 		List<Figure> figures = (profile != null) ? Profile.record(profile, sizes, only) : run(sizes, only);
@@ -186,7 +187,7 @@ public final class BenchmarkHarness {
 
 	/**
 	 * A database owned by the application role, which the library's shard connects as: row-level security applies to
-	 * it (not to the superuser), so the figure includes its cost with {@code --row-level-security}.
+	 * it (not to the superuser), so the figure includes its cost unless {@code --no-row-level-security}.
 	 */
 	private static Db appDb(BenchPostgres pg, String name) {
 		return new Db(pg.createAppDatabase(name), BenchPostgres.APP_ROLE, BenchPostgres.APP_ROLE);

@@ -172,6 +172,18 @@ public interface FenceDialect {
 	}
 
 	/**
+	 * Whether this database has row-level security, that is whether
+	 * {@link #installWriteCheck(Connection, String, String, boolean)} with {@code true} makes a tenant-bound session
+	 * read only its tenant's rows. Without it, plain JDBC and native SQL read every tenant's rows of a shard unless
+	 * their SQL says which tenant; the library logs that once at start-up.
+	 * <p>The default answers {@code false} (the H2 dialect); the PostgreSQL dialect answers {@code true}.
+	 * @return whether row-level security by tenant is available
+	 */
+	default boolean hasRowLevelSecurity() {
+		return false;
+	}
+
+	/**
 	 * Tells why row-level security cannot hold for the connection's role: on PostgreSQL, superusers and roles with
 	 * {@code BYPASSRLS} are never subject to it.
 	 * <p>The default answers {@code null}.

@@ -92,8 +92,8 @@ public final class TenancyPlan {
 	/** The seeders of new tenants, in order. */
 	public final List<TenantSeeder> seeders = new ArrayList<>();
 
-	/** Whether the write check switches row-level security on. */
-	public boolean rowLevelSecurity;
+	/** Whether the write check switches row-level security on (where the dialect has it); default on. */
+	public boolean rowLevelSecurity = true;
 
 	/** Whether a shard role that skips row-level security fails the preparation. */
 	public boolean requireRowLevelSecurity;

@@ -189,6 +189,12 @@ public final class PostgresFenceDialect implements FenceDialect {
 		beginMaintenance(connection);
 	}
 
+	/** @return {@code true}: the policy {@code shard_fence_tenant} of {@code shard_fence_install} */
+	@Override
+	public boolean hasRowLevelSecurity() {
+		return true;
+	}
+
 	/** Reads {@code rolsuper} and {@code rolbypassrls} of {@code current_user} from {@code pg_roles}. */
 	@Override
 	public String rowLevelSecurityBypass(Connection connection) throws SQLException {

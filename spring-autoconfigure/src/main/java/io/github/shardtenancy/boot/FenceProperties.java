@@ -6,12 +6,12 @@ public class FenceProperties {
 	/**
 	 * Whether every tenant table of a PostgreSQL shard gets row-level security (its policy
 	 * {@code shard_fence_tenant}, with {@code ENABLE} and {@code FORCE ROW LEVEL SECURITY}) when the fence is
-	 * installed at start-up, so that a tenant's transaction reads only its tenant's rows, also with native SQL
-	 * that has no tenant predicate. {@code false} drops the policy and disables row-level security on those
-	 * tables. Changing it needs the tables' owner. Ignored on H2. Default {@code false}: it costs more routing
-	 * throughput than the write fence's budget allows (see docs/performance.md).
+	 * installed at start-up, so that a tenant's transaction reads only its tenant's rows, also with plain JDBC and
+	 * native SQL that have no tenant predicate. It holds only when the shard's role is neither a superuser nor has
+	 * {@code BYPASSRLS}. {@code false} drops the policy and disables row-level security on those tables. Changing
+	 * it needs the tables' owner. H2 has no row-level security (logged at start-up). Default {@code true}.
 	 */
-	private boolean rowLevelSecurity = false;
+	private boolean rowLevelSecurity = true;
 
 	/**
 	 * Whether start-up fails (a {@code ShardTenancyConfigurationException}) when row-level security is on but

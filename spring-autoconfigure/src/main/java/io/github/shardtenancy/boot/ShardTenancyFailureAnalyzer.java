@@ -22,6 +22,12 @@ class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyCo
 					+ "(for example the role that owns the application's tables), or set "
 					+ "shard-tenancy.fence.require-row-level-security=false to start with a warning instead.", cause);
 		}
+		if ("shard-tenancy.fence.row-level-security".equals(cause.setting())) {
+			return new FailureAnalysis(description, "Connect the shard as the role that owns the tenant tables, "
+					+ "without SUPERUSER and BYPASSRLS (docs/postgresql.md, Role requirements), or start once as the "
+					+ "owner, or set shard-tenancy.fence.row-level-security=false to start without row-level "
+					+ "security (plain JDBC and native SQL then read every tenant's rows).", cause);
+		}
 		if (LiquibaseVersionCheck.SETTING.equals(cause.setting())) {
 			return new FailureAnalysis(description, "Set the build property " + LiquibaseVersionCheck.SETTING + " to "
 					+ LiquibaseVersionCheck.RECOMMENDED + " so that dependency management selects the supported "

@@ -17,7 +17,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * Starts the {@link ShardTenancy} when created (after the migrations: the auto-configuration makes it depend on
  * them), and prepares its shards once all singletons (the {@code EntityManagerFactory} among them, from whose
  * metamodel the tenant tables may be discovered) exist, before the application serves work: the fence's write check
- * (and, on PostgreSQL, its TRUNCATE refusal and, when switched on, row-level security, checking that each shard's
+ * (and, on PostgreSQL, its TRUNCATE refusal and, unless switched off, row-level security, checking that each shard's
  * role is subject to it) and, unless {@code shard-tenancy.move.install-capture=false}, the online mover's change
  * capture (on H2, creating a trigger while the table is written can fail the writes). Both are idempotent. Then it
  * creates the tenants of {@code shard-tenancy.initial-tenants} the directory does not have (idempotent, so every

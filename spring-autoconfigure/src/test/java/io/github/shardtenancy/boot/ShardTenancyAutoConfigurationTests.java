@@ -23,6 +23,9 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -118,6 +121,24 @@ class ShardTenancyAutoConfigurationTests {
 						}
 					}
 				});
+		}
+
+		@Test
+		@ExtendWith(OutputCaptureExtension.class)
+		@DisplayName("row-level security is on by default, and on H2 shards (which have none) start-up says once, at INFO, that plain JDBC reads are not filtered by tenant")
+		void h2ShardsSayTheyHaveNoRowLevelSecurity(CapturedOutput output) {
+			runner
+				.withPropertyValues("shard-tenancy.liquibase.shard-changelogs=classpath:db/test-shard.xml",
+						"shard-tenancy.tenant-tables=note:tenant_id")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					assertThat(context.getBean(ShardTenancyProperties.class).getFence().isRowLevelSecurity()).isTrue();
+				});
+			String all = output.getAll();
+			assertThat(all.split("have no row-level security", -1)).as("notes").hasSize(2);
+			assertThat(all).contains("INFO")
+				.contains("Shard(s) [shard-1, shard-2] have no row-level security (H2): plain JDBC and native SQL of a "
+						+ "tenant read every tenant's rows");
 		}
 
 		@Test

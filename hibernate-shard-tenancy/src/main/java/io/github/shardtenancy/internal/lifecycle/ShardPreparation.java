@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Prepares shards for the tenant tables: installs the fence's per-row write check (and, where the dialect has them,
  * its TRUNCATE refusal and, when switched on, row-level security) and the online mover's change capture on every
- * tenant table. With row-level security on, it then checks that the shard's role is subject to it (not a superuser,
- * no {@code BYPASSRLS}), and warns or fails when it is not. Idempotent. Thread-safe.
+ * tenant table. With row-level security on (the default), it then checks that the shard's role is subject to it (not
+ * a superuser, no {@code BYPASSRLS}), and warns once per shard or fails when it is not. Preparing every shard
+ * ({@link #prepareAll}) also logs once, at INFO, which shards have no row-level security at all (H2), since plain JDBC
+ * and native SQL read every tenant's rows there. Idempotent. Thread-safe.
  *
  * <p>Before that it reads the tenant tables' columns ({@link DatabaseMetaData#getColumns}) and, as the
  * {@link IdCheck} says, refuses (or warns about) a column the database generates values for: an identity, a serial or
@@ -41,11 +43,17 @@ public final class ShardPreparation {
 	/** The setting named by a failure to install on a tenant table. */
 	public static final String TABLES = "tenantTables";
 
-	/** The setting named when a shard's role cannot be read for the row-level security check. */
+	/**
+	 * The setting named when a shard's role cannot be read for the row-level security check, or may not switch
+	 * row-level security on (not the table's owner).
+	 */
 	public static final String ROW_LEVEL_SECURITY = "rowLevelSecurity";
 
 	/** The setting named when a shard's role skips row-level security and it is required. */
 	public static final String REQUIRE_ROW_LEVEL_SECURITY = "requireRowLevelSecurity";
+
+	/** SQLSTATE {@code insufficient_privilege}: PostgreSQL's "must be owner of table" among others. */
+	private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
 	private static final Logger log = LoggerFactory.getLogger(ShardPreparation.class);
 
@@ -78,13 +86,27 @@ public final class ShardPreparation {
 	}
 
 	/**
-	 * Prepares every shard of a topology, in shard id order.
+	 * Prepares every shard of a topology, in shard id order, then logs once, at INFO, the shards whose database has no
+	 * row-level security (H2), if there are tenant tables: an INFO rather than a warning because it holds for every
+	 * H2 shard whatever the configuration, so no setting could answer a warning, while the fact matters to code that
+	 * reads with plain JDBC.
 	 * @param topology the shards
 	 * @throws ShardTenancyConfigurationException as {@link #prepare(Topology.Shard)}
 	 */
 	public void prepareAll(Topology topology) {
+		List<String> withoutRowLevelSecurity = new ArrayList<>();
 		for (String shardId : topology.shardIds().stream().sorted().toList()) {
-			prepare(topology.shard(shardId));
+			Topology.Shard shard = topology.shard(shardId);
+			prepare(shard);
+			if (!shard.dialect().hasRowLevelSecurity()) {
+				withoutRowLevelSecurity.add(shardId);
+			}
+		}
+		if (!withoutRowLevelSecurity.isEmpty() && !this.tables.get().isEmpty()) {
+			log.info("Shard(s) {} have no row-level security (H2): plain JDBC and native SQL of a tenant read every "
+					+ "tenant's rows of the tenant tables unless their SQL names the tenant (Hibernate's @TenantId "
+					+ "filters only Hibernate's own queries); the fence still refuses writes of other tenants' rows",
+					withoutRowLevelSecurity);
 		}
 	}
 
@@ -93,8 +115,9 @@ public final class ShardPreparation {
 	 * @param shard the shard
 	 * @throws ShardTenancyConfigurationException if a check or the capture cannot be installed on a table (a missing
 	 * table or column, a table without a primary key for the capture, an unreachable shard), naming the table and the
-	 * shard; with {@link IdCheck#FAIL}, if a tenant table has a column the database generates values for; or, with
-	 * required row-level security, if the shard's role skips it
+	 * shard; with {@link IdCheck#FAIL}, if a tenant table has a column the database generates values for; with
+	 * row-level security on, if the shard's role may not switch it on (not the table's owner: setting
+	 * {@value #ROW_LEVEL_SECURITY}); or, with required row-level security, if the shard's role skips it
 	 */
 	public void prepare(Topology.Shard shard) {
 		List<TenantTable> tenantTables = this.tables.get();
@@ -107,11 +130,22 @@ public final class ShardPreparation {
 				shard.dialect().installWriteCheck(c, table.table(), table.tenantColumn(), this.rowLevelSecurity);
 			}
 			catch (SQLException ex) {
+				if (this.rowLevelSecurity && INSUFFICIENT_PRIVILEGE.equals(ex.getSQLState())
+						&& shard.dialect().hasRowLevelSecurity()) {
+					throw new ShardTenancyConfigurationException(ROW_LEVEL_SECURITY, "Cannot install the fence "
+							+ "write check with row-level security on table " + table.table() + " of shard '"
+							+ shard.id() + "': " + ex.getMessage() + "; switching row-level security on needs the "
+							+ "table's owner: connect the shard as the role that owns the tenant tables, without "
+							+ "SUPERUSER and BYPASSRLS, or start once as the owner, or switch row-level security off "
+							+ "(shard-tenancy.fence.row-level-security=false, "
+							+ "ShardTenancyBuilder.rowLevelSecurity(false))", shard.id());
+				}
 				throw new ShardTenancyConfigurationException(TABLES, "Cannot install the fence write check on table "
 						+ table.table() + " (tenant column " + table.tenantColumn() + ") of shard '" + shard.id()
 						+ "': " + ex.getMessage() + "; check that the shard's schema has it"
-						+ (this.rowLevelSecurity ? " and that the shard's role owns it (row-level security is "
-								+ "switched on by its owner; or switch row-level security off)" : ""),
+						+ (this.rowLevelSecurity && shard.dialect().hasRowLevelSecurity()
+								? " and that the shard's role owns it (row-level security is switched on by its "
+										+ "owner; or switch row-level security off)" : ""),
 						shard.id());
 			}
 		}
@@ -213,13 +247,16 @@ public final class ShardPreparation {
 			return;
 		}
 		String message = "Row-level security of the tenant tables does not hold on shard '" + shard.id() + "': "
-				+ bypass + ", and PostgreSQL skips row-level security for superusers and BYPASSRLS roles, so a "
-				+ "tenant's native SQL can read other tenants' rows; connect the shard as a role without SUPERUSER "
-				+ "and BYPASSRLS";
+				+ bypass + ", and PostgreSQL never applies row-level security to superusers and BYPASSRLS roles, so "
+				+ "a tenant's plain JDBC and native SQL read every tenant's rows (Hibernate's @TenantId filters only "
+				+ "Hibernate's own queries); connect the shard as a role without SUPERUSER and BYPASSRLS (CREATE ROLE "
+				+ "... NOSUPERUSER NOBYPASSRLS, for example the role that owns the tenant tables; see "
+				+ "docs/postgresql.md, Role requirements)";
 		if (this.requireRowLevelSecurity) {
 			throw new ShardTenancyConfigurationException(REQUIRE_ROW_LEVEL_SECURITY, message, shard.id());
 		}
-		log.warn("{} (or require row-level security to refuse to start)", message);
+		log.warn("{}; or set shard-tenancy.fence.require-row-level-security=true "
+				+ "(ShardTenancyBuilder.requireRowLevelSecurity) to refuse to start instead", message);
 	}
 
 }

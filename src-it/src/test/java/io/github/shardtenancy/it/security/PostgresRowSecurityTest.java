@@ -51,6 +51,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * and a native query without a tenant predicate returns only the bound tenant's rows (row-level security). The
  * library's own work across tenants (the moves, their verification and clean-up, reconciliation) keeps reading every
  * row under its explicit marks. Started as the superuser, the application warns, or refuses to start when asked to.
+ * The application sets no {@code shard-tenancy.fence.row-level-security}: all of this holds by default.
  */
 @DisplayName("PostgreSQL: the shard refuses TRUNCATE, DDL and reads across tenants")
 @ExtendWith(OutputCaptureExtension.class)
@@ -115,7 +116,6 @@ class PostgresRowSecurityTest {
 				"shard-tenancy.retry.max-delay=20ms",
 				"shard-tenancy.move.clean-delay=0s",
 				"shard-tenancy.actor=rls-it",
-				"shard-tenancy.fence.row-level-security=true",
 				"spring.liquibase.enabled=false",
 				"spring.jmx.enabled=false"));
 		for (String shard : PostgresCluster.SHARD_IDS) {
@@ -250,6 +250,41 @@ class PostgresRowSecurityTest {
 	}
 
 	@Test
+	@DisplayName("with no row-level-security property, plain JDBC bound to t2 (JdbcTemplate in a transaction and in auto-commit) and a native query return only t2's rows")
+	void plainJdbcSeesOnlyTheBoundTenantByDefault() throws Exception {
+		String t1 = tenantWithNotes("rls-jdbc-a", "shard-1", "a-secret-1", "a-secret-2");
+		String t2 = tenantWithNotes("rls-jdbc-b", "shard-1", "b-own-1", "b-own-2", "b-own-3");
+		assertThat(context.getEnvironment().getProperty("shard-tenancy.fence.row-level-security")).as("property")
+			.isNull();
+
+		List<String> inTransaction = TenantContext.callAs(t2, () -> transactions
+			.execute(status -> jdbc.queryForList("SELECT * FROM " + TABLE + " ORDER BY body"))
+			.stream()
+			.map(row -> row.get("tenant_id") + "/" + row.get("body"))
+			.toList());
+		Long countInTransaction = TenantContext.callAs(t2,
+				() -> transactions.execute(status -> jdbc.queryForObject("SELECT count(*) FROM " + TABLE, Long.class)));
+		List<String> autoCommit = TenantContext.callAs(t2,
+				() -> jdbc.queryForList("SELECT body FROM " + TABLE + " ORDER BY body", String.class));
+		Long countAutoCommit = TenantContext.callAs(t2,
+				() -> jdbc.queryForObject("SELECT count(*) FROM " + TABLE, Long.class));
+		List<String> nativeQuery = TenantContext.callAs(t2, () -> service.bodiesNative());
+		long nativeCount = TenantContext.callAs(t2,
+				() -> transactions.execute(status -> context.getBean(RlsNoteRepository.class).countNative()));
+		List<String> otherTenant = TenantContext.callAs(t1,
+				() -> jdbc.queryForList("SELECT body FROM " + TABLE + " ORDER BY body", String.class));
+
+		assertThat(inTransaction).containsExactly(t2 + "/b-own-1", t2 + "/b-own-2", t2 + "/b-own-3");
+		assertThat(countInTransaction).isEqualTo(3);
+		assertThat(autoCommit).containsExactly("b-own-1", "b-own-2", "b-own-3");
+		assertThat(countAutoCommit).isEqualTo(3);
+		assertThat(nativeQuery).containsExactly("b-own-1", "b-own-2", "b-own-3");
+		assertThat(nativeCount).isEqualTo(3);
+		assertThat(otherTenant).containsExactly("a-secret-1", "a-secret-2");
+		assertThat(rows("shard-1", t1)).as("t1's rows, counted as the superuser").isEqualTo(2);
+	}
+
+	@Test
 	@DisplayName("the policy lets the planner use the tenant index for a query without tenant predicate")
 	void policyUsesTheTenantIndex() throws Exception {
 		String t2 = tenantWithNotes("rls-plan", "shard-1", "p");
@@ -311,15 +346,23 @@ class PostgresRowSecurityTest {
 	}
 
 	@Test
-	@DisplayName("started as the superuser, the application warns naming shard, role and remedy")
+	@DisplayName("started as the superuser, the application warns once per shard naming shard, role, property and remedy; nothing about H2")
 	void superuserIsWarnedAbout(CapturedOutput output) {
 		String user = cluster.shard("shard-1").user();
 		try (ConfigurableApplicationContext superuserApp = start(user, cluster.shard("shard-1").password())) {
 			assertThat(superuserApp.isRunning()).isTrue();
 		}
-		assertThat(output.getAll()).contains("Row-level security of the tenant tables does not hold on shard 'shard-1': "
+		String all = output.getAll();
+		assertThat(all).contains("Row-level security of the tenant tables does not hold on shard 'shard-1': "
 				+ "role '" + user + "' is a superuser")
-			.contains("connect the shard as a role without SUPERUSER and BYPASSRLS");
+			.contains("connect the shard as a role without SUPERUSER and BYPASSRLS")
+			.contains("NOSUPERUSER NOBYPASSRLS")
+			.contains("shard-tenancy.fence.require-row-level-security=true")
+			.doesNotContain("have no row-level security");
+		for (String shard : PostgresCluster.SHARD_IDS) {
+			assertThat(all.split("does not hold on shard '" + shard + "'", -1)).as("warnings for %s", shard)
+				.hasSize(2);
+		}
 	}
 
 	@Test
@@ -339,6 +382,49 @@ class PostgresRowSecurityTest {
 		});
 		assertThat(output.getAll()).contains("APPLICATION FAILED TO START")
 			.contains("Connect the shard as a role without SUPERUSER and BYPASSRLS");
+	}
+
+	@Test
+	@DisplayName("a shard role that does not own a tenant table whose row-level security is off fails the start naming the property, with the remedy")
+	void roleThatMayNotSwitchItOnFailsTheStart() throws Exception {
+		String reader = "shard_tenancy_it_reader";
+		for (String shard : PostgresCluster.SHARD_IDS) {
+			try (HikariDataSource ds = cluster.pool(cluster.shard(shard), 1, "rls-reader-" + shard);
+					Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+				st.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '" + reader + "') "
+						+ "THEN CREATE ROLE " + reader + " LOGIN PASSWORD '" + reader + "' NOSUPERUSER NOBYPASSRLS; "
+						+ "END IF; END $$");
+				st.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + reader);
+			}
+		}
+		switchRowLevelSecurity("shard-1", false);
+		try {
+			Throwable failure = catchThrowable(() -> start(reader, reader).close());
+
+			assertThat(causes(failure)).anySatisfy(t -> {
+				assertThat(t).isInstanceOf(ShardTenancyConfigurationException.class);
+				assertThat(((ShardTenancyConfigurationException) t).setting())
+					.isEqualTo("shard-tenancy.fence.row-level-security");
+				assertThat(((ShardTenancyConfigurationException) t).shardId()).isEqualTo("shard-1");
+				assertThat(t.getMessage()).contains("table " + TABLE + " of shard 'shard-1'")
+					.contains("needs the table's owner")
+					.contains("shard-tenancy.fence.row-level-security=false");
+			});
+		}
+		finally {
+			switchRowLevelSecurity("shard-1", true);
+		}
+	}
+
+	/** Switches the test table's row-level security on one shard, as the superuser. */
+	static void switchRowLevelSecurity(String shard, boolean on) throws SQLException {
+		try (HikariDataSource ds = cluster.pool(cluster.shard(shard), 1, "rls-switch-" + shard);
+				Connection c = ds.getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT shard_fence_install(?, 'tenant_id', ?)")) {
+			ps.setString(1, TABLE);
+			ps.setBoolean(2, on);
+			ps.execute();
+		}
 	}
 
 	@Test
