@@ -340,6 +340,10 @@ final class FencedConnection extends ConnectionDelegate {
 	}
 
 	/**
+	 * Checks a statement about to be prepared or run, and tells a retried attempt running on this thread of an
+	 * {@code INSERT} ({@link FencedStatement#writing}): here, before the begin that preparing runs, so that an INSERT
+	 * whose begin the fence rejects (a freeze holds the tenant's fence lock) counts as issued, as one the row trigger
+	 * rejects does.
 	 * @return the statement's shape, or {@code null} if {@code sql} is {@code null}
 	 * @throws TenantSwitchedException if another tenant is bound on the thread
 	 * @throws CrossTenantStatementException if the statement is {@code TRUNCATE} or DDL (temporary tables excepted)
@@ -366,6 +370,7 @@ final class FencedConnection extends ConnectionDelegate {
 				}
 			}
 		}
+		FencedStatement.writing(sql);
 		return shape;
 	}
 

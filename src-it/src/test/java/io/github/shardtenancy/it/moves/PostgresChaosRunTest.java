@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.RerunMismatchException;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.ShardConnectionLostException;
 import io.github.shardtenancy.ShardTenancyException;
@@ -43,6 +44,7 @@ import io.github.shardtenancy.it.support.AppInstance;
 import io.github.shardtenancy.it.support.PgNote;
 import io.github.shardtenancy.it.support.PgNotes;
 import io.github.shardtenancy.postgresql.WatcherSettings;
+import io.github.shardtenancy.retry.RetryAttempts;
 import io.github.shardtenancy.retry.RetrySettings;
 import io.github.shardtenancy.testing.pg.PostgresCluster;
 import org.awaitility.core.ConditionTimeoutException;
@@ -62,9 +64,15 @@ import static org.awaitility.Awaitility.await;
  * tenant is on a shard that does not own it, every caller either committed or got a typed error, and both routers
  * converged on the directory. It prints what it did and fails on any violation.
  *
+ * <p>Besides the Hibernate writers, plain JDBC writers save a new note per call with the save shape of issue 33 ("id
+ * null: set it, INSERT; else UPDATE"), on the tenant-routing DataSource through the retry: half of them undo the id
+ * when an attempt fails ({@code RetryAttempts.onRollback}), so they must lose nothing and never be refused; the other
+ * half do not, so a re-run of theirs is refused ({@code RerunMismatchException}, counted as refused: its row must not
+ * exist), never acknowledged without its row.
+ *
  * <p>Bounded for CI (45 s of chaos by default, about two minutes in all). System properties: {@code chaos.seconds} (longer runs),
  * {@code chaos.seed} (repeat a schedule: the seed is printed at the start and in the report), {@code chaos.tenants},
- * {@code chaos.writers}.
+ * {@code chaos.writers}, {@code chaos.jdbc-writers} (default 2).
  */
 @DisplayName("Chaos run on PostgreSQL: moves, directory and shard restarts, killed listeners and movers under load")
 class PostgresChaosRunTest {
@@ -80,11 +88,38 @@ class PostgresChaosRunTest {
 			Duration.ofMillis(10), Duration.ofSeconds(15), true);
 
 	enum Outcome {
-		COMMITTED, FAILED, UNCERTAIN, UNTYPED
+		COMMITTED, FAILED, REFUSED, UNCERTAIN, UNTYPED
+	}
+
+	/** Who wrote: Hibernate ({@code persist}), or plain JDBC with the save shape of issue 33, with or without the undo. */
+	enum Writer {
+		HIBERNATE, JDBC_UNDO, JDBC_LOSSY
 	}
 
 	/** One write: a new note whose text is the write's id, so a retried attempt is recognisable. */
-	record Write(String id, String tenant, Outcome outcome, String error) {
+	record Write(String id, String tenant, Writer writer, Outcome outcome, String error) {
+	}
+
+	/** A note saved by plain JDBC ({@link #save}): new while its id is {@code null}. */
+	static final class JdbcNote {
+
+		UUID id;
+
+		final String text;
+
+		JdbcNote(String text) {
+			this.text = text;
+		}
+
+	}
+
+	/** A JDBC failure inside a retried unit of work, unchecked; its cause is the driver's exception. */
+	static final class JdbcFailure extends RuntimeException {
+
+		JdbcFailure(SQLException cause) {
+			super(cause);
+		}
+
 	}
 
 	/** Thrown by the move hook to kill a mover after a step, as a crash would. */
@@ -118,14 +153,16 @@ class PostgresChaosRunTest {
 		Duration duration = Duration.ofSeconds(Long.getLong("chaos.seconds", 45));
 		int tenantCount = Integer.getInteger("chaos.tenants", 24);
 		int writerCount = Integer.getInteger("chaos.writers", 6);
+		int jdbcWriterCount = Integer.getInteger("chaos.jdbc-writers", 2);
 		System.out.println("[chaos] seed " + seed + " (repeat with -Dchaos.seed=" + seed + "), " + duration.toSeconds()
-				+ " s, " + tenantCount + " tenants, " + writerCount + " writers");
+				+ " s, " + tenantCount + " tenants, " + writerCount + " writers, " + jdbcWriterCount
+				+ " JDBC writers");
 		Random chaos = new Random(seed);
 		PostgresCluster cluster = PostgresCluster.shared();
 		cluster.ensureAllRunning();
 
 		List<String> tenants = new ArrayList<>();
-		ExecutorService writers = Executors.newFixedThreadPool(writerCount);
+		ExecutorService writers = Executors.newFixedThreadPool(writerCount + jdbcWriterCount);
 		ExecutorService movers = Executors.newCachedThreadPool();
 		AtomicBoolean stop = new AtomicBoolean();
 		Queue<Write> writes = new Queue<>();
@@ -163,6 +200,20 @@ class PostgresChaosRunTest {
 						int a = mine.nextInt(apps.size());
 						String id = UUID.randomUUID().toString();
 						writes.add(write(id, tenant, sessions.get(a), retries.get(a), attempts));
+						sleep(2 + mine.nextInt(10));
+					}
+					return null;
+				});
+			}
+			for (int w = 0; w < jdbcWriterCount; w++) {
+				Random mine = new Random(seed - w - 1);
+				Writer writer = w % 2 == 0 ? Writer.JDBC_UNDO : Writer.JDBC_LOSSY;
+				writers.submit(() -> {
+					while (!stop.get()) {
+						String tenant = tenants.get(mine.nextInt(tenants.size()));
+						int a = mine.nextInt(apps.size());
+						String id = UUID.randomUUID().toString();
+						writes.add(jdbcWrite(id, tenant, writer, apps.get(a), retries.get(a), attempts));
 						sleep(2 + mine.nextInt(10));
 					}
 					return null;
@@ -257,11 +308,15 @@ class PostgresChaosRunTest {
 			Map<String, Write> byId = new HashMap<>();
 			for (Write write : writes.all()) {
 				byId.put(write.id(), write);
-				this.errors.computeIfAbsent(write.outcome() + (write.error() != null ? " " + write.error() : ""),
-						k -> new LongAdder()).increment();
+				this.errors.computeIfAbsent(write.writer() + " " + write.outcome()
+						+ (write.error() != null ? " " + write.error() : ""), k -> new LongAdder()).increment();
 				if (write.outcome() == Outcome.UNTYPED) {
 					violations.add("write " + write.id() + " of " + write.tenant() + " failed with an untyped error: "
 							+ write.error());
+				}
+				if (write.outcome() == Outcome.REFUSED && write.writer() != Writer.JDBC_LOSSY) {
+					violations.add("write " + write.id() + " of " + write.tenant() + " by " + write.writer()
+							+ " was refused as a mismatched re-run: " + write.error());
 				}
 			}
 			int duplicated = 0;
@@ -288,10 +343,10 @@ class PostgresChaosRunTest {
 						phantom++;
 						violations.add("row " + row.getKey() + " of " + tenant + " matches no write of that tenant");
 					}
-					else if (write.outcome() == Outcome.FAILED) {
+					else if (write.outcome() == Outcome.FAILED || write.outcome() == Outcome.REFUSED) {
 						phantom++;
-						violations.add("write " + row.getKey() + " of " + tenant + " failed (" + write.error()
-								+ ") but its row exists");
+						violations.add("write " + row.getKey() + " of " + tenant + " " + write.outcome() + " ("
+								+ write.error() + ") but its row exists");
 					}
 				}
 			}
@@ -319,6 +374,14 @@ class PostgresChaosRunTest {
 					counted("directory restarts"), counted("listener kills"), counted("shard restarts")));
 			report.append(String.format("[chaos] transactions %d (committed %d), attempts %d, retries %d%n",
 					transactions, committed, attempts.sum(), attempts.sum() - transactions));
+			for (Writer writer : List.of(Writer.JDBC_UNDO, Writer.JDBC_LOSSY)) {
+				report.append(String.format("[chaos] %s writes %d: committed %d, refused (RerunMismatchException) %d%n",
+						writer, byId.values().stream().filter(w -> w.writer() == writer).count(),
+						byId.values().stream().filter(w -> w.writer() == writer && w.outcome() == Outcome.COMMITTED)
+							.count(),
+						byId.values().stream().filter(w -> w.writer() == writer && w.outcome() == Outcome.REFUSED)
+							.count()));
+			}
 			new TreeMap<>(this.errors).forEach((k, v) -> report.append("[chaos]   outcome ").append(k).append(": ")
 				.append(v.sum()).append('\n'));
 			report.append(String.format("[chaos] checked %d tenants on %d shards: lost %d, duplicated %d, misplaced %d, "
@@ -350,21 +413,95 @@ class PostgresChaosRunTest {
 				attempts.increment();
 				sessions.inTransaction(session -> session.persist(new PgNote(id)));
 			}));
-			return new Write(id, tenant, Outcome.COMMITTED, null);
-		}
-		catch (ShardConnectionLostException ex) {
-			return new Write(id, tenant, Outcome.UNCERTAIN, ex.getClass().getSimpleName());
-		}
-		catch (RetriesExhaustedException ex) {
-			return new Write(id, tenant, Outcome.FAILED, ex.getClass().getSimpleName() + "("
-					+ (ex.getCause() != null ? ex.getCause().getClass().getSimpleName() : "") + ")");
-		}
-		catch (ShardTenancyException ex) {
-			return new Write(id, tenant, Outcome.FAILED, ex.getClass().getSimpleName());
+			return new Write(id, tenant, Writer.HIBERNATE, Outcome.COMMITTED, null);
 		}
 		catch (RuntimeException ex) {
-			return new Write(id, tenant, Outcome.UNTYPED, ex.getClass().getName() + ": " + ex.getMessage());
+			return failed(id, tenant, Writer.HIBERNATE, ex);
 		}
+	}
+
+	/**
+	 * One write by plain JDBC through the retry: a new {@link JdbcNote} whose text is the write's id, saved with
+	 * {@link #save} in one transaction on the instance's tenant-routing DataSource (rolled back on failure, a failing
+	 * rollback attached to the failure); its outcome as the caller saw it.
+	 */
+	static Write jdbcWrite(String id, String tenant, Writer writer, AppInstance app, ShardTenancyRetry retry,
+			LongAdder attempts) {
+		JdbcNote note = new JdbcNote(id);
+		try {
+			TenantContext.runAs(tenant, () -> retry.run(() -> {
+				attempts.increment();
+				try (Connection c = app.dataSource.getConnection()) {
+					c.setAutoCommit(false);
+					try {
+						save(c, tenant, note, writer == Writer.JDBC_UNDO);
+						c.commit();
+					}
+					catch (SQLException | RuntimeException ex) {
+						try {
+							c.rollback();
+						}
+						catch (SQLException rollback) {
+							// a connection the pool evicted after the failure: the failure is what counts
+							ex.addSuppressed(rollback);
+						}
+						throw ex;
+					}
+				}
+				catch (SQLException ex) {
+					throw new JdbcFailure(ex);
+				}
+			}));
+			return new Write(id, tenant, writer, Outcome.COMMITTED, null);
+		}
+		catch (RuntimeException ex) {
+			return failed(id, tenant, writer, ex);
+		}
+	}
+
+	/**
+	 * The save shape of issue 33: a new note gets its id, then is inserted; a note with an id is updated. With
+	 * {@code undo}, a failed attempt sets the id back to {@code null} ({@link RetryAttempts#onRollback}), so its
+	 * re-run inserts again; without, the re-run updates a row that was never written.
+	 */
+	static void save(Connection c, String tenant, JdbcNote note, boolean undo) throws SQLException {
+		if (note.id == null) {
+			note.id = UUID.randomUUID();
+			if (undo) {
+				RetryAttempts.onRollback(() -> note.id = null);
+			}
+			try (PreparedStatement ps = c.prepareStatement("INSERT INTO pg_note (id, tenant_id, text) VALUES (?, ?, ?)")) {
+				ps.setObject(1, note.id);
+				ps.setString(2, tenant);
+				ps.setString(3, note.text);
+				ps.executeUpdate();
+			}
+		}
+		else {
+			try (PreparedStatement ps = c.prepareStatement("UPDATE pg_note SET text = ? WHERE id = ?")) {
+				ps.setString(1, note.text);
+				ps.setObject(2, note.id);
+				ps.executeUpdate();
+			}
+		}
+	}
+
+	/** @return the outcome of a write whose retry ended in {@code ex}, as the caller saw it */
+	static Write failed(String id, String tenant, Writer writer, RuntimeException ex) {
+		if (ex instanceof RerunMismatchException) {
+			return new Write(id, tenant, writer, Outcome.REFUSED, ex.getClass().getSimpleName());
+		}
+		if (ex instanceof ShardConnectionLostException) {
+			return new Write(id, tenant, writer, Outcome.UNCERTAIN, ex.getClass().getSimpleName());
+		}
+		if (ex instanceof RetriesExhaustedException) {
+			return new Write(id, tenant, writer, Outcome.FAILED, ex.getClass().getSimpleName() + "("
+					+ (ex.getCause() != null ? ex.getCause().getClass().getSimpleName() : "") + ")");
+		}
+		if (ex instanceof ShardTenancyException) {
+			return new Write(id, tenant, writer, Outcome.FAILED, ex.getClass().getSimpleName());
+		}
+		return new Write(id, tenant, writer, Outcome.UNTYPED, ex.getClass().getName() + ": " + ex.getMessage());
 	}
 
 	void startMove(Random chaos, boolean kill, List<String> tenants, Set<String> moving, List<Future<?>> tasks,
