@@ -96,17 +96,18 @@ final class FencedConnection extends ConnectionDelegate {
 		this.dataSource = new AutoCommitEmulation(this.connection, this.begin, this.route);
 	}
 
+	// A plain statement's begin runs with its first execution (FencedStatement#run), once its SQL is known: an INSERT
+	// whose begin the fence rejects then counts as issued for the retry's check of re-runs.
+
 	@Override
 	public Statement createStatement() throws SQLException {
 		checkTenant();
-		this.begin.now();
 		return new FencedStatement(this, this.connection.createStatement());
 	}
 
 	@Override
 	public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
 		checkTenant();
-		this.begin.now();
 		return new FencedStatement(this, this.connection.createStatement(resultSetType, resultSetConcurrency));
 	}
 
@@ -114,7 +115,6 @@ final class FencedConnection extends ConnectionDelegate {
 	public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
 			throws SQLException {
 		checkTenant();
-		this.begin.now();
 		return new FencedStatement(this,
 				this.connection.createStatement(resultSetType, resultSetConcurrency, resultSetHoldability));
 	}
