@@ -91,6 +91,24 @@ class IdFloorTest {
 		}
 	}
 
+	@Test
+	@DisplayName("a quoted mixed-case table name and a reserved word: found in any case and quoted, the counter above their rows")
+	void quotedNames() throws Exception {
+		try (ShardTenancy tenancy = seeded("quoted@test")) {
+			try (Connection c = tenancy.topology().dataSource("shard-1").getConnection();
+					java.sql.Statement st = c.createStatement()) {
+				st.execute("CREATE TABLE \"Legacy_Mixed\" (\"Key\" INT PRIMARY KEY)");
+				st.execute("INSERT INTO \"Legacy_Mixed\" VALUES (33)");
+				st.execute("CREATE TABLE \"ORDER\" (\"ID\" INT PRIMARY KEY)");
+				st.execute("INSERT INTO \"ORDER\" VALUES (12)");
+			}
+			tenancy.start();
+
+			assertThat(tenancy.nextIntId("Legacy_Mixed")).isGreaterThan(33);
+			assertThat(tenancy.nextIntId("order")).isGreaterThan(12);
+		}
+	}
+
 	private static long counter(DataSource directory, String name) throws SQLException {
 		try (Connection c = directory.getConnection();
 				PreparedStatement ps = c.prepareStatement("SELECT next_id FROM shard_id_block WHERE counter_name = ?")) {

@@ -123,6 +123,17 @@ final class IdFloors {
 				}
 			}
 		}
+		if (candidates.isEmpty()) {
+			// Spelled in mixed case (a quoted name): every table of the schema, compared ignoring case.
+			try (ResultSet rs = metaData.getTables(c.getCatalog(), c.getSchema(), "%", null)) {
+				while (rs.next()) {
+					if (rs.getString("TABLE_NAME").equalsIgnoreCase(table)) {
+						candidates.add(new Found(rs.getString("TABLE_CAT"), rs.getString("TABLE_SCHEM"),
+								rs.getString("TABLE_NAME")));
+					}
+				}
+			}
+		}
 		for (Found found : candidates) {
 			if (found.name().equals(table)) {
 				return found;

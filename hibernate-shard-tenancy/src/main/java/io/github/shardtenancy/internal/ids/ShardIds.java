@@ -324,8 +324,12 @@ public final class ShardIds implements AutoCloseable {
 	 * @param tableColumns the id column of each table, by table name
 	 */
 	public void raiseFloors(Map<String, String> tableColumns) {
-		tableColumns.forEach((table, column) -> this.columns.putIfAbsent(counterName(table), column));
-		tableColumns.keySet().forEach(this::raiseQuietly);
+		tableColumns.forEach((table, column) -> {
+			if (!table.isBlank() && table.length() <= IdBlocks.MAX_NAME) { // else the first id says why
+				this.columns.putIfAbsent(counterName(table), column);
+				raiseQuietly(table);
+			}
+		});
 	}
 
 	/**
