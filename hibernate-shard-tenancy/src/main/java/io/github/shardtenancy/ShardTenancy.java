@@ -186,7 +186,8 @@ public interface ShardTenancy extends AutoCloseable {
 	 * {@code counter_name = 'integer'} of the directory table {@code shard_id_block}), apart from the counters of the
 	 * tables ({@link #nextIntId(String)}): unique across shards and instances among the ids of that counter for the
 	 * directory's life, but not apart from a table's ids, so not for the rows of a table whose entities have
-	 * {@link ShardSafeId} {@code Integer} ids (use {@link #nextIntId(String)}). Thread-safe.
+	 * {@link ShardSafeId} {@code Integer} ids (use {@link #nextIntId(String)}). It has no table, so it reads no rows
+	 * of the shards and starts at 1. Thread-safe.
 	 * @return a new id, positive
 	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE} (2<sup>31</sup>-1 ids in all), or a
 	 * block was needed and the directory could not be reached
@@ -198,13 +199,21 @@ public interface ShardTenancy extends AutoCloseable {
 	 * Generates an {@code Integer} id of a table as {@link ShardSafeId} does on an {@code Integer} id of an entity
 	 * mapped to that table, for rows written without Hibernate: unique across shards and instances among the ids of
 	 * the table for the directory's life, from a block of ids leased from the table's counter in the directory (one
-	 * round trip per {@link IdSettings#integerBlockSize() block}; the counter starts at 1 on first use, so a fresh
-	 * directory numbers each table 1, 2, 3... in the order ids are drawn). Thread-safe.
+	 * round trip per {@link IdSettings#integerBlockSize() block}). The counter starts above the largest id already in
+	 * the table on every shard of the topology ({@code SELECT MAX(column)} on each, under the library's maintenance
+	 * mark, which row-level security lets read every tenant's rows; a shard without the table counts as empty), raised
+	 * (never lowered) by this instance at {@link #start()} for every counter the directory has, before its first block
+	 * of a counter new to it, when a session factory with {@link ShardSafeId} {@code Integer} entities is built, and for
+	 * a shard registered at runtime once its changelogs ran; so a fresh directory on empty tables numbers each table
+	 * 1, 2, 3... in the order ids are drawn. The id column: the entity's mapped id column once a session factory or
+	 * {@link ShardSafeId} named it, else the table's one-column primary key (JDBC metadata), else a column named
+	 * {@code id}. Thread-safe.
 	 * @param table the table's name (for an entity, its root entity's table, without schema); case-insensitive, at most
 	 * 128 characters
 	 * @return a new id, positive
 	 * @throws IdGenerationException if the table's counter reached {@link Integer#MAX_VALUE} (2<sup>31</sup>-1 ids per
-	 * table), or a block was needed and the directory could not be reached
+	 * table), or a block was needed and the directory could not be reached, or (before this instance's first block of
+	 * the counter) a shard could not be read for its largest id
 	 * @throws IllegalArgumentException if {@code table} is blank or longer than 128 characters
 	 * @throws NullPointerException if {@code table} is {@code null}
 	 * @throws IllegalStateException if the tenancy is closed

@@ -123,8 +123,8 @@ public final class Wiring implements AutoCloseable {
 		this.router = new Router(this.directory, plan.routerSettings, plan.backgroundScheduler);
 		plan.observers.forEach(this.router::addObserver);
 		this.observer = new RouterObservers(this.router);
-		this.ids = new ShardIds(this.directory.dataSource(), plan.idSettings, plan.idCheck, Clock.systemUTC(),
-				plan.backgroundScheduler, plan.actor);
+		this.ids = new ShardIds(this.directory.dataSource(), this.topology, plan.idSettings, plan.idCheck,
+				Clock.systemUTC(), plan.backgroundScheduler, plan.actor);
 		this.connectionProvider = new ShardMultiTenantConnectionProvider(this.router, this.topology, this.ids);
 		this.dataSource = new TenantRoutingDataSource(this.connectionProvider);
 		this.preparation = new ShardPreparation(this::tables, plan.rowLevelSecurity, plan.requireRowLevelSecurity,
@@ -132,7 +132,10 @@ public final class Wiring implements AutoCloseable {
 		ShardMigrator migrator = plan.shardMigrator;
 		this.registry = new ShardRegistry(this.directory, this.topology, (shardId, shardDataSource, dialect) -> {
 			migrator.migrate(shardId, shardDataSource, dialect);
-			this.preparation.prepare(new Topology.Shard(shardId, shardDataSource, dialect, false));
+			Topology.Shard migrated = new Topology.Shard(shardId, shardDataSource, dialect, false);
+			// Rows the shard brings or its changelogs seeded: the Integer id counters start above them.
+			this.ids.shardMigrated(migrated);
+			this.preparation.prepare(migrated);
 		}, plan.shardPoolFactory, plan.actor);
 		this.reference = new ReferenceReplication(this.directory, this.topology, plan.referenceTables, plan.actor);
 		this.connectionProvider.setReferenceReads(this.reference);
@@ -165,7 +168,9 @@ public final class Wiring implements AutoCloseable {
 	/**
 	 * Starts the router (one directory snapshot), loads the slot table, records the configured shards in the registry
 	 * (a shard that cannot be recorded, for example a retired one, is logged and skipped), unless switched off prepares
-	 * every shard, and starts the instance heartbeat (its failures are logged, not thrown).
+	 * every shard, raises the Integer id counters of the directory above the ids already on the shards (failures are
+	 * logged: each is raised before its first id), and starts the instance heartbeat (its failures are logged, not
+	 * thrown).
 	 */
 	public synchronized void start() {
 		this.router.start();
@@ -199,6 +204,7 @@ public final class Wiring implements AutoCloseable {
 		if (this.plan.prepareShardsOnStart) {
 			prepareShards();
 		}
+		this.ids.raiseFloors();
 		this.instances.start();
 		startReplicaSampling();
 	}

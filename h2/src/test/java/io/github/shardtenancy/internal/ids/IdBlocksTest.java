@@ -244,4 +244,74 @@ class IdBlocksTest {
 		}
 	}
 
+	@Test
+	@DisplayName("eight instances raising one counter to floors 40 and 500 at once while leasing: never moved backwards, ids distinct and above each instance's floor")
+	void concurrentFloorsNeverMoveTheCounterBack() throws Exception {
+		ExecutorService threads = Executors.newFixedThreadPool(8);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			Map<Long, List<Future<List<Integer>>>> results = new HashMap<>();
+			for (int instance = 0; instance < 8; instance++) {
+				long floor = (instance % 2 == 0) ? 40 : 500;
+				// An instance of its own per thread (its own IdBlocks): each raises before its first block.
+				IdBlocks blocks = new IdBlocks(this.directory, "seeded", 3, () -> floor);
+				results.computeIfAbsent(floor, (key) -> new ArrayList<>()).add(threads.submit(() -> {
+					start.await();
+					List<Integer> got = new ArrayList<>();
+					for (int i = 0; i < 60; i++) {
+						got.add(blocks.next());
+					}
+					return got;
+				}));
+			}
+			start.countDown();
+			List<Integer> all = new ArrayList<>();
+			for (Map.Entry<Long, List<Future<List<Integer>>>> byFloor : results.entrySet()) {
+				for (Future<List<Integer>> result : byFloor.getValue()) {
+					List<Integer> got = result.get();
+					assertThat(got).as("above the floor the instance read").allMatch((id) -> id > byFloor.getKey());
+					all.addAll(got);
+				}
+			}
+			assertThat(new HashSet<>(all)).as("distinct").hasSize(8 * 60);
+			long counter = counter("seeded").orElseThrow();
+			assertThat(counter).isGreaterThan(500);
+			assertThat(all).allMatch((id) -> id < counter);
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	@Test
+	@DisplayName("the floor: the row created above it, an existing counter raised but never lowered, the block in hand cut at it, no floor for the default counter")
+	void floorRaisesOnly() throws SQLException {
+		IdBlocks fresh = new IdBlocks(this.directory, "fresh", 10, () -> 6);
+		assertThat(fresh.next()).as("created above the largest id 6").isEqualTo(7);
+		assertThat(counter("fresh")).hasValue(17);
+		IdBlocks lower = new IdBlocks(this.directory, "fresh", 10, () -> 3);
+		assertThat(lower.next()).as("a lower floor leaves the counter alone").isEqualTo(17);
+		assertThat(counter("fresh")).hasValue(27);
+		fresh.raise(12);
+		assertThat(counter("fresh")).as("at 27 already").hasValue(27);
+		assertThat(fresh.next()).as("ids 8 to 12 of the block in hand [7, 17) dropped").isEqualTo(13);
+		fresh.raise(40);
+		assertThat(counter("fresh")).hasValue(41);
+		assertThat(fresh.next()).as("the rest of the block dropped too").isEqualTo(41);
+		IdBlocks empty = new IdBlocks(this.directory, "empty", 10, () -> 0);
+		assertThat(empty.next()).as("a table with no rows starts at 1").isEqualTo(1);
+		try (ShardIds ids = ids(10)) {
+			assertThat(ids.nextInt("not_on_any_shard")).as("no shards: no floor").isEqualTo(1);
+		}
+		int[] asked = new int[1];
+		IdBlocks failing = new IdBlocks(this.directory, "unreadable", 10, () -> {
+			asked[0]++;
+			throw new IdGenerationException("shard-9 down", null);
+		});
+		assertThatThrownBy(failing::next).isInstanceOf(IdGenerationException.class).hasMessageContaining("shard-9");
+		assertThatThrownBy(failing::next).as("asked again, no id handed out").isInstanceOf(IdGenerationException.class);
+		assertThat(asked[0]).isEqualTo(2);
+		assertThat(counter("unreadable")).as("nothing leased").isEmpty();
+	}
+
 }

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 import javax.sql.DataSource;
 
@@ -16,12 +17,19 @@ import org.jspecify.annotations.Nullable;
 /**
  * The {@code Integer} ids of one counter of {@link io.github.shardtenancy.ShardSafeId} (one per table, plus the default
  * counter {@value #DEFAULT_COUNTER}): blocks leased from the counter's row in the directory database (table
- * {@code shard_id_block} of the directory changelog {@code directory-id-blocks.xml}; the row is inserted on first use,
- * starting at 1) and handed out from memory. One directory round trip per block: a compare-and-set {@code UPDATE} of
+ * {@code shard_id_block} of the directory changelog {@code directory-id-blocks.xml}; the row is inserted on first use)
+ * and handed out from memory. One directory round trip per block: a compare-and-set {@code UPDATE} of
  * the counter from the value read to the value after the block, so two instances never lease overlapping blocks,
  * whatever the database's isolation; two instances inserting the missing row at once are kept apart by its primary
  * key (the loser reads the winner's row). A block leased and not used up (the instance stopped) is skipped: ids are
  * never handed out twice.
+ *
+ * <p>The floor: before this object leases its first block, it asks its {@code largestId} (the largest id already in the
+ * counter's table on every shard, {@link IdFloors}) and raises the counter above it: the row is inserted there, or an
+ * existing row is moved up with one {@code UPDATE ... WHERE next_id < ?}, which never moves a counter backwards, so
+ * two instances raising and leasing at once keep it monotonic. A counter without a table (the default counter) has
+ * none and starts at 1. {@link #raise(long)} does the same for one shard's largest id (a shard migrated at runtime)
+ * and drops the ids of the block in hand at or below it.
  *
  * <p>Thread-safe: {@link #next()} is serialised on this object; the directory is read only when the block is used up.
  */
@@ -44,6 +52,12 @@ final class IdBlocks {
 
 	private final int blockSize;
 
+	/** The largest id already in the counter's table on every shard, or {@code null} for a counter without a table. */
+	private final @Nullable LongSupplier largestId;
+
+	/** Whether the counter was raised above {@link #largestId} by this object. */
+	private boolean floored;
+
 	/** The next id of the current block; {@code next == end} when none is left. */
 	private long next;
 
@@ -55,24 +69,80 @@ final class IdBlocks {
 	 * @param blockSize how many ids one round trip leases; positive
 	 */
 	IdBlocks(DataSource dataSource, String counter, int blockSize) {
+		this(dataSource, counter, blockSize, null);
+	}
+
+	/**
+	 * @param dataSource the directory database
+	 * @param counter the counter's name (its row's key), at most {@value #MAX_NAME} characters
+	 * @param blockSize how many ids one round trip leases; positive
+	 * @param largestId answers the largest id already in the counter's table on every shard (0 for none), or throws
+	 * {@link IdGenerationException}; {@code null} for a counter without a table (no floor)
+	 */
+	IdBlocks(DataSource dataSource, String counter, int blockSize, @Nullable LongSupplier largestId) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
 		this.counter = Objects.requireNonNull(counter, "counter");
 		if (blockSize < 1) {
 			throw new IllegalArgumentException("blockSize must be positive: " + blockSize);
 		}
 		this.blockSize = blockSize;
+		this.largestId = largestId;
 	}
 
 	/**
 	 * @return a new id, unique among the ids of this counter across every instance of the directory for its whole life
-	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE}, or the directory could not be
-	 * read or written to lease a block
+	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE}, the directory could not be read
+	 * or written to lease a block, or (before the first block) the largest id of the table could not be read on a
+	 * shard
 	 */
 	synchronized int next() {
 		if (this.next == this.end) {
+			floor();
 			lease();
 		}
 		return (int) this.next++;
+	}
+
+	/**
+	 * Raises the counter above the largest id already in its table on every shard, unless this object did already
+	 * (or the counter has no table). Called before the first lease; the eager calls at start-up make that first lease
+	 * cheap.
+	 * @throws IdGenerationException if a shard or the directory could not be read (not raised: tried again next time)
+	 */
+	synchronized void floor() {
+		if (this.floored || this.largestId == null) {
+			return;
+		}
+		raise(this.largestId.getAsLong());
+		this.floored = true;
+	}
+
+	/**
+	 * Raises the counter to {@code largest + 1} unless it is there or beyond (never backwards), and drops the ids at or
+	 * below {@code largest} from the block in hand.
+	 * @param largest the largest id present in the counter's table (on one shard or all); 0 or less for none
+	 * @throws IdGenerationException if the directory could not be read or written
+	 */
+	synchronized void raise(long largest) {
+		if (largest < 1) {
+			return;
+		}
+		long above = largest + 1;
+		try (Connection c = this.dataSource.getConnection()) {
+			c.setAutoCommit(true);
+			if (read(c) == null) {
+				insert(c, above);
+			}
+			raiseTo(c, above);
+		}
+		catch (SQLException ex) {
+			throw new IdGenerationException("The Integer id counter '" + this.counter + "' could not be raised above "
+					+ "the largest id already in its table (" + largest + "): the directory could not be reached "
+					+ "(table " + TABLE + "): " + ex.getMessage(), ex);
+		}
+		if (this.next < this.end && this.next <= largest) {
+			this.next = Math.min(this.end, above);
+		}
 	}
 
 	private void lease() {
@@ -82,7 +152,7 @@ final class IdBlocks {
 					c.setAutoCommit(true);
 					Long read = read(c);
 					if (read == null) {
-						insert(c);
+						insert(c, 1);
 						continue;
 					}
 					long start = read;
@@ -123,12 +193,16 @@ final class IdBlocks {
 		}
 	}
 
-	/** Inserts the counter's row at 1; another instance that inserted it first wins (integrity violation ignored). */
-	private void insert(Connection c) throws SQLException {
+	/**
+	 * Inserts the counter's row at {@code start}; another instance that inserted it first wins (integrity violation
+	 * ignored).
+	 */
+	private void insert(Connection c, long start) throws SQLException {
 		try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + TABLE
-				+ " (counter_name, next_id, updated_at) VALUES (?, 1, ?)")) {
+				+ " (counter_name, next_id, updated_at) VALUES (?, ?, ?)")) {
 			ps.setString(1, this.counter);
-			ps.setTimestamp(2, Timestamp.from(Instant.now()));
+			ps.setLong(2, start);
+			ps.setTimestamp(3, Timestamp.from(Instant.now()));
 			ps.executeUpdate();
 		}
 		catch (SQLException ex) {
@@ -136,6 +210,21 @@ final class IdBlocks {
 			if (ex.getSQLState() == null || !ex.getSQLState().startsWith("23")) {
 				throw ex;
 			}
+		}
+	}
+
+	/**
+	 * Moves the counter up to {@code above} if it is below: one statement, so a lease or a raise by another instance
+	 * in between is never undone (the {@code WHERE} is evaluated on the row as the database locks it for the update).
+	 */
+	private void raiseTo(Connection c, long above) throws SQLException {
+		try (PreparedStatement ps = c.prepareStatement("UPDATE " + TABLE + " SET next_id = ?, updated_at = ? "
+				+ "WHERE counter_name = ? AND next_id < ?")) {
+			ps.setLong(1, above);
+			ps.setTimestamp(2, Timestamp.from(Instant.now()));
+			ps.setString(3, this.counter);
+			ps.setLong(4, above);
+			ps.executeUpdate();
 		}
 	}
 

@@ -1,7 +1,9 @@
 package io.github.shardtenancy.internal.ids;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.github.shardtenancy.IdCheck;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
@@ -33,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * Once a session factory on a tenancy is built (its mapping metamodel complete): checks the id strategy of every
  * tenant entity (one with a {@code @TenantId} attribute) as {@link IdCheck} says, and, if an entity uses
  * {@link io.github.shardtenancy.ShardSafeId}, leases the generator id, so that a directory that cannot be reached, or
- * no free generator id, fails the start rather than the first insert.
+ * no free generator id, fails the start rather than the first insert; and raises the counters of the tables of
+ * {@code Integer} ids above the largest id already in them on every shard ({@link ShardIds#raiseFloors(Map)}), so
+ * that the first insert does not read every shard.
  *
  * <p>Refused: {@code IDENTITY} and any id the database generates on insert, sequences ({@code SEQUENCE}, and
  * {@code AUTO}, which maps to one for numbers), {@code TABLE}, {@code increment} and {@code native}: each counts per
@@ -70,14 +74,20 @@ public final class IdStrategyIntegrator implements Integrator {
 
 	static void check(SessionFactoryImplementor factory, ShardIds ids) {
 		List<String> colliding = new ArrayList<>();
+		Map<String, String> integerTables = new LinkedHashMap<>();
 		boolean[] shardSafe = new boolean[1];
 		factory.getMappingMetamodel().forEachEntityDescriptor((persister) -> {
 			if (persister.getRootEntityDescriptor() != persister) {
 				return; // a subclass shares its root's id
 			}
 			Generator generator = persister.getGenerator();
-			if (generator instanceof ShardSafeIdGenerator) {
+			if (generator instanceof ShardSafeIdGenerator shardSafeId) {
 				shardSafe[0] = true;
+				String table = shardSafeId.table();
+				String column = shardSafeId.column();
+				if (table != null && column != null) {
+					integerTables.put(table, column);
+				}
 				return;
 			}
 			if (persister.getTenantIdMapping() == null) {
@@ -107,6 +117,9 @@ public final class IdStrategyIntegrator implements Integrator {
 		}
 		if (shardSafe[0]) {
 			ids.start();
+		}
+		if (!integerTables.isEmpty()) {
+			ids.raiseFloors(integerTables);
 		}
 	}
 

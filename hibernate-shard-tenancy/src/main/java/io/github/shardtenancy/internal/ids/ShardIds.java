@@ -1,10 +1,16 @@
 package io.github.shardtenancy.internal.ids;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.UUID;
@@ -22,6 +28,7 @@ import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.IdCheck;
 import io.github.shardtenancy.IdGenerationException;
 import io.github.shardtenancy.IdSettings;
+import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.BackgroundScheduler;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -36,6 +43,12 @@ import org.slf4j.LoggerFactory;
  * lease's end passed without a renewal; when the clock is behind the last id's timestamp by more than
  * {@link IdSettings#maxClockBackwards()} (by less, it waits for the clock to catch up). A lease another instance took
  * over is taken again (possibly another generator id) by the next background run that reaches the directory.
+ *
+ * <p>{@code Integer} ids come from one counter per table ({@link IdBlocks}), raised above the largest id already in
+ * the table on every shard ({@link IdFloors}): before this instance leases the counter's first block, at
+ * {@link #raiseFloors(Map)} (the session factory's {@code @ShardSafeId} tables, when it is built) and
+ * {@link #raiseFloors()} (every counter of the directory, at start-up), and for a shard migrated at runtime,
+ * {@link #shardMigrated(Topology.Shard)}.
  *
  * <p>Thread-safe: {@link #next()} is serialised on this object (no database access inside); the background renewal
  * writes the directory outside that lock.
@@ -58,6 +71,12 @@ public final class ShardIds implements AutoCloseable {
 
 	/** The counters used so far, by name: the default counter and one per table. */
 	private final ConcurrentMap<String, IdBlocks> blocks = new ConcurrentHashMap<>();
+
+	/** The id column of each counter's table, as Hibernate maps it, by counter name; absent: the primary key. */
+	private final ConcurrentMap<String, String> columns = new ConcurrentHashMap<>();
+
+	/** Reads the largest ids already on the shards; {@code null} without shards (no floor). */
+	private final @Nullable IdFloors floors;
 
 	private final IdSettings settings;
 
@@ -98,6 +117,22 @@ public final class ShardIds implements AutoCloseable {
 	 */
 	public ShardIds(DataSource directory, IdSettings settings, IdCheck check, Clock clock,
 			@Nullable BackgroundScheduler scheduler, String actor) {
+		this(directory, null, settings, check, clock, scheduler, actor);
+	}
+
+	/**
+	 * @param directory the directory database's pool
+	 * @param shards the shards whose rows the {@code Integer} id counters start above, or {@code null} for none (the
+	 * counters start at 1)
+	 * @param settings epoch, lease and tolerated clock step back
+	 * @param check what a session factory built on the tenancy does with tenant entities whose ids would collide
+	 * @param clock the clock of the timestamps and leases
+	 * @param scheduler runs the renewal, or {@code null} for a daemon thread of this object's own
+	 * @param actor who holds the lease (recorded with a random suffix, unique per start)
+	 */
+	public ShardIds(DataSource directory, @Nullable Topology shards, IdSettings settings, IdCheck check, Clock clock,
+			@Nullable BackgroundScheduler scheduler, String actor) {
+		this.floors = (shards != null) ? new IdFloors(shards) : null;
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.leases = new GeneratorLeases(directory, settings.epoch().toEpochMilli());
 		this.directory = Objects.requireNonNull(directory, "directory");
@@ -235,10 +270,12 @@ public final class ShardIds implements AutoCloseable {
 	 * characters
 	 * @return a new {@code Integer} id of the table's counter, unique across every instance of the directory for its
 	 * whole life: the next of this instance's block of that counter, leased from the directory when the block is used
-	 * up (no generator lease needed); the counter's row is created at 1 on first use. Thread-safe; not serialised with
-	 * {@link #next()}
+	 * up (no generator lease needed); the counter's row is created on first use, above the largest id already in the
+	 * table on every shard, and raised above it before this instance leases its first block (the id column: as
+	 * {@link #nextInt(String, String)} was told, else the table's one-column primary key, else {@code id}).
+	 * Thread-safe; not serialised with {@link #next()}
 	 * @throws IdGenerationException if the counter reached {@link Integer#MAX_VALUE}, or a block was needed and the
-	 * directory could not be reached
+	 * directory could not be reached, or the largest id could not be read on a shard before the first block
 	 * @throws IllegalArgumentException if {@code table} is blank or longer than 128 characters
 	 * @throws IllegalStateException if closed
 	 */
@@ -249,9 +286,122 @@ public final class ShardIds implements AutoCloseable {
 				throw new IllegalStateException("The tenancy is closed: no ids are generated");
 			}
 		}
-		return this.blocks
-			.computeIfAbsent(counter, (name) -> new IdBlocks(this.directory, name, this.settings.integerBlockSize()))
-			.next();
+		return blocks(counter).next();
+	}
+
+	/**
+	 * As {@link #nextInt(String)}, for an entity: {@code column} is its id column, whose largest value on the shards
+	 * the counter starts above.
+	 * @param table the root entity's table
+	 * @param column the id column, as Hibernate maps it
+	 * @return a new id
+	 * @throws IdGenerationException as {@link #nextInt(String)}
+	 * @throws IllegalArgumentException if {@code table} is blank or longer than 128 characters
+	 * @throws IllegalStateException if closed
+	 */
+	public int nextInt(String table, String column) {
+		this.columns.putIfAbsent(counterName(table), column);
+		return nextInt(table);
+	}
+
+	private IdBlocks blocks(String counter) {
+		return this.blocks.computeIfAbsent(counter, (name) -> new IdBlocks(this.directory, name,
+				this.settings.integerBlockSize(), floorOf(name)));
+	}
+
+	private java.util.function.@Nullable LongSupplier floorOf(String counter) {
+		IdFloors shards = this.floors;
+		if (shards == null || counter.equals(IdBlocks.DEFAULT_COUNTER)) {
+			return null; // the default counter has no table
+		}
+		return () -> shards.largest(counter, this.columns.get(counter));
+	}
+
+	/**
+	 * Raises the counters of these tables above the largest id already in them on every shard, now rather than at
+	 * the first id (a session factory's {@code @ShardSafeId Integer} tables, when it is built); a counter this
+	 * instance raised already is left alone. Failures are logged: the first id tries again, and fails if it cannot.
+	 * @param tableColumns the id column of each table, by table name
+	 */
+	public void raiseFloors(Map<String, String> tableColumns) {
+		tableColumns.forEach((table, column) -> {
+			if (!table.isBlank() && table.length() <= IdBlocks.MAX_NAME) { // else the first id says why
+				this.columns.putIfAbsent(counterName(table), column);
+				raiseQuietly(table);
+			}
+		});
+	}
+
+	/**
+	 * Raises every counter of the directory (but the default one) above the largest id already in its table on
+	 * every shard, as {@link #raiseFloors(Map)}: at start-up, after the shards' changelogs ran.
+	 */
+	public void raiseFloors() {
+		if (this.floors == null) {
+			return;
+		}
+		List<String> counters;
+		try {
+			counters = counters();
+		}
+		catch (SQLException ex) {
+			log.warn("The Integer id counters are not raised above the ids already on the shards yet (each is before "
+					+ "its first id): the directory could not be read: {}", ex.getMessage());
+			return;
+		}
+		counters.forEach(this::raiseQuietly);
+	}
+
+	private void raiseQuietly(String table) {
+		String counter = counterName(table);
+		try {
+			blocks(counter).floor();
+		}
+		catch (IdGenerationException ex) {
+			log.warn("The Integer id counter '{}' is not raised above the ids already on the shards yet (it is before "
+					+ "its first id): {}", counter, ex.getMessage());
+		}
+	}
+
+	/**
+	 * Raises every counter of the directory (but the default one) above the largest id already in its table on a
+	 * shard just migrated at runtime (a shard registered with rows, or a changelog that seeds rows), and drops the ids
+	 * of this instance's blocks in hand at or below it. Call it after the shard's changelogs ran.
+	 * @param shard the shard
+	 * @throws IdGenerationException if the shard or the directory could not be read
+	 */
+	public void shardMigrated(Topology.Shard shard) {
+		IdFloors shards = this.floors;
+		if (shards == null) {
+			return;
+		}
+		List<String> counters;
+		try {
+			counters = counters();
+		}
+		catch (SQLException ex) {
+			throw new IdGenerationException("The Integer id counters could not be raised above the ids on shard "
+					+ shard.id() + ": the directory could not be read: " + ex.getMessage(), ex);
+		}
+		for (String counter : counters) {
+			blocks(counter).raise(shards.largest(shard, counter, this.columns.get(counter)));
+		}
+	}
+
+	/** @return the names of the directory's counters, but the default one */
+	private List<String> counters() throws SQLException {
+		List<String> counters = new ArrayList<>();
+		try (Connection c = this.directory.getConnection();
+				PreparedStatement ps = c.prepareStatement("SELECT counter_name FROM shard_id_block WHERE "
+						+ "counter_name <> ? ORDER BY counter_name")) {
+			ps.setString(1, IdBlocks.DEFAULT_COUNTER);
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					counters.add(rs.getString(1));
+				}
+			}
+		}
+		return counters;
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Member;
 import java.lang.reflect.Method;
 import java.util.EnumSet;
+import java.util.List;
 
 import io.github.shardtenancy.ShardSafeId;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
@@ -14,12 +15,15 @@ import org.hibernate.generator.BeforeExecutionGenerator;
 import org.hibernate.generator.EventType;
 import org.hibernate.generator.EventTypeSets;
 import org.hibernate.generator.GeneratorCreationContext;
+import org.hibernate.mapping.Column;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Hibernate's generator behind {@link ShardSafeId}: asks the tenancy's {@link ShardIds} for each new entity's id,
- * before the insert ({@code Integer} ids from the counter of the root entity's table). Created by Hibernate once per annotated id; finds the {@link ShardIds} through the session
- * factory's multi-tenant connection provider, which must be the library's (an {@link IdSource}). Thread-safe.
+ * before the insert ({@code Integer} ids from the counter of the root entity's table, raised above the largest value
+ * of the mapped id column already on the shards). Created by Hibernate once per annotated id; finds the
+ * {@link ShardIds} through the session factory's multi-tenant connection provider, which must be the library's (an
+ * {@link IdSource}). Thread-safe.
  */
 public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 
@@ -31,6 +35,9 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 
 	/** The counter of Integer ids: the root entity's table, where the id lives; {@code null} for Long ids. */
 	private final @Nullable String table;
+
+	/** The id column of {@link #table}, as mapped; {@code null} for Long ids, or when not one column. */
+	private final @Nullable String column;
 
 	private transient volatile @Nullable ShardIds ids;
 
@@ -56,6 +63,22 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 		this.table = !this.integer ? null
 				: (context.getPersistentClass() != null) ? context.getPersistentClass().getRootClass().getTable().getName()
 				: this.entity;
+		this.column = !this.integer || context.getPersistentClass() == null ? null
+				: idColumn(context.getPersistentClass().getRootClass().getIdentifier().getColumns());
+	}
+
+	private static @Nullable String idColumn(List<Column> columns) {
+		return columns.size() == 1 ? columns.get(0).getName() : null;
+	}
+
+	/** @return the table of the counter of this generator's Integer ids, or {@code null} for Long ids */
+	@Nullable String table() {
+		return this.table;
+	}
+
+	/** @return the id column of {@link #table()} as mapped, or {@code null} (Long ids, or not one column) */
+	@Nullable String column() {
+		return this.column;
 	}
 
 	@Override
@@ -72,7 +95,10 @@ public final class ShardSafeIdGenerator implements BeforeExecutionGenerator {
 			source.start();
 			this.ids = source;
 		}
-		return (this.table != null) ? (Object) source.nextInt(this.table) : (Object) source.next();
+		if (this.table == null) {
+			return source.next();
+		}
+		return (this.column != null) ? source.nextInt(this.table, this.column) : source.nextInt(this.table);
 	}
 
 	@Override
