@@ -35,6 +35,21 @@ public class OwnerRepository {
 		}
 	}
 
+	/**
+	 * {@link #save} with the statements' text built in Java and no parameters, so that {@code JdbcTemplate} runs them
+	 * on a plain {@code Statement} (the name is a UUID the caller made, the tenant a valid id).
+	 */
+	public void saveWithStatement(Owner owner) {
+		if (owner.getId() == null) {
+			owner.setId(this.tenancy.nextId());
+			this.jdbc.update("INSERT INTO pg_jdbc_owner (id, tenant_id, name) VALUES (" + owner.getId() + ", '"
+					+ TenantContext.current() + "', '" + owner.getName() + "')");
+		}
+		else {
+			this.jdbc.update("UPDATE pg_jdbc_owner SET name = '" + owner.getName() + "' WHERE id = " + owner.getId());
+		}
+	}
+
 	/** {@link #save}, with the id given by {@link ShardTenancy#assignId}. */
 	public void saveAssigningId(Owner owner) {
 		if (owner.getId() == null) {

@@ -24,6 +24,13 @@ public class OwnerService {
 		this.owners.save(owner);
 	}
 
+	/** Saves the owner with {@link OwnerRepository#saveWithStatement} (the lossy shape on a plain statement). */
+	@Transactional
+	public void registerWithStatement(Owner owner) {
+		this.attempts.increment();
+		this.owners.saveWithStatement(owner);
+	}
+
 	/** Saves the owner with {@link OwnerRepository#saveAssigningId} (the recipe). */
 	@Transactional
 	public void registerAssigningId(Owner owner) {
