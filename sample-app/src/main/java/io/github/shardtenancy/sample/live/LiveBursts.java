@@ -42,7 +42,7 @@ public class LiveBursts implements DisposableBean {
 	static final int MAX_THREADS = 16;
 
 	/** Most orders per writer thread. */
-	static final int MAX_ORDERS_PER_THREAD = 100_000;
+	static final int MAX_ORDERS_PER_THREAD = 1_000_000;
 
 	/** The product every burst order is for. */
 	static final String PRODUCT = "live-burst";

@@ -161,7 +161,7 @@ class LivePageBrowserTest {
 		// pauses, so the move freezes after its last catch-up round while the writers are still writing.
 		new Select(element("burst-tenant")).selectByValue(TENANT);
 		type("burst-threads", "4");
-		type("burst-orders", "100000");
+		type("burst-orders", "1000000");
 		element("burst-start").click();
 		waitUpTo(Duration.ofSeconds(30)).until(d -> burstCommitted() > 0);
 
@@ -171,7 +171,7 @@ class LivePageBrowserTest {
 		type("move-pause", String.valueOf(STEP_PAUSE_MS));
 		element("move-start").click();
 
-		waitUpTo(Duration.ofSeconds(120)).until(d -> "ACTIVE".equals(tenantState(target)));
+		waitUpTo(Duration.ofSeconds(300)).until(d -> "ACTIVE".equals(tenantState(target)));
 		assertThat(tenantState(source)).as("%s no longer listed under %s", TENANT, source).isNull();
 		assertThat(burstRunning()).as("burst writers still running after the flip, so they wrote through the freeze")
 			.isPositive();
