@@ -61,7 +61,7 @@ function renderMoves(state) {
 
 function renderBursts(state) {
   const rows = state.bursts.map((b) => `<tr data-burst="${b.id}" data-tenant="${esc(b.tenant)}" data-running="${b.running}">
-      <td>${b.id}</td><td>${esc(b.tenant)}</td><td>${b.threads} &times; ${b.ordersPerThread}${b.stopped ? ' (stopped)' : ''}</td>
+      <td>${b.id}</td><td>${esc(b.tenant)}</td><td>${b.threads} &times; ${b.ordersPerThread}${b.pauseMs ? `, ${b.pauseMs} ms apart` : ''}${b.stopped ? ' (stopped)' : ''}</td>
       <td class="committed">${b.committed}</td>
       <td class="failed" title="${esc(Object.entries(b.failuresByType).map(([k, v]) => k + ': ' + v).join(', '))}">${b.failed}</td>
       <td class="running">${b.running}</td>
@@ -158,9 +158,10 @@ $('burst-form').addEventListener('submit', async (event) => {
   const tenant = $('burst-tenant').value;
   const threads = Number($('burst-threads').value);
   const ordersPerThread = Number($('burst-orders').value);
+  const pauseMs = Number($('burst-pause').value);
   try {
-    await post('api/bursts', { tenant, threads, ordersPerThread });
-    say(`Burst started: ${threads} x ${ordersPerThread} orders for ${tenant}`, false);
+    await post('api/bursts', { tenant, threads, ordersPerThread, pauseMs });
+    say(`Burst started: ${threads} x ${ordersPerThread} orders for ${tenant}, ${pauseMs} ms apart`, false);
   }
   catch (e) {
     say(`Burst refused: ${e.message}`, true);

@@ -44,6 +44,9 @@ public class LiveBursts implements DisposableBean {
 	/** Most orders per writer thread. */
 	static final int MAX_ORDERS_PER_THREAD = 1_000_000;
 
+	/** Longest pause between two orders of one writer thread, in milliseconds. */
+	static final int MAX_PAUSE_MS = 1_000;
+
 	/** The product every burst order is for. */
 	static final String PRODUCT = "live-burst";
 
@@ -81,6 +84,8 @@ public class LiveBursts implements DisposableBean {
 
 		final int ordersPerThread;
 
+		final int pauseMs;
+
 		final Instant startedAt = Instant.now();
 
 		final LongAdder committed = new LongAdder();
@@ -93,11 +98,12 @@ public class LiveBursts implements DisposableBean {
 
 		volatile String lastError;
 
-		Burst(int id, String tenantId, int threads, int ordersPerThread) {
+		Burst(int id, String tenantId, int threads, int ordersPerThread, int pauseMs) {
 			this.id = id;
 			this.tenantId = tenantId;
 			this.threads = threads;
 			this.ordersPerThread = ordersPerThread;
+			this.pauseMs = pauseMs;
 			this.running = new AtomicInteger(threads);
 		}
 
@@ -119,12 +125,14 @@ public class LiveBursts implements DisposableBean {
 	 * @param tenantId the tenant, known to the directory and with at least one customer
 	 * @param threads writer threads, 1 to {@value #MAX_THREADS}
 	 * @param ordersPerThread orders each thread places, 1 to {@value #MAX_ORDERS_PER_THREAD}
+	 * @param pauseMs milliseconds each thread waits after each order, 0 to {@value #MAX_PAUSE_MS}: a paced burst
+	 * writes for long without growing the tenant by hundreds of thousands of rows (a move copies and verifies them all)
 	 * @return the burst's id
 	 * @throws io.github.shardtenancy.InvalidTenantIdException if the tenant id is invalid
 	 * @throws UnknownTenantException if the directory does not know the tenant
 	 * @throws IllegalArgumentException if a count is out of range
 	 */
-	public int start(String tenantId, int threads, int ordersPerThread) {
+	public int start(String tenantId, int threads, int ordersPerThread, int pauseMs) {
 		TenantIds.requireValid(tenantId);
 		if (threads < 1 || threads > MAX_THREADS) {
 			throw new IllegalArgumentException("threads must be between 1 and " + MAX_THREADS + ", was " + threads);
@@ -133,10 +141,13 @@ public class LiveBursts implements DisposableBean {
 			throw new IllegalArgumentException("ordersPerThread must be between 1 and " + MAX_ORDERS_PER_THREAD
 					+ ", was " + ordersPerThread);
 		}
+		if (pauseMs < 0 || pauseMs > MAX_PAUSE_MS) {
+			throw new IllegalArgumentException("pauseMs must be between 0 and " + MAX_PAUSE_MS + ", was " + pauseMs);
+		}
 		if (this.directory.find(tenantId).isEmpty()) {
 			throw new UnknownTenantException(tenantId, this.router.version());
 		}
-		Burst burst = new Burst(this.ids.incrementAndGet(), tenantId, threads, ordersPerThread);
+		Burst burst = new Burst(this.ids.incrementAndGet(), tenantId, threads, ordersPerThread, pauseMs);
 		this.bursts.addFirst(burst);
 		while (this.bursts.size() > KEPT) {
 			this.bursts.pollLast();
@@ -166,6 +177,14 @@ public class LiveBursts implements DisposableBean {
 					}
 					catch (RuntimeException ex) {
 						burst.failed(ex);
+					}
+					if (burst.pauseMs > 0) {
+						try {
+							Thread.sleep(burst.pauseMs);
+						}
+						catch (InterruptedException ex) {
+							Thread.currentThread().interrupt();
+						}
 					}
 				}
 			});

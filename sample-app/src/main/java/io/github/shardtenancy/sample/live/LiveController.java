@@ -22,7 +22,7 @@ import org.springframework.web.bind.annotation.RestController;
  * <li>{@code GET /live/api/state}: {@link LiveState}.</li>
  * <li>{@code POST /live/api/moves} {@code {"tenant": "tenant-01", "target": "shard-2", "stepPauseMs": 300}}: starts
  * an online move; 202, or 400 (invalid input), 404 (unknown tenant), 409 (tenant not movable now).</li>
- * <li>{@code POST /live/api/bursts} {@code {"tenant": "tenant-01", "threads": 4, "ordersPerThread": 500}}: starts a
+ * <li>{@code POST /live/api/bursts} {@code {"tenant": "tenant-01", "threads": 4, "ordersPerThread": 500, "pauseMs": 0}}: starts a
  * burst of writers; 202 with {@code {"id": n}}, or 400, 404.</li>
  * <li>{@code POST /live/api/bursts/stop}: asks every burst to stop; 202.</li>
  * </ul>
@@ -54,8 +54,14 @@ public class LiveController {
 	public record MoveRequest(String tenant, String target, Long stepPauseMs) {
 	}
 
-	/** A burst asked for by the page. @param tenant the tenant @param threads threads @param ordersPerThread orders */
-	public record BurstRequest(String tenant, Integer threads, Integer ordersPerThread) {
+	/**
+	 * A burst asked for by the page.
+	 * @param tenant the tenant
+	 * @param threads threads, 4 if null
+	 * @param ordersPerThread orders per thread, 500 if null
+	 * @param pauseMs milliseconds each thread waits after each order, 0 if null
+	 */
+	public record BurstRequest(String tenant, Integer threads, Integer ordersPerThread, Integer pauseMs) {
 	}
 
 	/** @return the state now */
@@ -85,7 +91,8 @@ public class LiveController {
 	public ResponseEntity<Map<String, Integer>> burst(@RequestBody BurstRequest request) {
 		required("tenant", request.tenant());
 		int id = this.bursts.start(request.tenant(), (request.threads() != null) ? request.threads() : 4,
-				(request.ordersPerThread() != null) ? request.ordersPerThread() : 500);
+				(request.ordersPerThread() != null) ? request.ordersPerThread() : 500,
+				(request.pauseMs() != null) ? request.pauseMs() : 0);
 		return ResponseEntity.accepted().body(Map.of("id", id));
 	}
 

@@ -102,6 +102,7 @@ public record LiveState(Instant at, long directoryVersion, long routerVersion, L
 	 * @param tenant the tenant written for
 	 * @param threads writer threads
 	 * @param ordersPerThread orders each thread places
+	 * @param pauseMs milliseconds each thread waits after each order
 	 * @param committed orders committed
 	 * @param failed orders that failed
 	 * @param failuresByType failed orders by exception type
@@ -110,12 +111,13 @@ public record LiveState(Instant at, long directoryVersion, long routerVersion, L
 	 * @param stopped whether the burst was asked to stop
 	 * @param startedAt when it started
 	 */
-	public record Burst(int id, String tenant, int threads, int ordersPerThread, long committed, long failed,
+	public record Burst(int id, String tenant, int threads, int ordersPerThread, int pauseMs, long committed, long failed,
 			Map<String, Long> failuresByType, String lastError, int running, boolean stopped, Instant startedAt) {
 
 		static Burst of(LiveBursts.Burst burst) {
 			Map<String, Long> failures = burst.failuresByType();
-			return new Burst(burst.id, burst.tenantId, burst.threads, burst.ordersPerThread, burst.committed.sum(),
+			return new Burst(burst.id, burst.tenantId, burst.threads, burst.ordersPerThread, burst.pauseMs,
+					burst.committed.sum(),
 					failures.values().stream().mapToLong(Long::longValue).sum(), failures, burst.lastError,
 					burst.running.get(), burst.stopped, burst.startedAt);
 		}

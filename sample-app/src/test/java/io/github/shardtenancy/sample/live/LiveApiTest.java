@@ -173,12 +173,17 @@ class LiveApiTest {
 		}
 
 		@Test
-		@DisplayName("a burst with no threads or too many orders is refused with 400, an unknown tenant with 404")
+		@DisplayName("a burst with no threads, too many orders or a negative or too long pause is refused with 400, an "
+				+ "unknown tenant with 404")
 		void badBurstRequestsAreRefused() throws Exception {
 			assertThat(post("/live/api/bursts", "{\"tenant\":\"tenant-05\",\"threads\":0}").statusCode())
 				.isEqualTo(400);
 			assertThat(post("/live/api/bursts", "{\"tenant\":\"tenant-05\",\"ordersPerThread\":"
 					+ (LiveBursts.MAX_ORDERS_PER_THREAD + 1) + "}").statusCode()).isEqualTo(400);
+			assertThat(post("/live/api/bursts", "{\"tenant\":\"tenant-05\",\"pauseMs\":-1}").statusCode())
+				.isEqualTo(400);
+			assertThat(post("/live/api/bursts", "{\"tenant\":\"tenant-05\",\"pauseMs\":"
+					+ (LiveBursts.MAX_PAUSE_MS + 1) + "}").statusCode()).isEqualTo(400);
 			assertThat(post("/live/api/bursts", "{\"tenant\":\"no-such-tenant\"}").statusCode()).isEqualTo(404);
 			assertThat(ordersOn(LiveApiTest.this.directory.find("tenant-05").orElseThrow().shardId(), "tenant-05"))
 				.isZero();

@@ -74,6 +74,9 @@ class LivePageBrowserTest {
 	/** Pause after each step of the move before its flip: the freeze lasts at least this long. */
 	static final int STEP_PAUSE_MS = 500;
 
+	/** Milliseconds each burst writer waits after each order. */
+	static final int BURST_PAUSE_MS = 10;
+
 	@LocalServerPort
 	int port;
 
@@ -156,12 +159,14 @@ class LivePageBrowserTest {
 		long retriesBefore = number("count-retries");
 		assertThat(number("count-rejections")).as("fence rejections before anything ran").isZero();
 
-		// A burst of writers for the tenant, long enough to outlast the move (the page's maximum per thread; the test
-		// stops it with the page's control once the move has flipped): the catch-up cannot drain a burst that never
-		// pauses, so the move freezes after its last catch-up round while the writers are still writing.
+		// A burst of writers for the tenant that outlasts the move (the page's maximum per thread; the test stops it
+		// with the page's control once the move has flipped), paced so that the tenant does not grow by hundreds of
+		// thousands of rows, which the move would copy and verify: the writers never stop, so the move freezes after
+		// its last catch-up round while they are still writing.
 		new Select(element("burst-tenant")).selectByValue(TENANT);
 		type("burst-threads", "4");
 		type("burst-orders", "1000000");
+		type("burst-pause", String.valueOf(BURST_PAUSE_MS));
 		element("burst-start").click();
 		waitUpTo(Duration.ofSeconds(30)).until(d -> burstCommitted() > 0);
 
@@ -171,7 +176,7 @@ class LivePageBrowserTest {
 		type("move-pause", String.valueOf(STEP_PAUSE_MS));
 		element("move-start").click();
 
-		waitUpTo(Duration.ofSeconds(300)).until(d -> "ACTIVE".equals(tenantState(target)));
+		waitUpTo(Duration.ofSeconds(180)).until(d -> "ACTIVE".equals(tenantState(target)));
 		assertThat(tenantState(source)).as("%s no longer listed under %s", TENANT, source).isNull();
 		assertThat(burstRunning()).as("burst writers still running after the flip, so they wrote through the freeze")
 			.isPositive();
