@@ -74,19 +74,13 @@ public interface ShardTenancy extends AutoCloseable {
 
 	/**
 	 * Installs on every tenant table of every shard the fence's per-row write check (with row-level security when
-<<<<<<< HEAD
-	 * {@link ShardTenancyBuilder#rowLevelSecurity(boolean)} is on, then checks the shard's role is subject to it) and, unless
+	 * {@link ShardTenancyBuilder#rowLevelSecurity(boolean)} is on, the default, then checks the shard's role is subject to
+	 * it, logging a warning per shard where it is not) and, unless
 	 * {@link ShardTenancyBuilder#installCapture(boolean)} is off, the online mover's change capture. The write check's
 	 * installation also makes the tenant column default to the transaction's tenant, so that a plain JDBC INSERT may
 	 * omit the column. First, as {@link ShardTenancyBuilder#idCheck(IdCheck)} says, a tenant table column whose values
 	 * the database generates (identity, serial, {@code AUTO_INCREMENT}, a sequence default) fails the preparation or is
 	 * logged. Idempotent. Asks for the tenant tables if not asked yet.
-=======
-	 * {@link ShardTenancyBuilder#rowLevelSecurity(boolean)} is on, the default, then checks the shard's role is subject to
-	 * it, logging a warning per shard where it is not) and, unless
-	 * {@link ShardTenancyBuilder#installCapture(boolean)} is off, the online mover's change capture. Idempotent. Asks for the
-	 * tenant tables if not asked yet.
->>>>>>> rlsdefault
 	 * @throws ShardTenancyConfigurationException if a check or the capture cannot be installed on a table (a missing
 	 * table or column, no primary key, an unreachable shard), naming the table and the shard, with setting
 	 * {@code tenantTables}; with {@link IdCheck#FAIL}, if a tenant table has a column the database generates values

@@ -101,6 +101,11 @@ final class SecurityTenantResolvers {
 		}
 
 		@Override
+		public boolean decides(HttpServletRequest request) {
+			return authenticated() != null;
+		}
+
+		@Override
 		public String toString() {
 			return "claim " + this.claim;
 		}

@@ -23,6 +23,8 @@ import io.github.shardtenancy.TenantDeletedException;
 import io.github.shardtenancy.TenantUnavailableException;
 import io.github.shardtenancy.UnknownTenantException;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -74,6 +76,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  */
 @RestControllerAdvice
 public class ShardTenancyProblemDetails implements Ordered {
+
+	private static final Logger log = LoggerFactory.getLogger(ShardTenancyProblemDetails.class);
 
 	/**
 	 * The order of this advice: {@code Ordered.HIGHEST_PRECEDENCE + 1000}, ahead of the advices of the default order
@@ -170,8 +174,13 @@ public class ShardTenancyProblemDetails implements Ordered {
 	 */
 	protected ProblemDetail problemOf(ShardTenancyException ex, HttpStatus status) {
 		String detail = ex.getMessage();
-		if (ex instanceof NoTenantBoundException && this.tenantHeader != null) {
-			detail = detail + "; send the tenant id in the " + this.tenantHeader + " request header";
+		if (ex instanceof NoTenantBoundException) {
+			// Its message names the server's thread and the work that needed a tenant, a statement's SQL included:
+			// for the server's log, not for the HTTP client.
+			log.debug("No tenant bound for a request: {}", detail);
+			detail = "No tenant is bound for this request"
+					+ ((this.tenantHeader != null) ? "; send the tenant id in the " + this.tenantHeader
+							+ " request header" : "");
 		}
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
 		problem.setType(URI.create("urn:shard-tenancy:" + ex.getClass().getSimpleName()));

@@ -26,7 +26,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * {@link io.github.shardtenancy.NoTenantBoundException}), or with the tenant already bound on the thread, if any.</li>
  * <li>HTTP 400, with the reason, and nothing routed nor the chain called, when a named tenant breaks the tenant id rule
  * ({@link InvalidTenantIdException}), when a resolver throws {@link TenantResolutionException} (a header sent twice,
- * say), when two resolvers name different tenants ({@code TenantMismatch}), and when another tenant is already bound
+ * say), when two resolvers name different tenants ({@code TenantMismatch}), when a resolver that
+ * {@linkplain TenantResolver#decides decides} the request names none and another names one ({@code TenantNotGranted}:
+ * an authenticated user without the tenant claim and a tenant header), and when another tenant is already bound
  * on the thread, by an earlier filter of the application ({@code TenantMismatch}). The body is plain text, or an RFC
  * 9457 problem detail ({@code application/problem+json}, as {@link ShardTenancyProblemDetails} answers) when
  * constructed with {@code problemDetails}.</li>
@@ -127,9 +129,13 @@ public class TenantResolutionFilter extends OncePerRequestFilter implements Orde
 	private @Nullable String resolve(HttpServletRequest request) {
 		String tenant = null;
 		TenantResolver source = null;
+		TenantResolver silent = null;
 		for (TenantResolver resolver : this.resolvers) {
 			String candidate = resolver.resolve(request);
 			if (candidate == null) {
+				if (silent == null && resolver.decides(request)) {
+					silent = resolver;
+				}
 				continue;
 			}
 			TenantIds.requireValid(candidate);
@@ -143,6 +149,12 @@ public class TenantResolutionFilter extends OncePerRequestFilter implements Orde
 						+ tenant + "' (" + source + ") and tenant '" + candidate + "' (" + resolver
 						+ "); name one tenant", candidate);
 			}
+		}
+		if (tenant != null && silent != null) {
+			// Fail closed: the resolver that decides this request names no tenant, so no weaker source may.
+			throw new TenantResolutionException("TenantNotGranted", "Tenant not granted", "The request names tenant '"
+					+ tenant + "' (" + source + ") but the authenticated user's " + silent
+					+ " names none; the request is served only for a tenant its credentials name", tenant);
 		}
 		String bound = TenantContext.current();
 		if (tenant != null && bound != null && !bound.equals(tenant)) {

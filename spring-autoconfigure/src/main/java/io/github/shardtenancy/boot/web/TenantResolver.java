@@ -29,6 +29,20 @@ public interface TenantResolver {
 	@Nullable String resolve(HttpServletRequest request);
 
 	/**
+	 * Whether this resolver alone decides the request's tenant, even when it names none: when it answers {@code null}
+	 * for a request it decides, the filter refuses the request if another resolver names a tenant (HTTP 400,
+	 * {@code TenantNotGranted}), so that a weaker source such as a header cannot name the tenant of a request whose
+	 * credentials do not. The claim resolver decides every authenticated request: an authenticated user whose
+	 * credentials carry no tenant claim (a token for another audience, a service account, HTTP basic) is not served as
+	 * the tenant a header names. {@code false} by default.
+	 * @param request the request, never {@code null}
+	 * @return {@code true} if no other resolver may name a tenant for this request when this one names none
+	 */
+	default boolean decides(HttpServletRequest request) {
+		return false;
+	}
+
+	/**
 	 * Called by the filter once the request's tenant is decided, before the rest of the filter chain runs; the session
 	 * resolver stores the tenant in the HTTP session here, so that the requests that follow (a form post, a redirect)
 	 * keep it. Does nothing by default.

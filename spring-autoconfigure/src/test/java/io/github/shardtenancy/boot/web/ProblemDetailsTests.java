@@ -51,6 +51,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.not;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
@@ -241,6 +242,7 @@ class ProblemDetailsTests {
 				.andExpect(jsonPath("$.title").value("No tenant"))
 				.andExpect(jsonPath("$.type").value("urn:shard-tenancy:NoTenantBoundException"))
 				.andExpect(jsonPath("$.detail", containsString("X-Tenant-Id")))
+				.andExpect(jsonPath("$.detail", not(containsString("thread"))))
 				.andExpect(header().doesNotExist("Retry-After"));
 		}
 

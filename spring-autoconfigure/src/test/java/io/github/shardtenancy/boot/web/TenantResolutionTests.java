@@ -386,6 +386,36 @@ class TenantResolutionTests {
 		}
 
 		@Test
+		@DisplayName("a token without the claim and a header naming a tenant: 400, the header does not decide")
+		void tokenWithoutClaimAndHeader() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "globex").with(jwt()))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.title").value("Tenant not granted"))
+				.andExpect(jsonPath("$.detail", containsString("claim tenant_id")));
+		}
+
+		@Test
+		@DisplayName("a signed token for a user without the claim and a header: 400, nothing routed")
+		void signedTokenWithoutClaimAndHeader() throws Exception {
+			String token = NimbusJwtEncoder.withSecretKey(SecurityChain.KEY)
+				.build()
+				.encode(JwtEncoderParameters.from(JwsHeader.with(MacAlgorithm.HS256).build(),
+						JwtClaimsSet.builder().subject("service").expiresAt(Instant.now().plusSeconds(300)).build()))
+				.getTokenValue();
+			this.mvc.perform(get("/notes").header("Authorization", "Bearer " + token).header("X-Tenant-Id", "globex"))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.title").value("Tenant not granted"));
+		}
+
+		@Test
+		@DisplayName("HTTP basic (no claims at all) and a header naming a tenant: 400, the header does not decide")
+		void basicUserAndHeader() throws Exception {
+			this.mvc.perform(get("/notes").header("X-Tenant-Id", "globex").with(httpBasic("acme", "secret")))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.title").value("Tenant not granted"));
+		}
+
+		@Test
 		@DisplayName("a token without the claim and no header: no tenant, tenant work answered 400")
 		void tokenWithoutClaim() throws Exception {
 			this.mvc.perform(get("/notes").with(jwt()))
