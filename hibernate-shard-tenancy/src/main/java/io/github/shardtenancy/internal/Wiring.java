@@ -19,6 +19,7 @@ import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.directory.Directory;
+import io.github.shardtenancy.internal.hibernate.EntityTenancy;
 import io.github.shardtenancy.internal.hibernate.ShardMultiTenantConnectionProvider;
 import io.github.shardtenancy.internal.ids.ShardIds;
 import io.github.shardtenancy.internal.instances.InstanceHeartbeat;
@@ -137,8 +138,15 @@ public final class Wiring implements AutoCloseable {
 			this.ids.shardMigrated(migrated);
 			this.preparation.prepare(migrated);
 		}, plan.shardPoolFactory, plan.actor);
-		this.reference = new ReferenceReplication(this.directory, this.topology, plan.referenceTables, plan.actor);
+		List<String> declaredReference = List.copyOf(plan.declaredReferenceTables);
+		java.util.function.Supplier<? extends java.util.Collection<String>> discoveredReference = plan.referenceTables;
+		this.reference = new ReferenceReplication(this.directory, this.topology, () -> {
+			List<String> all = new java.util.ArrayList<>(declaredReference);
+			all.addAll(Objects.requireNonNull(discoveredReference.get(), "reference tables"));
+			return all;
+		}, plan.actor);
 		this.connectionProvider.setReferenceReads(this.reference);
+		this.connectionProvider.setEntityTenancy(new EntityTenancy(plan.entityCheck, declaredReference));
 		for (TenancyPlan.ReplicaPool replica : plan.replicas) {
 			this.topology.addReplica(replica.shardId(), replica.name(), replica.config());
 		}

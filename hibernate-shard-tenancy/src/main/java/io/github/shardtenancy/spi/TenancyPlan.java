@@ -54,9 +54,13 @@ public final class TenancyPlan {
 	public Supplier<List<TenantTable>> tables = List::of;
 
 	/**
-	 * The reference tables (same rows on every shard, readable with no tenant bound), asked once, on first use.
+	 * More reference tables (same rows on every shard, readable with no tenant bound), asked once, on first use; the
+	 * tenancy's are these and {@link #declaredReferenceTables}.
 	 */
 	public Supplier<? extends java.util.Collection<String>> referenceTables = List::of;
+
+	/** The reference tables declared by name, known before any session factory is built. */
+	public List<String> declaredReferenceTables = List.of();
 
 	/** Who acts, recorded in the directory history. */
 	public String actor = "app@localhost";
@@ -112,6 +116,9 @@ public final class TenancyPlan {
 
 	/** What a session factory on the tenancy does with tenant entities whose ids would collide after a move. */
 	public IdCheck idCheck = IdCheck.FAIL;
+
+	/** What a session factory on the tenancy does with entities that are neither tenant nor reference data. */
+	public io.github.shardtenancy.EntityCheck entityCheck = io.github.shardtenancy.EntityCheck.FAIL;
 
 	/** Told when a shard's pool joins or leaves the topology, in the order added. */
 	public final List<ShardPoolListener> shardPoolListeners = new ArrayList<>();

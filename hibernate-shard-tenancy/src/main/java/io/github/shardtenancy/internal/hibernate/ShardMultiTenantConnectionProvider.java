@@ -93,6 +93,8 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 
 	private volatile @Nullable ReferenceReads referenceReads;
 
+	private volatile EntityTenancy entityTenancy = new EntityTenancy(io.github.shardtenancy.EntityCheck.FAIL, List.of());
+
 	private volatile java.util.function.@Nullable Consumer<TenantConnection.Usage> usageSink;
 	private volatile @Nullable ReplicaSettings replicaSettings;
 
@@ -158,6 +160,21 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	 */
 	public void setReferenceReads(ReferenceReads reads) {
 		this.referenceReads = reads;
+	}
+
+	/**
+	 * @param tenancy what the {@link EntityTenancyIntegrator} checks when a session factory on this provider is built
+	 */
+	public void setEntityTenancy(EntityTenancy tenancy) {
+		this.entityTenancy = Objects.requireNonNull(tenancy, "tenancy");
+	}
+
+	/**
+	 * @return what the {@link EntityTenancyIntegrator} checks: by default {@link io.github.shardtenancy.EntityCheck#FAIL}
+	 * with no declared reference tables
+	 */
+	public EntityTenancy entityTenancy() {
+		return this.entityTenancy;
 	}
 
 	/**
