@@ -12,11 +12,14 @@ public enum EntityCheck {
 
 	/**
 	 * Refuse to build the session factory ({@link ShardTenancyConfigurationException} naming each such entity and its
-	 * table); the default.
+	 * table).
 	 */
 	FAIL,
 
-	/** Log one warning naming each such entity and its table, and go on; for applications that are migrating. */
+	/**
+	 * Log one warning naming each such entity and its table, and go on; the default, as a table of the shards without
+	 * a tenant (an audit log, say) may be on purpose.
+	 */
 	WARN,
 
 	/** Check nothing. */

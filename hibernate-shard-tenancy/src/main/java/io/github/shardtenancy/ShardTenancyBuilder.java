@@ -172,26 +172,28 @@ public final class ShardTenancyBuilder {
 	 * Declares reference tables: tables with the same rows on every shard (see {@link ReferenceData}), readable with
 	 * no tenant bound and written through {@link ShardTenancy#referenceTables()}. Default none. These tables are known
 	 * when a session factory is built on the tenancy, so an entity mapped to one passes the {@link EntityCheck}
-	 * without {@link ReferenceData}. Replaces the tables of an earlier call; adds to those of
-	 * {@link #referenceTables(Supplier)}.
+	 * without {@link ReferenceData}. Replaces the tables of an earlier call of either {@code referenceTables} method.
 	 * @param tables table names, plain SQL identifiers (optionally schema-qualified); never {@code null}
 	 * @return this builder
 	 */
 	public ShardTenancyBuilder referenceTables(java.util.Collection<String> tables) {
-		this.plan.declaredReferenceTables = List.copyOf(tables);
+		List<String> copy = List.copyOf(tables);
+		this.plan.referenceTables = () -> copy;
+		this.plan.declaredReferenceTables = copy;
 		return this;
 	}
 
 	/**
-	 * @param tables more reference tables, asked once, on first need: for tables discovered from a session factory
+	 * @param tables the reference tables, asked once, on first need: for tables discovered from a session factory
 	 * built after the tenancy ({@link HibernateTenantTables#referenceTables}); never {@code null}, nor may it answer
-	 * {@code null}. The tenancy's reference tables are these and those of {@link #referenceTables(java.util.Collection)}.
-	 * The {@link EntityCheck} does not ask this supplier (the session factory it would discover from is still being
+	 * {@code null}. Replaces the tables of an earlier call of either {@code referenceTables} method. The
+	 * {@link EntityCheck} does not ask this supplier (the session factory it would discover from is still being
 	 * built): it knows {@link ReferenceData} entities from their annotation
 	 * @return this builder
 	 */
 	public ShardTenancyBuilder referenceTables(Supplier<? extends java.util.Collection<String>> tables) {
 		this.plan.referenceTables = Objects.requireNonNull(tables, "tables");
+		this.plan.declaredReferenceTables = List.of();
 		return this;
 	}
 
@@ -433,7 +435,7 @@ public final class ShardTenancyBuilder {
 	 * data nor reference data: no {@code @TenantId} attribute, not {@link ReferenceData}, and mapped to a table that is
 	 * not declared with {@link #referenceTables(java.util.Collection)} (its rows would be saved with no tenant, read by
 	 * every tenant of the shard, and left behind by moves); checked once, when the session factory is built; default
-	 * {@link EntityCheck#FAIL} (setting {@code shard-tenancy.entities.check})
+	 * {@link EntityCheck#WARN} (setting {@code shard-tenancy.entities.check})
 	 * @return this builder
 	 * @throws NullPointerException if {@code check} is {@code null}
 	 */

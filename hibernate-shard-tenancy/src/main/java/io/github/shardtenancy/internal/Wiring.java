@@ -138,15 +138,9 @@ public final class Wiring implements AutoCloseable {
 			this.ids.shardMigrated(migrated);
 			this.preparation.prepare(migrated);
 		}, plan.shardPoolFactory, plan.actor);
-		List<String> declaredReference = List.copyOf(plan.declaredReferenceTables);
-		java.util.function.Supplier<? extends java.util.Collection<String>> discoveredReference = plan.referenceTables;
-		this.reference = new ReferenceReplication(this.directory, this.topology, () -> {
-			List<String> all = new java.util.ArrayList<>(declaredReference);
-			all.addAll(Objects.requireNonNull(discoveredReference.get(), "reference tables"));
-			return all;
-		}, plan.actor);
+		this.reference = new ReferenceReplication(this.directory, this.topology, plan.referenceTables, plan.actor);
 		this.connectionProvider.setReferenceReads(this.reference);
-		this.connectionProvider.setEntityTenancy(new EntityTenancy(plan.entityCheck, declaredReference));
+		this.connectionProvider.setEntityTenancy(new EntityTenancy(plan.entityCheck, plan.declaredReferenceTables));
 		for (TenancyPlan.ReplicaPool replica : plan.replicas) {
 			this.topology.addReplica(replica.shardId(), replica.name(), replica.config());
 		}

@@ -54,12 +54,14 @@ public final class TenancyPlan {
 	public Supplier<List<TenantTable>> tables = List::of;
 
 	/**
-	 * More reference tables (same rows on every shard, readable with no tenant bound), asked once, on first use; the
-	 * tenancy's are these and {@link #declaredReferenceTables}.
+	 * The reference tables (same rows on every shard, readable with no tenant bound), asked once, on first use.
 	 */
 	public Supplier<? extends java.util.Collection<String>> referenceTables = List::of;
 
-	/** The reference tables declared by name, known before any session factory is built. */
+	/**
+	 * The reference tables declared by name, known before any session factory is built (those {@link #referenceTables}
+	 * answers when they were given by name; empty when they are discovered), for the entity check.
+	 */
 	public List<String> declaredReferenceTables = List.of();
 
 	/** Who acts, recorded in the directory history. */
@@ -118,7 +120,7 @@ public final class TenancyPlan {
 	public IdCheck idCheck = IdCheck.FAIL;
 
 	/** What a session factory on the tenancy does with entities that are neither tenant nor reference data. */
-	public io.github.shardtenancy.EntityCheck entityCheck = io.github.shardtenancy.EntityCheck.FAIL;
+	public io.github.shardtenancy.EntityCheck entityCheck = io.github.shardtenancy.EntityCheck.WARN;
 
 	/** Told when a shard's pool joins or leaves the topology, in the order added. */
 	public final List<ShardPoolListener> shardPoolListeners = new ArrayList<>();

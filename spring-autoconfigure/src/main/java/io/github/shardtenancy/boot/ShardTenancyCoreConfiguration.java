@@ -81,6 +81,10 @@ class ShardTenancyCoreConfiguration {
 			throw new ShardTenancyConfigurationException("shard-tenancy.ids",
 					"shard-tenancy.ids.epoch and shard-tenancy.ids.check must not be empty");
 		}
+		if (properties.getEntities().getCheck() == null) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.entities.check",
+					"shard-tenancy.entities.check must not be empty: fail, warn or off");
+		}
 		if (ids.getLease() == null || ids.getLease().isZero() || ids.getLease().isNegative()) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.ids.lease",
 					"shard-tenancy.ids.lease must be positive: " + ids.getLease());
@@ -146,7 +150,8 @@ class ShardTenancyCoreConfiguration {
 			.backgroundScheduler(threads.scheduler())
 			.ids(new IdSettings(ids.getEpoch(), ids.getLease(), ids.getMaxClockBackwards(),
 					ids.getIntegerBlockSize()))
-			.idCheck(ids.getCheck());
+			.idCheck(ids.getCheck())
+			.entityCheck(properties.getEntities().getCheck());
 		DualReadProperties dualRead = properties.getDualRead();
 		builder.dualRead(new DualReadSettings(dualRead.isEnabled(), dualRead.getSampleRate(), dualRead.getTimeout(),
 				dualRead.getRechecks(), dualRead.getRecheckDelay()));

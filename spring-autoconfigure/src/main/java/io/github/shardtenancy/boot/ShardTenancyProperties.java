@@ -129,6 +129,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final IdsProperties ids = new IdsProperties();
 
+	/** The start-up check that every entity is tenant data or reference data. */
+	@NestedConfigurationProperty
+	private final EntitiesProperties entities = new EntitiesProperties();
+
 	/** The instance heartbeat: the directory version each instance has applied, and the version skew among them. */
 	@NestedConfigurationProperty
 	private final InstancesProperties instances = new InstancesProperties();
@@ -265,6 +269,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public IdsProperties getIds() {
 		return this.ids;
+	}
+
+	public EntitiesProperties getEntities() {
+		return this.entities;
 	}
 
 	public InstancesProperties getInstances() {

@@ -113,8 +113,12 @@ public final class EntityTenancyIntegrator implements Integrator {
 				+ "(such as tenant_id) @org.hibernate.annotations.TenantId; if it holds lookup data shared by all "
 				+ "tenants, annotate the entity @io.github.shardtenancy.ReferenceData or list the table in "
 				+ "shard-tenancy.reference-tables (builder: referenceTables(...)). " + SETTING + " is "
-				+ tenancy.check().name().toLowerCase(Locale.ROOT) + "; to start anyway while migrating, set " + SETTING
-				+ "=warn (builder: entityCheck(EntityCheck.WARN)), or off";
+				+ tenancy.check().name().toLowerCase(Locale.ROOT)
+				+ ((tenancy.check() == EntityCheck.FAIL)
+						? "; to start anyway while migrating, set " + SETTING
+								+ "=warn (builder: entityCheck(EntityCheck.WARN)), or off"
+						: "; set " + SETTING + "=fail (builder: entityCheck(EntityCheck.FAIL)) to refuse to start, "
+								+ "or off for a table without tenants on purpose");
 		if (tenancy.check() == EntityCheck.FAIL) {
 			throw new ShardTenancyConfigurationException(SETTING, message);
 		}
@@ -138,12 +142,28 @@ public final class EntityTenancyIntegrator implements Integrator {
 		return text + ")";
 	}
 
+	/**
+	 * @param reference the declared reference tables, normalized
+	 * @param table an entity's table, normalized
+	 * @return whether it is one of them: the same name, or the same table name where one of the two names has no
+	 * schema
+	 */
 	private static boolean isReference(Set<String> reference, String table) {
 		if (reference.contains(table)) {
 			return true;
 		}
-		int dot = table.lastIndexOf('.');
-		return dot >= 0 && reference.contains(table.substring(dot + 1));
+		for (String declared : reference) {
+			boolean declaredQualified = declared.indexOf('.') >= 0;
+			boolean tableQualified = table.indexOf('.') >= 0;
+			if (declaredQualified != tableQualified && unqualified(declared).equals(unqualified(table))) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static String unqualified(String table) {
+		return table.substring(table.lastIndexOf('.') + 1);
 	}
 
 	private static String normalized(String table) {
