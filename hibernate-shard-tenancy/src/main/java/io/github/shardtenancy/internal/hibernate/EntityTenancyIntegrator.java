@@ -1,6 +1,5 @@
 package io.github.shardtenancy.internal.hibernate;
 
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -13,10 +12,8 @@ import io.github.shardtenancy.ReferenceData;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import org.hibernate.SessionFactory;
 import org.hibernate.SessionFactoryObserver;
-import org.hibernate.annotations.TenantId;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
-import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.integrator.spi.Integrator;
 import org.hibernate.persister.entity.EntityPersister;
@@ -49,12 +46,11 @@ public final class EntityTenancyIntegrator implements Integrator {
 	@Override
 	public void integrate(Metadata metadata, BootstrapContext bootstrapContext,
 			SessionFactoryImplementor sessionFactory) {
-		MultiTenantConnectionProvider<?> provider = sessionFactory.getServiceRegistry()
-			.getService(MultiTenantConnectionProvider.class);
-		if (provider == null || !provider.isUnwrappableAs(ShardMultiTenantConnectionProvider.class)) {
+		ShardMultiTenantConnectionProvider provider = ShardMultiTenantConnectionProvider.of(sessionFactory);
+		if (provider == null) {
 			return;
 		}
-		EntityTenancy tenancy = provider.unwrap(ShardMultiTenantConnectionProvider.class).entityTenancy();
+		EntityTenancy tenancy = provider.entityTenancy();
 		if (tenancy.check() == EntityCheck.OFF) {
 			return;
 		}
@@ -86,7 +82,7 @@ public final class EntityTenancyIntegrator implements Integrator {
 		Set<String> named = new HashSet<>();
 		factory.getMappingMetamodel().forEachEntityDescriptor((persister) -> {
 			Class<?> type = persister.getMappedClass();
-			if (persister.getTenantIdMapping() != null || hasTenantIdField(type) || isReferenceData(type)) {
+			if (persister.getTenantIdMapping() != null || isReferenceData(type)) {
 				return;
 			}
 			Set<String> tables = new LinkedHashSet<>();
@@ -174,17 +170,6 @@ public final class EntityTenancyIntegrator implements Integrator {
 		for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
 			if (c.isAnnotationPresent(ReferenceData.class)) {
 				return true;
-			}
-		}
-		return false;
-	}
-
-	private static boolean hasTenantIdField(@Nullable Class<?> type) {
-		for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-			for (Field field : c.getDeclaredFields()) {
-				if (field.isAnnotationPresent(TenantId.class)) {
-					return true;
-				}
 			}
 		}
 		return false;

@@ -3,7 +3,6 @@ package io.github.shardtenancy.internal.hibernate;
 import org.hibernate.HibernateException;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
-import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.event.service.spi.EventListenerRegistry;
 import org.hibernate.event.spi.EventSource;
@@ -36,9 +35,7 @@ public final class GeneratedIdRollbackIntegrator implements Integrator {
 	@Override
 	public void integrate(Metadata metadata, BootstrapContext bootstrapContext,
 			SessionFactoryImplementor sessionFactory) {
-		MultiTenantConnectionProvider<?> provider = sessionFactory.getServiceRegistry()
-			.getService(MultiTenantConnectionProvider.class);
-		if (provider == null || !provider.isUnwrappableAs(ShardMultiTenantConnectionProvider.class)) {
+		if (ShardMultiTenantConnectionProvider.of(sessionFactory) == null) {
 			return;
 		}
 		EventListenerRegistry listeners = sessionFactory.getServiceRegistry().getService(EventListenerRegistry.class);

@@ -4,7 +4,6 @@ import io.github.shardtenancy.SessionTenantCheck;
 import org.hibernate.HibernateException;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
-import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.event.service.spi.EventListenerRegistry;
 import org.hibernate.event.spi.EventType;
@@ -35,9 +34,7 @@ public final class SessionTenantIntegrator implements Integrator {
 	@Override
 	public void integrate(Metadata metadata, BootstrapContext bootstrapContext,
 			SessionFactoryImplementor sessionFactory) {
-		MultiTenantConnectionProvider<?> provider = sessionFactory.getServiceRegistry()
-			.getService(MultiTenantConnectionProvider.class);
-		if (provider == null || !provider.isUnwrappableAs(ShardMultiTenantConnectionProvider.class)) {
+		if (ShardMultiTenantConnectionProvider.of(sessionFactory) == null) {
 			return;
 		}
 		EventListenerRegistry listeners = sessionFactory.getServiceRegistry().getService(EventListenerRegistry.class);

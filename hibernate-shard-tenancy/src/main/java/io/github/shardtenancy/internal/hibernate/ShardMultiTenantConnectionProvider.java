@@ -31,6 +31,7 @@ import io.github.shardtenancy.internal.topology.Replica;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.FenceDialect;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -160,6 +161,18 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	 */
 	public void setReferenceReads(ReferenceReads reads) {
 		this.referenceReads = reads;
+	}
+
+	/**
+	 * @param sessionFactory a session factory being built or built
+	 * @return its multi-tenant connection provider when it is this library's, or {@code null} (a session factory that
+	 * is not on a tenancy, for the integrators to leave alone)
+	 */
+	static @Nullable ShardMultiTenantConnectionProvider of(SessionFactoryImplementor sessionFactory) {
+		MultiTenantConnectionProvider<?> provider = sessionFactory.getServiceRegistry()
+			.getService(MultiTenantConnectionProvider.class);
+		return (provider != null && provider.isUnwrappableAs(ShardMultiTenantConnectionProvider.class))
+				? provider.unwrap(ShardMultiTenantConnectionProvider.class) : null;
 	}
 
 	/**
