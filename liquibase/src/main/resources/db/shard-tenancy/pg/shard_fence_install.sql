@@ -20,10 +20,15 @@ BEGIN
   -- An INSERT that omits the tenant column gets the bound tenant (plain JDBC); the row trigger checks it as any other.
   PERFORM shard_fence_tenant_default(p_table, v_column);
   -- TRUNCATE fires no row trigger and ignores row-level security: refused outright on a tenant-bound connection.
-  EXECUTE format('CREATE OR REPLACE TRIGGER shard_fence_truncate_check BEFORE TRUNCATE ON %s '
-    || 'FOR EACH STATEMENT WHEN (current_setting(''shard_tenancy.role'', true) IS DISTINCT FROM ''mover'' '
-    || 'AND nullif(current_setting(''shard_tenancy.tenant'', true), '''') IS NOT NULL) '
-    || 'EXECUTE FUNCTION shard_fence_refuse_truncate()', v_table);
+  -- Created only if missing: creating a trigger needs the table's owner (or the TRIGGER privilege), which an
+  -- application role that starts after the owner's installation has not.
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = v_table::regclass
+      AND t.tgname = 'shard_fence_truncate_check') THEN
+    EXECUTE format('CREATE OR REPLACE TRIGGER shard_fence_truncate_check BEFORE TRUNCATE ON %s '
+      || 'FOR EACH STATEMENT WHEN (current_setting(''shard_tenancy.role'', true) IS DISTINCT FROM ''mover'' '
+      || 'AND nullif(current_setting(''shard_tenancy.tenant'', true), '''') IS NOT NULL) '
+      || 'EXECUTE FUNCTION shard_fence_refuse_truncate()', v_table);
+  END IF;
   -- Row-level security: a session sees (and writes) the rows of its own tenant only, or every row under the mover's
   -- or the maintenance mark (shard_fence_rls_floor). FORCE makes it apply to the table's owner too; superusers and
   -- roles with BYPASSRLS are never subject to it (https://www.postgresql.org/docs/current/ddl-rowsecurity.html).

@@ -4,12 +4,16 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 import io.github.shardtenancy.spi.DialectSql;
 import io.github.shardtenancy.spi.FenceDialect;
+import org.h2.command.CommandInterface;
+import org.h2.command.CommandContainer;
 import org.h2.engine.SessionLocal;
+import org.h2.message.DbException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +62,8 @@ public final class H2FenceDialect implements FenceDialect {
 
 	/** Marks the session's transaction read-only for the fence trigger (see {@link #beginReadOnly}). */
 	private static final String READ_ONLY = DialectSql.load(H2FenceDialect.class, "read-only");
+
+	private static final String ADMIN = DialectSql.load(H2FenceDialect.class, "admin");
 
 	/** Finds the {@code _ROWID_} of a tenant's fence row. */
 	private static final String FENCE_ROW = DialectSql.load(H2FenceDialect.class, "fence-row");
@@ -219,6 +225,47 @@ public final class H2FenceDialect implements FenceDialect {
 		}
 		try (PreparedStatement ps = connection.prepareStatement(READ_ONLY); ResultSet rs = ps.executeQuery()) {
 			// executed for its side effect
+		}
+	}
+
+	/**
+	 * An administrator (H2's default user {@code sa} is one): it may run {@code RUNSCRIPT} and {@code SCRIPT}, call
+	 * H2's file functions and drop the fence's triggers, none of which the fence sees.
+	 */
+	@Override
+	public List<String> excessPrivileges(Connection connection, List<String> tenantTables) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(ADMIN); ResultSet rs = ps.executeQuery()) {
+			if (rs.next() && rs.getBoolean(1)) {
+				return List.of("is an H2 administrator: it may run RUNSCRIPT and SCRIPT, call H2's file functions and "
+						+ "drop the fence's triggers (connect the shard as a user created without ADMIN, granted the "
+						+ "tables)");
+			}
+		}
+		return List.of();
+	}
+
+	/**
+	 * The statements H2's own parser finds: a text of several becomes an {@code org.h2.command.CommandList}, which
+	 * H2 runs to its end, whatever the connection's read-only flag. Parsed in the session of an embedded H2 (nothing
+	 * runs); {@code -1} over TCP, where the parser runs in the server.
+	 */
+	@Override
+	public int statementCount(Connection connection, String sql) throws SQLException {
+		SessionLocal session = H2FenceSession.sessionOf(connection);
+		if (session == null) {
+			return -1;
+		}
+		try (CommandInterface command = session.prepareLocal(sql)) {
+			// One statement is a CommandContainer; several are a CommandList (not public), counted as two.
+			return command instanceof CommandContainer ? 1 : 2;
+		}
+		catch (DbException ex) {
+			// Not even the first statement parses: the driver fails it the same way before anything runs.
+			return 1;
+		}
+		catch (LinkageError ex) {
+			H2FenceSession.unusable(ex);
+			return -1;
 		}
 	}
 

@@ -129,7 +129,7 @@ public final class Wiring implements AutoCloseable {
 		this.connectionProvider = new ShardMultiTenantConnectionProvider(this.router, this.topology, this.ids);
 		this.dataSource = new TenantRoutingDataSource(this.connectionProvider);
 		this.preparation = new ShardPreparation(this::tables, plan.rowLevelSecurity, plan.requireRowLevelSecurity,
-				plan.installCapture, plan.idCheck);
+				plan.strictSecurity, plan.installCapture, plan.idCheck);
 		ShardMigrator migrator = plan.shardMigrator;
 		this.registry = new ShardRegistry(this.directory, this.topology, (shardId, shardDataSource, dialect) -> {
 			migrator.migrate(shardId, shardDataSource, dialect);

@@ -172,6 +172,48 @@ public interface FenceDialect {
 	}
 
 	/**
+	 * Starts the transaction of work with no tenant bound (reads of reference tables) on a connection just borrowed:
+	 * a read-only transaction the database enforces, also when the caller works in auto-commit mode (PostgreSQL's
+	 * driver ignores {@code setReadOnly} in auto-commit mode), in which no value of the library's session variables
+	 * that an earlier borrower left in the session applies. The caller commits or rolls back; auto-commit stays off.
+	 * <p>The default switches auto-commit off and read-only on.
+	 * @param connection a connection just borrowed from the shard's pool
+	 * @throws SQLException on a database error
+	 */
+	default void beginReferenceRead(Connection connection) throws SQLException {
+		connection.setAutoCommit(false);
+		connection.setReadOnly(true);
+	}
+
+	/**
+	 * Releases what a statement took for the session and would outlive its transaction (on PostgreSQL, session-level
+	 * advisory locks), before the connection returns to its pool: the library calls it after work with no tenant
+	 * bound and after each shard's part of a query across shards, once their transaction has ended, with auto-commit
+	 * on.
+	 * <p>The default does nothing.
+	 * @param connection the connection, in auto-commit mode
+	 * @throws SQLException on a database error
+	 */
+	default void releaseSession(Connection connection) throws SQLException {
+	}
+
+	/**
+	 * The number of statements in a SQL text as this database's driver splits it, by the driver's own reading of
+	 * quotes, escapes, dollar quoting and comments: the SQL the library runs with no tenant bound, and the SQL of a
+	 * query across shards, must hold exactly one statement, since the statements after a {@code COMMIT} would run
+	 * outside the read-only transaction.
+	 * <p>The default answers {@code -1}: the dialect cannot tell, and the library reads the text itself (quotes and
+	 * comments only), which is an early check, not a guarantee.
+	 * @param connection a connection of the shard the SQL will run on (its settings can change how the text reads)
+	 * @param sql the SQL text
+	 * @return the number of statements (0 for none), or {@code -1} if the dialect cannot tell
+	 * @throws SQLException on a database error
+	 */
+	default int statementCount(Connection connection, String sql) throws SQLException {
+		return -1;
+	}
+
+	/**
 	 * Whether this database has row-level security, that is whether
 	 * {@link #installWriteCheck(Connection, String, String, boolean)} with {@code true} makes a tenant-bound session
 	 * read only its tenant's rows. Without it, plain JDBC and native SQL read every tenant's rows of a shard unless
@@ -194,6 +236,21 @@ public interface FenceDialect {
 	 */
 	default String rowLevelSecurityBypass(Connection connection) throws SQLException {
 		return null;
+	}
+
+	/**
+	 * The privileges of the connection's role beyond what an application's shard role needs, each a sentence that
+	 * names it and what it allows, for the start-up report ({@code shard-tenancy.security.strict} refuses to start
+	 * instead). Superusers and roles that escape row-level security are told by {@link #rowLevelSecurityBypass}, not
+	 * here.
+	 * <p>The default answers an empty list.
+	 * @param connection a connection to the shard, as the application borrows it
+	 * @param tenantTables the tenant tables' names, as declared (plain or schema-qualified)
+	 * @return the excess privileges, empty if none
+	 * @throws SQLException on a database error
+	 */
+	default List<String> excessPrivileges(Connection connection, List<String> tenantTables) throws SQLException {
+		return List.of();
 	}
 
 	/**

@@ -104,6 +104,9 @@ public final class TenancyPlan {
 	/** Whether a shard role that skips row-level security fails the preparation. */
 	public boolean requireRowLevelSecurity;
 
+	/** {@link io.github.shardtenancy.ShardTenancyBuilder#strictSecurity(boolean)}. */
+	public boolean strictSecurity;
+
 	/** Whether the change capture is installed with the write check. */
 	public boolean installCapture = true;
 

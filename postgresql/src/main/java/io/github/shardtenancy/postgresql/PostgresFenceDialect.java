@@ -12,6 +12,9 @@ import java.util.Map;
 
 import io.github.shardtenancy.spi.DialectSql;
 import io.github.shardtenancy.spi.FenceDialect;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.NativeQuery;
+import org.postgresql.core.Parser;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +65,16 @@ public final class PostgresFenceDialect implements FenceDialect {
 			"install-write-check");
 
 	private static final String MAINTENANCE = DialectSql.load(PostgresFenceDialect.class, "maintenance");
+
+	private static final String REFERENCE_READ = DialectSql.load(PostgresFenceDialect.class, "reference-read");
+
+	private static final String RELEASE_SESSION = DialectSql.load(PostgresFenceDialect.class, "release-session");
+
+	private static final String EXCESS_PRIVILEGES = DialectSql.load(PostgresFenceDialect.class, "excess-privileges");
+
+	/** Whether the role may SET session_replication_role (PostgreSQL 15+). */
+	private static final String REPLICA_PRIVILEGE = DialectSql.load(PostgresFenceDialect.class,
+			"copy-replica-privilege");
 
 	private static final String ROW_LEVEL_SECURITY_BYPASS = DialectSql.load(PostgresFenceDialect.class,
 			"row-level-security-bypass");
@@ -175,6 +188,79 @@ public final class PostgresFenceDialect implements FenceDialect {
 		try (PreparedStatement ps = connection.prepareStatement(MAINTENANCE)) {
 			ps.execute();
 		}
+	}
+
+	/**
+	 * Auto-commit off and read-only on, which pgjdbc turns into {@code BEGIN READ ONLY}, then
+	 * {@code reference-read.sql} as the transaction's first statement: the session-level advisory locks an earlier
+	 * borrower left released, and the library's variables cleared for the transaction.
+	 */
+	@Override
+	public void beginReferenceRead(Connection connection) throws SQLException {
+		connection.setAutoCommit(false);
+		connection.setReadOnly(true);
+		try (PreparedStatement ps = connection.prepareStatement(REFERENCE_READ)) {
+			ps.execute();
+		}
+	}
+
+	/** {@code SELECT pg_advisory_unlock_all()}: session-level advisory locks outlive the transaction. */
+	@Override
+	public void releaseSession(Connection connection) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(RELEASE_SESSION)) {
+			ps.execute();
+		}
+	}
+
+	/**
+	 * The statements pgjdbc's own parser finds ({@code org.postgresql.core.Parser.parseJdbcSql}, with the connection's
+	 * {@code standard_conforming_strings}): the driver sends each as a protocol message of its own, and PostgreSQL
+	 * refuses a second command inside one extended-protocol {@code Parse}, so a text counted as one runs as one.
+	 * With {@code preferQueryMode=simple} the count is the driver's reading alone.
+	 */
+	@Override
+	public int statementCount(Connection connection, String sql) throws SQLException {
+		BaseConnection pg = connection.unwrap(BaseConnection.class);
+		List<NativeQuery> queries = Parser.parseJdbcSql(sql, pg.getStandardConformingStrings(), true, true, false,
+				false);
+		int count = 0;
+		for (NativeQuery query : queries) {
+			if (!query.nativeSql.isBlank()) {
+				count++;
+			}
+		}
+		return count;
+	}
+
+	/**
+	 * {@code excess-privileges.sql}: ownership of a tenant table where the DDL refusal (the event trigger) is missing
+	 * or disabled, membership in a superuser or {@code BYPASSRLS} role, {@code CREATEROLE}; and on PostgreSQL 15 and
+	 * later the privilege to set {@code session_replication_role}, which switches the write check off for a
+	 * transaction.
+	 * Nothing for a superuser ({@link #rowLevelSecurityBypass} reports it).
+	 */
+	@Override
+	public List<String> excessPrivileges(Connection connection, List<String> tenantTables) throws SQLException {
+		List<String> findings = new ArrayList<>();
+		try (PreparedStatement ps = connection.prepareStatement(EXCESS_PRIVILEGES)) {
+			ps.setArray(1, connection.createArrayOf("text", tenantTables.toArray()));
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					findings.add(rs.getString(1));
+				}
+			}
+		}
+		if (connection.getMetaData().getDatabaseMajorVersion() >= 15 && rowLevelSecurityBypass(connection) == null) {
+			try (PreparedStatement ps = connection.prepareStatement(REPLICA_PRIVILEGE);
+					ResultSet rs = ps.executeQuery()) {
+				if (rs.next() && rs.getBoolean(1)) {
+					findings.add("may SET session_replication_role (GRANT SET ON PARAMETER): replica mode switches the "
+							+ "fence's write check off for its transaction (REVOKE SET ON PARAMETER "
+							+ "session_replication_role FROM ...)");
+				}
+			}
+		}
+		return findings;
 	}
 
 	/**

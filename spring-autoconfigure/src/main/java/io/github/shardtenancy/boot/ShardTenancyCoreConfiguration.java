@@ -144,6 +144,7 @@ class ShardTenancyCoreConfiguration {
 			.moveLease(move.getLease())
 			.rowLevelSecurity(properties.getFence().isRowLevelSecurity())
 			.requireRowLevelSecurity(properties.getFence().isRequireRowLevelSecurity())
+			.strictSecurity(properties.getSecurity().isStrict())
 			.installCapture(move.isInstallCapture())
 			.registerShards(properties.getLifecycle().isRegisterShards())
 			.prepareShardsOnStart(false)

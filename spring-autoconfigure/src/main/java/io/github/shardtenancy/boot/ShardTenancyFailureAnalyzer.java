@@ -22,6 +22,11 @@ class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyCo
 					+ "(for example the role that owns the application's tables), or set "
 					+ "shard-tenancy.fence.require-row-level-security=false to start with a warning instead.", cause);
 		}
+		if ("shard-tenancy.security.strict".equals(cause.setting())) {
+			return new FailureAnalysis(description, "Connect the shard as a role without the privileges named above "
+					+ "(docs/security.md and docs/postgresql.md, Role requirements), or set "
+					+ "shard-tenancy.security.strict=false to start with a warning instead.", cause);
+		}
 		if ("shard-tenancy.fence.row-level-security".equals(cause.setting())) {
 			return new FailureAnalysis(description, "Connect the shard as the role that owns the tenant tables, "
 					+ "without SUPERUSER and BYPASSRLS (docs/postgresql.md, Role requirements), or start once as the "

@@ -133,6 +133,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final EntitiesProperties entities = new EntitiesProperties();
 
+	/** The start-up check of the shards' roles. */
+	@NestedConfigurationProperty
+	private final TenancySecurityProperties security = new TenancySecurityProperties();
+
 	/** The instance heartbeat: the directory version each instance has applied, and the version skew among them. */
 	@NestedConfigurationProperty
 	private final InstancesProperties instances = new InstancesProperties();
@@ -273,6 +277,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public EntitiesProperties getEntities() {
 		return this.entities;
+	}
+
+	public TenancySecurityProperties getSecurity() {
+		return this.security;
 	}
 
 	public InstancesProperties getInstances() {

@@ -221,7 +221,14 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			}
 			lastShard = shardId;
 			try {
-				return ReferenceReadConnection.wrap(shard.dataSource().getConnection(), reads.tables(), shardId);
+				Connection c = shard.dataSource().getConnection();
+				try {
+					return ReferenceReadConnection.wrap(c, reads.tables(), shardId, shard.dialect());
+				}
+				catch (SQLException | RuntimeException ex) {
+					c.close();
+					throw ex;
+				}
 			}
 			catch (SQLException ex) {
 				failure = ex;

@@ -13,12 +13,16 @@ import java.util.Locale;
 import java.util.Set;
 
 import io.github.shardtenancy.NoTenantBoundException;
+import io.github.shardtenancy.spi.FenceDialect;
 
 /**
  * A read-only connection of one shard for work with no tenant bound: it runs only {@code SELECT}s whose every table
- * (see {@link ReferenceSql}) is a reference table, and refuses any other statement (a write, or a read of a tenant
- * table, which with no tenant would see every tenant's rows) with {@link NoTenantBoundException} before it reaches the
- * database. Not thread-safe, like the connection.
+ * (see {@link ReferenceSql}) is a reference table, one statement each as the shard's driver reads it
+ * ({@link StatementCount}), and refuses any other statement (a write, or a read of a tenant table, which with no
+ * tenant would see every tenant's rows) with {@link NoTenantBoundException} before it reaches the database. Those are
+ * early errors; what the database enforces is the transaction {@link FenceDialect#beginReferenceRead} starts: read-only
+ * also when the code works in auto-commit mode, which this connection then shows it while the transaction stays open
+ * until the code commits, switches auto-commit on or closes. Not thread-safe, like the connection.
  */
 public final class ReferenceReadConnection extends ConnectionDelegate {
 
@@ -26,23 +30,33 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 
 	private final String shardId;
 
-	private ReferenceReadConnection(Connection connection, Set<String> referenceTables, String shardId) {
+	private final FenceDialect dialect;
+
+	/** The auto-commit mode the code sees; the driver's connection stays in a read-only transaction. */
+	private boolean autoCommit;
+
+	private ReferenceReadConnection(Connection connection, Set<String> referenceTables, String shardId,
+			FenceDialect dialect, boolean autoCommit) {
 		super(connection);
 		this.referenceTables = referenceTables;
 		this.shardId = shardId;
+		this.dialect = dialect;
+		this.autoCommit = autoCommit;
 	}
 
 	/**
-	 * @param connection a connection of the shard, just borrowed; set read-only here
+	 * @param connection a connection of the shard, just borrowed; its read-only transaction starts here
 	 * @param referenceTables the reference tables, lower case (plain or schema-qualified names)
 	 * @param shardId the shard, named in errors
-	 * @return the guarded connection; closing it closes {@code connection}
-	 * @throws SQLException if the connection cannot be set read-only
+	 * @param dialect the shard's dialect
+	 * @return the guarded connection; closing it ends the transaction and closes {@code connection}
+	 * @throws SQLException if the transaction cannot be started
 	 */
-	public static Connection wrap(Connection connection, Set<String> referenceTables, String shardId)
-			throws SQLException {
-		connection.setReadOnly(true);
-		return new ReferenceReadConnection(connection, referenceTables, shardId);
+	public static Connection wrap(Connection connection, Set<String> referenceTables, String shardId,
+			FenceDialect dialect) throws SQLException {
+		boolean autoCommit = connection.getAutoCommit();
+		dialect.beginReferenceRead(connection);
+		return new ReferenceReadConnection(connection, referenceTables, shardId, dialect, autoCommit);
 	}
 
 	/**
@@ -72,11 +86,12 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 		return true;
 	}
 
-	private String check(String sql) {
-		if (!readsOnlyReferenceTables(sql, this.referenceTables)) {
+	private String check(String sql) throws SQLException {
+		if (!readsOnlyReferenceTables(sql, this.referenceTables)
+				|| !StatementCount.isOne(this.dialect, this.connection, sql)) {
 			throw new NoTenantBoundException("the statement \"" + StatementClassifier.quoted(sql) + "\" (with no "
 					+ "tenant bound, only SELECTs of the reference tables " + this.referenceTables
-					+ " run, on shard '" + this.shardId + "'; write reference data with "
+					+ ", one statement each, run, on shard '" + this.shardId + "'; write reference data with "
 					+ "ShardTenancy.referenceTables().write)");
 		}
 		return sql;
@@ -148,14 +163,31 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 		return prepareCall(sql);
 	}
 
+	/**
+	 * Switching auto-commit on commits the read-only transaction, as JDBC requires; the next statement starts another.
+	 */
 	@Override
 	public void setAutoCommit(boolean autoCommit) throws SQLException {
-		this.connection.setAutoCommit(autoCommit);
+		if (autoCommit && !this.autoCommit) {
+			this.connection.commit();
+		}
+		this.autoCommit = autoCommit;
 	}
 
 	@Override
-	public boolean getAutoCommit() throws SQLException {
-		return this.connection.getAutoCommit();
+	public boolean getAutoCommit() {
+		return this.autoCommit;
+	}
+
+	/** Stays read-only: the code (or its transaction manager, after a transaction) cannot switch it off. */
+	@Override
+	public void setReadOnly(boolean readOnly) {
+		// always read-only
+	}
+
+	@Override
+	public boolean isReadOnly() {
+		return true;
 	}
 
 	@Override
@@ -178,9 +210,20 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 		return this.connection.setSavepoint(name);
 	}
 
+	/** Rolls the transaction back, releases what a statement took for the session and closes the connection. */
 	@Override
 	public void close() throws SQLException {
-		this.connection.close();
+		if (this.connection.isClosed()) {
+			return;
+		}
+		try {
+			this.connection.rollback();
+			this.connection.setAutoCommit(true);
+			this.dialect.releaseSession(this.connection);
+		}
+		finally {
+			this.connection.close();
+		}
 	}
 
 	@Override

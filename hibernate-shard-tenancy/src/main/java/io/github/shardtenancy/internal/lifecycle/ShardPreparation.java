@@ -17,6 +17,7 @@ import io.github.shardtenancy.internal.ids.IdStrategyIntegrator;
 import io.github.shardtenancy.internal.move.TablePlan;
 import org.jspecify.annotations.Nullable;
 import io.github.shardtenancy.internal.topology.Topology;
+import io.github.shardtenancy.spi.FenceDialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +53,9 @@ public final class ShardPreparation {
 	/** The setting named when a shard's role skips row-level security and it is required. */
 	public static final String REQUIRE_ROW_LEVEL_SECURITY = "requireRowLevelSecurity";
 
+	/** The setting named when a shard's role has more privileges than it needs and strict security is on. */
+	public static final String STRICT_SECURITY = "strictSecurity";
+
 	/** SQLSTATE {@code insufficient_privilege}: PostgreSQL's "must be owner of table" among others. */
 	private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
@@ -63,6 +67,8 @@ public final class ShardPreparation {
 
 	private final boolean requireRowLevelSecurity;
 
+	private final boolean strictSecurity;
+
 	private final boolean capture;
 
 	private final IdCheck idCheck;
@@ -72,15 +78,18 @@ public final class ShardPreparation {
 	 * @param rowLevelSecurity whether the write check also switches row-level security on (PostgreSQL)
 	 * @param requireRowLevelSecurity whether a shard role that skips row-level security fails the preparation (else
 	 * it is logged as a warning)
+	 * @param strictSecurity whether a shard role with more privileges than it needs, or one that skips row-level
+	 * security, fails the preparation (else each is logged as a warning)
 	 * @param capture whether the online mover's change capture is installed too
 	 * @param idCheck what a tenant table column whose values the database generates does: fail the preparation,
 	 * warn, or nothing
 	 */
 	public ShardPreparation(Supplier<List<TenantTable>> tables, boolean rowLevelSecurity,
-			boolean requireRowLevelSecurity, boolean capture, IdCheck idCheck) {
+			boolean requireRowLevelSecurity, boolean strictSecurity, boolean capture, IdCheck idCheck) {
 		this.tables = tables;
 		this.rowLevelSecurity = rowLevelSecurity;
 		this.requireRowLevelSecurity = requireRowLevelSecurity;
+		this.strictSecurity = strictSecurity;
 		this.capture = capture;
 		this.idCheck = idCheck;
 	}
@@ -153,6 +162,7 @@ public final class ShardPreparation {
 		if (this.rowLevelSecurity && !tenantTables.isEmpty()) {
 			checkRowLevelSecurity(shard);
 		}
+		checkPrivileges(shard, tenantTables);
 		if (this.capture) {
 			installCapture(shard, tenantTables);
 		}
@@ -252,11 +262,47 @@ public final class ShardPreparation {
 				+ "Hibernate's own queries); connect the shard as a role without SUPERUSER and BYPASSRLS (CREATE ROLE "
 				+ "... NOSUPERUSER NOBYPASSRLS, for example the role that owns the tenant tables; see "
 				+ "docs/postgresql.md, Role requirements)";
-		if (this.requireRowLevelSecurity) {
-			throw new ShardTenancyConfigurationException(REQUIRE_ROW_LEVEL_SECURITY, message, shard.id());
+		if (this.requireRowLevelSecurity || this.strictSecurity) {
+			throw new ShardTenancyConfigurationException(
+					this.requireRowLevelSecurity ? REQUIRE_ROW_LEVEL_SECURITY : STRICT_SECURITY, message, shard.id());
 		}
 		log.warn("{}; or set shard-tenancy.fence.require-row-level-security=true "
 				+ "(ShardTenancyBuilder.requireRowLevelSecurity) to refuse to start instead", message);
+	}
+
+	/**
+	 * Names every privilege of the shard's role beyond what it needs ({@link FenceDialect#excessPrivileges}), in one
+	 * warning, or fails the preparation with strict security.
+	 */
+	private void checkPrivileges(Topology.Shard shard, List<TenantTable> tenantTables) {
+		List<String> excess;
+		String role;
+		try (Connection c = shard.dataSource().getConnection()) {
+			excess = shard.dialect()
+				.excessPrivileges(c, tenantTables.stream().map(TenantTable::table).toList());
+			role = c.getMetaData().getUserName();
+		}
+		catch (SQLException ex) {
+			throw new ShardTenancyConfigurationException(STRICT_SECURITY,
+					"Cannot read the privileges of the role of shard '" + shard.id() + "': " + ex.getMessage(),
+					shard.id());
+		}
+		if (excess.isEmpty()) {
+			return;
+		}
+		String message = "The role " + role + " of shard '" + shard.id() + "' has more privileges than an "
+				+ "application's shard role needs: it " + String.join("; it ", excess)
+				+ " (docs/security.md)";
+		if (this.strictSecurity) {
+			throw new ShardTenancyConfigurationException(STRICT_SECURITY, message, shard.id());
+		}
+		if (!shard.dialect().hasRowLevelSecurity()) {
+			// H2, a development database with nothing database-enforced between tenants anyway: said, not warned.
+			log.info("{}", message);
+			return;
+		}
+		log.warn("{}; set shard-tenancy.security.strict=true (ShardTenancyBuilder.strictSecurity) to refuse to start "
+				+ "instead", message);
 	}
 
 }

@@ -31,6 +31,7 @@ import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.MoveStatus;
 import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.internal.jdbc.StatementCount;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.Topology;
 import org.slf4j.Logger;
@@ -293,6 +294,11 @@ public final class ShadowReads implements DualRead, AutoCloseable {
 	 */
 	private List<String> read(Topology.Shard shard, String sql, List<Object> parameters) throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
+			if (!StatementCount.isOne(shard.dialect(), c, sql)) {
+				throw new SQLException("A dual-read query must hold one statement as the driver of shard '"
+						+ shard.id() + "' reads it (a ';' outside quotes and comments starts another), was '"
+						+ sql.strip() + "'");
+			}
 			c.setReadOnly(true);
 			try {
 				return MoveSql.acrossTenants(shard, c, () -> {
@@ -323,6 +329,7 @@ public final class ShadowReads implements DualRead, AutoCloseable {
 			}
 			finally {
 				c.setReadOnly(false);
+				shard.dialect().releaseSession(c);
 			}
 		}
 	}

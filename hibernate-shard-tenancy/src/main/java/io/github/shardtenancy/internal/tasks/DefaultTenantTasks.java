@@ -48,6 +48,7 @@ import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.retry.RetrySettings;
 import io.github.shardtenancy.retry.ShardTenancyRetry;
+import io.github.shardtenancy.internal.jdbc.StatementCount;
 import io.github.shardtenancy.spi.FenceDialect;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 
@@ -218,11 +219,6 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 					"queryAllShards runs read-only queries: the statement must start with SELECT or WITH, was '"
 							+ sql.strip() + "'");
 		}
-		if (!isOneStatement(sql)) {
-			throw new IllegalArgumentException("queryAllShards runs one read-only query: the statement must not "
-					+ "contain a ';' outside quotes and comments (a second statement could write), was '"
-					+ sql.strip() + "'");
-		}
 		long startNanos = System.nanoTime();
 		long deadline = startNanos + timeout.toNanos();
 		ExecutorService executor = queryExecutor();
@@ -234,6 +230,8 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 		}
 		List<T> rows = new ArrayList<>();
 		Map<String, ShardQueryResult.Status> statuses = new LinkedHashMap<>();
+		// A text the shard's driver splits into several statements, refused on every shard before it runs.
+		IllegalArgumentException notOne = null;
 		for (ShardQuery<T> query : queries.values()) {
 			long left = deadline - System.nanoTime();
 			try {
@@ -248,6 +246,9 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 						new ShardQueryResult.Status(query.shardId, ShardQueryResult.Outcome.TIMED_OUT, 0, null));
 			}
 			catch (ExecutionException ex) {
+				if (ex.getCause() instanceof IllegalArgumentException refused) {
+					notOne = refused;
+				}
 				statuses.put(query.shardId, new ShardQueryResult.Status(query.shardId,
 						ShardQueryResult.Outcome.FAILED, 0, ex.getCause()));
 			}
@@ -257,6 +258,9 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 				statuses.put(query.shardId, new ShardQueryResult.Status(query.shardId,
 						ShardQueryResult.Outcome.FAILED, 0, ex));
 			}
+		}
+		if (notOne != null) {
+			throw new IllegalArgumentException(notOne.getMessage(), notOne);
 		}
 		return new ShardQueryResult<>(rows, statuses, Duration.ofNanos(System.nanoTime() - startNanos));
 	}
@@ -317,6 +321,12 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 
 		List<T> run(DataSource dataSource, FenceDialect dialect) {
 			try (Connection c = dataSource.getConnection()) {
+				if (!StatementCount.isOne(dialect, c, this.sql)) {
+					throw new IllegalArgumentException("queryAllShards runs one read-only query: the SQL must hold "
+							+ "one statement as the driver of shard '" + this.shardId + "' reads it (a ';' outside "
+							+ "quotes and comments starts another, which could write), was '" + this.sql.strip()
+							+ "'");
+				}
 				c.setReadOnly(true);
 				dialect.beginMaintenance(c);
 				try (PreparedStatement s = c.prepareStatement(this.sql)) {
@@ -341,6 +351,8 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 					this.statement = null;
 					c.rollback();
 					c.setReadOnly(false);
+					c.setAutoCommit(true);
+					dialect.releaseSession(c);
 				}
 			}
 			catch (SQLException ex) {
@@ -393,38 +405,6 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 			}
 		}
 
-	}
-
-	/**
-	 * @return whether the SQL holds one statement: no {@code ;} outside quotes and comments but a trailing one
-	 */
-	static boolean isOneStatement(String sql) {
-		int n = sql.length();
-		for (int i = 0; i < n; i++) {
-			char c = sql.charAt(i);
-			if (c == '\'' || c == '"') {
-				int close = sql.indexOf(c, i + 1);
-				if (close < 0) {
-					return false;
-				}
-				i = close;
-			}
-			else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-				int eol = sql.indexOf('\n', i);
-				i = eol < 0 ? n : eol;
-			}
-			else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-				int close = sql.indexOf("*/", i + 2);
-				if (close < 0) {
-					return false;
-				}
-				i = close + 1;
-			}
-			else if (c == ';' && !sql.substring(i + 1).isBlank()) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 }

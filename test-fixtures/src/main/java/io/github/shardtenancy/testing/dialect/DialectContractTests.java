@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -526,6 +527,32 @@ public abstract class DialectContractTests {
 				c.setAutoCommit(true);
 				c.setTransactionIsolation(previous);
 			}
+		}
+	}
+
+	@Test
+	@DisplayName("statementCount counts as the driver splits the text, or answers -1: a ';' in a string or at the end "
+			+ "is one statement, two statements are two; a reference read's transaction is read-only, auto-commit off")
+	void statementsAreCountedByTheDriver() throws SQLException {
+		try (Connection c = this.shard.getConnection()) {
+			for (String one : List.of("SELECT 1", "SELECT 1;", "SELECT ';' AS x", "SELECT 1 -- ; SELECT 2",
+					"SELECT 1 /* ; */")) {
+				assertThat(this.dialect.statementCount(c, one)).as(one).isIn(1, -1);
+			}
+			for (String two : List.of("SELECT 1; SELECT 2", "SELECT ';'; DELETE FROM " + TABLE)) {
+				int count = this.dialect.statementCount(c, two);
+				assertThat(count).as(two).isIn(2, -1);
+			}
+			this.dialect.beginReferenceRead(c);
+			assertThat(c.getAutoCommit()).isFalse();
+			assertThat(c.isReadOnly()).isTrue();
+			try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + TABLE)) {
+				assertThat(rs.next()).isTrue();
+			}
+			c.rollback();
+			c.setAutoCommit(true);
+			this.dialect.releaseSession(c);
+			c.setReadOnly(false);
 		}
 	}
 
