@@ -12,7 +12,6 @@ import java.util.Set;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.FenceDialect;
 
-import static io.github.shardtenancy.internal.move.KeyedRows.read;
 import static io.github.shardtenancy.internal.move.MoveSql.acrossTenants;
 import static io.github.shardtenancy.internal.move.MoveSql.chunks;
 
@@ -120,7 +119,8 @@ final class Checksums {
 	}
 
 	/**
-	 * Reads the rows of some keys of one table, as text ({@link #text}), in chunks of 500 keys.
+	 * Reads the rows of some keys of one table as the database writes their values as text
+	 * ({@link KeyedRows#readAsText}), in chunks of 500 keys.
 	 * @return the rows found, by logged key; a key without a row is absent
 	 * @throws SQLException on a database error
 	 */
@@ -128,7 +128,7 @@ final class Checksums {
 			throws SQLException {
 		Map<String, String> rows = new java.util.HashMap<>();
 		for (List<String> chunk : chunks(new ArrayList<>(keys), 500)) {
-			read(c, table, chunk, tenantId).forEach((key, row) -> rows.put(key, text(row)));
+			rows.putAll(KeyedRows.readAsText(c, table, chunk, tenantId));
 		}
 		return rows;
 	}
@@ -149,17 +149,6 @@ final class Checksums {
 	}
 
 	static final String KEY_SEPARATOR = "\u001f";
-
-	static String text(Object[] row) {
-		if (row == null) {
-			return null;
-		}
-		StringBuilder out = new StringBuilder("(");
-		for (Object value : row) {
-			out.append(out.length() > 1 ? ", " : "").append(value);
-		}
-		return out.append(')').toString();
-	}
 
 	static long mix(long h) {
 		h ^= (h >>> 33);

@@ -30,54 +30,83 @@ final class KeyedRows {
 	}
 
 	/**
-	 * Reads the rows of some logged keys on the source: one {@code IN} query for a single-column key, one query per
-	 * key otherwise.
+	 * Reads the rows of some logged keys on the source, in one query whatever the key's shape ({@code k IN (...)} for
+	 * a single-column key, {@code (k1, k2) IN ((...), ...)} for a composite one).
 	 * @return the rows found, by logged key; a key without a row is absent
 	 */
 	static Map<String, Object[]> read(Connection source, TablePlan table, List<String> keys, String tenantId)
 			throws SQLException {
-		Map<String, Object[]> found = new LinkedHashMap<>();
-		int columns = table.columns().size();
-		if (table.keys().size() == 1) {
-			TablePlan.KeyColumn key = table.keys().get(0);
-			int keyIndex = indexOf(table.columns(), key.name());
-			Map<Object, String> byValue = new LinkedHashMap<>();
-			for (String logged : keys) {
-				byValue.put(key.parse(logged), logged);
+		return read(source, table, keys, tenantId, MoveSql::values);
+	}
+
+	/**
+	 * Reads the rows of some logged keys as the database writes each value as text ({@link ResultSet#getString}: a
+	 * {@code bytea} as its hex form, a {@code jsonb} normalized), for a comparison of two databases' rows that does
+	 * not depend on how Java objects print or compare.
+	 * @return each row found as {@code (v1, v2, ...)}, by logged key; a key without a row is absent
+	 */
+	static Map<String, String> readAsText(Connection c, TablePlan table, List<String> keys, String tenantId)
+			throws SQLException {
+		return read(c, table, keys, tenantId, (rs, columns) -> {
+			StringBuilder row = new StringBuilder("(");
+			for (int i = 1; i <= columns; i++) {
+				row.append(i > 1 ? ", " : "").append(rs.getString(i));
 			}
-			String marks = String.join(", ", keys.stream().map(k -> "?").toList());
-			try (PreparedStatement ps = source.prepareStatement("SELECT " + table.columnList() + " FROM "
-					+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ? AND " + key.name() + " IN (" + marks
-					+ ")")) {
-				ps.setString(1, tenantId);
-				int i = 2;
-				for (Object value : byValue.keySet()) {
-					ps.setObject(i++, value);
-				}
-				try (ResultSet rs = ps.executeQuery()) {
-					while (rs.next()) {
-						Object[] row = values(rs, columns);
-						String logged = byValue.get(key.parse(String.valueOf(row[keyIndex])));
-						if (logged != null) {
-							found.put(logged, row);
-						}
-					}
-				}
-			}
+			return row.append(')').toString();
+		});
+	}
+
+	private static <T> Map<String, T> read(Connection c, TablePlan table, List<String> keys, String tenantId,
+			RowReader<T> reader) throws SQLException {
+		Map<String, T> found = new LinkedHashMap<>();
+		if (keys.isEmpty()) {
 			return found;
 		}
-		try (PreparedStatement ps = source.prepareStatement(
-				"SELECT " + table.columnList() + " FROM " + table.sqlName() + " WHERE " + table.keyPredicate())) {
-			for (String logged : keys) {
-				bindKey(ps, table, logged, tenantId, 1);
-				try (ResultSet rs = ps.executeQuery()) {
-					if (rs.next()) {
-						found.put(logged, values(rs, columns));
+		int columns = table.columns().size();
+		List<TablePlan.KeyColumn> keyColumns = table.keys();
+		int[] keyIndexes = keyColumns.stream().mapToInt(k -> indexOf(table.columns(), k.name())).toArray();
+		// Each logged key by its values as JDBC parameters, the form a row's key is matched in below.
+		Map<List<Object>, String> byValues = new LinkedHashMap<>();
+		for (String logged : keys) {
+			byValues.put(List.of(table.parseKey(logged)), logged);
+		}
+		String one = keyColumns.size() == 1 ? "?"
+				: "(" + String.join(", ", keyColumns.stream().map(k -> "?").toList()) + ")";
+		String target = keyColumns.size() == 1 ? keyColumns.get(0).name()
+				: "(" + String.join(", ", keyColumns.stream().map(TablePlan.KeyColumn::name).toList()) + ")";
+		String marks = String.join(", ", java.util.Collections.nCopies(byValues.size(), one));
+		try (PreparedStatement ps = c.prepareStatement("SELECT " + table.columnList() + " FROM " + table.sqlName()
+				+ " WHERE " + table.tenantColumn() + " = ? AND " + target + " IN (" + marks + ")")) {
+			ps.setString(1, tenantId);
+			int i = 2;
+			for (List<Object> values : byValues.keySet()) {
+				for (Object value : values) {
+					ps.setObject(i++, value);
+				}
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					StringBuilder text = new StringBuilder();
+					for (int k = 0; k < keyIndexes.length; k++) {
+						text.append(k > 0 ? TablePlan.KEY_SEPARATOR : "")
+							.append(String.valueOf(rs.getObject(keyIndexes[k] + 1)));
+					}
+					String logged = byValues.get(List.of(table.parseKey(text.toString())));
+					if (logged != null) {
+						found.put(logged, reader.read(rs, columns));
 					}
 				}
 			}
 		}
 		return found;
+	}
+
+	/** Reads the current row of a result set. */
+	@FunctionalInterface
+	private interface RowReader<T> {
+
+		T read(ResultSet rs, int columns) throws SQLException;
+
 	}
 
 	static void delete(Connection target, TablePlan table, List<String> keys, String tenantId)
