@@ -9,6 +9,7 @@ import io.github.shardtenancy.boot.actuate.ShardDatabasesHealthContributor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint;
 import io.github.shardtenancy.boot.actuate.ShardTenancyInstancesEndpoint;
 import io.github.shardtenancy.boot.actuate.ShardTenancyLoadEndpoint;
+import io.github.shardtenancy.boot.actuate.ShardTenancyLoadEndpointWebExtension;
 import io.github.shardtenancy.TenantLoads;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpointWebExtension;
 import io.github.shardtenancy.boot.actuate.ShardTenancyHealthIndicator;
@@ -27,6 +28,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.jdbc.health.DataSourceHealthIndicator;
@@ -39,8 +41,11 @@ import org.springframework.transaction.TransactionExecutionListener;
 /**
  * Actuator support, each part active when its classes are on the class path: the {@code shardtenancy} endpoint (when
  * available, that is enabled and exposed, as Actuator decides for every endpoint) and its web extension (problem
- * bodies over HTTP), the {@code shardTenancy} health
- * indicator ({@code management.health.shardtenancy.enabled}), and the push listener's state they show.
+ * bodies over HTTP), the {@code shardtenancyload} and {@code shardtenancyinstances} endpoints, the
+ * {@code shardTenancy} health indicator ({@code management.health.shardtenancy.enabled}), and the push listener's
+ * state they show. Whether the endpoints show tenant ids is bound from
+ * {@code management.endpoint.shardtenancy.show-values} and {@code management.endpoint.shardtenancyload.show-values}
+ * (with their {@code roles}), as Spring Boot binds {@code management.endpoint.env.show-values}.
  */
 @Configuration(proxyBeanMethods = false)
 class ShardTenancyActuatorConfiguration {
@@ -76,6 +81,7 @@ class ShardTenancyActuatorConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+	@EnableConfigurationProperties(ShardTenancyEndpointProperties.class)
 	static class EndpointConfiguration {
 
 		@Bean
@@ -83,10 +89,10 @@ class ShardTenancyActuatorConfiguration {
 		@ConditionalOnAvailableEndpoint(ShardTenancyEndpoint.class)
 		ShardTenancyEndpoint shardTenancyEndpoint(ShardTenancy tenancy, ObjectProvider<WatcherState> listener,
 				ObjectProvider<TenantMover> mover, ObjectProvider<MoveSettings> moveSettings,
-				ObjectProvider<TimelineRecorder> timeline) {
+				ObjectProvider<TimelineRecorder> timeline, ShardTenancyEndpointProperties properties) {
 			ShardTenancyEndpoint endpoint = new ShardTenancyEndpoint(tenancy,
 					listener.getIfAvailable(() -> WatcherState.NONE), mover,
-					moveSettings.getIfAvailable(MoveSettings::defaults));
+					moveSettings.getIfAvailable(MoveSettings::defaults), properties.getShowValues());
 			endpoint.setTimeline(timeline.getIfAvailable());
 			return endpoint;
 		}
@@ -118,8 +124,9 @@ class ShardTenancyActuatorConfiguration {
 		@ConditionalOnMissingBean
 		@ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
 		@ConditionalOnAvailableEndpoint(endpoint = ShardTenancyEndpoint.class, exposure = EndpointExposure.WEB)
-		ShardTenancyEndpointWebExtension shardTenancyEndpointWebExtension(ShardTenancyEndpoint endpoint) {
-			return new ShardTenancyEndpointWebExtension(endpoint);
+		ShardTenancyEndpointWebExtension shardTenancyEndpointWebExtension(ShardTenancyEndpoint endpoint,
+				ShardTenancyEndpointProperties properties) {
+			return new ShardTenancyEndpointWebExtension(endpoint, properties.getShowValues(), properties.getRoles());
 		}
 
 	}
@@ -139,15 +146,25 @@ class ShardTenancyActuatorConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+	@EnableConfigurationProperties(ShardTenancyLoadEndpointProperties.class)
 	static class LoadEndpointConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnAvailableEndpoint(ShardTenancyLoadEndpoint.class)
 		ShardTenancyLoadEndpoint shardTenancyLoadEndpoint(TenantLoads loads, RebalancerRuns runs,
-				ShardTenancyProperties properties) {
+				ShardTenancyProperties properties, ShardTenancyLoadEndpointProperties endpointProperties) {
 			return new ShardTenancyLoadEndpoint(loads, runs, properties.getLoad().getHotMeasure(),
-					properties.getLoad().getHotThreshold());
+					properties.getLoad().getHotThreshold(), endpointProperties.getShowValues());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnAvailableEndpoint(endpoint = ShardTenancyLoadEndpoint.class, exposure = EndpointExposure.WEB)
+		ShardTenancyLoadEndpointWebExtension shardTenancyLoadEndpointWebExtension(ShardTenancyLoadEndpoint endpoint,
+				ShardTenancyLoadEndpointProperties properties) {
+			return new ShardTenancyLoadEndpointWebExtension(endpoint, properties.getShowValues(),
+					properties.getRoles());
 		}
 
 	}

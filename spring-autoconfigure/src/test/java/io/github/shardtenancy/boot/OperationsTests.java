@@ -78,7 +78,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 		"spring.task.execution.pool.core-size=1", "spring.task.execution.pool.max-size=1",
 		"management.defaults.metrics.export.enabled=true", "management.simple.metrics.export.enabled=true",
 		"management.endpoints.web.exposure.include=health,shardtenancy",
-		"management.endpoint.shardtenancy.access=unrestricted",
+		"management.endpoint.shardtenancy.access=unrestricted", "management.endpoint.shardtenancy.show-values=always",
 		"management.endpoint.health.probes.enabled=true", "management.endpoint.health.show-details=always" })
 class OperationsTests {
 

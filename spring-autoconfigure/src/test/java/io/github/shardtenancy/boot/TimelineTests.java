@@ -48,7 +48,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 		"shard-tenancy.liquibase.shard-changelogs=db/ops-shard.xml", "shard-tenancy.sync.interval=1h",
 		"shard-tenancy.retry.max-delay=20ms", "shard-tenancy.retry.freeze-wait=60s",
 		"shard-tenancy.actor=timeline-tests", "shard-tenancy.timeline.window=2m",
-		"management.endpoints.web.exposure.include=health,shardtenancy" })
+		"management.endpoints.web.exposure.include=health,shardtenancy",
+		"management.endpoint.shardtenancy.show-values=always" })
 @DisplayName("the endpoint's timeline")
 class TimelineTests {
 

@@ -1,6 +1,12 @@
 package io.github.shardtenancy.sample.live;
 
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,6 +35,8 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.MissingNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -65,6 +73,27 @@ class LiveApiTest {
 				HttpResponse.BodyHandlers.ofString());
 		assertThat(page.statusCode()).isEqualTo(200);
 		assertThat(page.body()).contains("<script src=\"live.js\"></script>").contains("id=\"move-form\"");
+		assertThat(page.body()).as("the page says it is a demo without authentication")
+			.contains("Demo only.")
+			.contains("every tenant's orders without any authentication");
+	}
+
+	@Test
+	@DisplayName("the sample listens on the loopback interface only: an address of another interface is refused")
+	void listensOnLoopbackOnly() throws Exception {
+		assertThat(this.http.send(HttpRequest.newBuilder(uri("/live/api/state")).build(),
+				HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+		InetAddress other = NetworkInterface.networkInterfaces()
+			.flatMap(NetworkInterface::inetAddresses)
+			.filter((address) -> address instanceof Inet4Address && !address.isLoopbackAddress())
+			.findFirst()
+			.orElse(null);
+		assumeTrue(other != null, "this machine has no IPv4 address besides the loopback one");
+		try (Socket socket = new Socket()) {
+			assertThatThrownBy(() -> socket.connect(new InetSocketAddress(other, this.port), 2000))
+				.as("a connection to %s:%d", other.getHostAddress(), this.port)
+				.isInstanceOf(ConnectException.class);
+		}
 	}
 
 	@Test

@@ -27,6 +27,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -54,8 +55,15 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code seconds} seconds (committed transactions, retries and fence rejections per second, in total and per tenant
  * being moved, and each move's freeze window), when a {@link TimelineRecorder} is set.</li>
  * </ul>
- * Over HTTP, {@link ShardTenancyEndpointWebExtension} answers refusals with a status and an RFC 9457 problem body.
- * Thread-safe.
+ *
+ * <p>Tenant ids are sensitive, and are treated as Spring Boot's {@code env} endpoint treats values
+ * ({@code management.endpoint.env.show-values}): this endpoint's {@link Show} setting
+ * ({@code management.endpoint.shardtenancy.show-values}, default {@link Show#NEVER}) decides whether they are shown.
+ * When they are not, the one-tenant read answers as for an unknown tenant, without reading anything, so that it
+ * cannot tell whether a tenant exists; and the timeline's tenants are replaced by {@code ******}. The overview names
+ * no tenant. Over JMX, {@link Show#WHEN_AUTHORIZED} shows them, as Boot's endpoints do; over HTTP,
+ * {@link ShardTenancyEndpointWebExtension} decides from the request's security context and answers refusals with a
+ * status and an RFC 9457 problem body. The write operation, once allowed, names the tenant it was given. Thread-safe.
  */
 @Endpoint(id = "shardtenancy", defaultAccess = Access.READ_ONLY)
 public class ShardTenancyEndpoint {
@@ -70,10 +78,12 @@ public class ShardTenancyEndpoint {
 
 	private final MoveSettings moveSettings;
 
+	private final Show showValues;
+
 	private volatile @Nullable TimelineRecorder timeline;
 
 	/**
-	 * An endpoint whose moves run with {@link MoveSettings#defaults()}.
+	 * An endpoint whose moves run with {@link MoveSettings#defaults()}, showing no tenant id ({@link Show#NEVER}).
 	 * @param tenancy the tenancy (its router, shards and directory); never {@code null}
 	 * @param listener the push listener's state; never {@code null}
 	 * @param mover the mover, if the application has one; never {@code null}
@@ -83,6 +93,7 @@ public class ShardTenancyEndpoint {
 	}
 
 	/**
+	 * An endpoint showing no tenant id ({@link Show#NEVER}).
 	 * @param tenancy the tenancy (its router, shards and directory); never {@code null}
 	 * @param listener the push listener's state; never {@code null}
 	 * @param mover the mover, if the application has one; never {@code null}
@@ -91,11 +102,26 @@ public class ShardTenancyEndpoint {
 	 */
 	public ShardTenancyEndpoint(ShardTenancy tenancy, WatcherState listener, ObjectProvider<TenantMover> mover,
 			MoveSettings moveSettings) {
+		this(tenancy, listener, mover, moveSettings, Show.NEVER);
+	}
+
+	/**
+	 * @param tenancy the tenancy (its router, shards and directory); never {@code null}
+	 * @param listener the push listener's state; never {@code null}
+	 * @param mover the mover, if the application has one; never {@code null}
+	 * @param moveSettings the settings of the moves it starts (the {@code shard-tenancy.move.*} ones); never
+	 * {@code null}
+	 * @param showValues when tenant ids are shown ({@code management.endpoint.shardtenancy.show-values}); over JMX
+	 * {@link Show#WHEN_AUTHORIZED} shows them; never {@code null}
+	 */
+	public ShardTenancyEndpoint(ShardTenancy tenancy, WatcherState listener, ObjectProvider<TenantMover> mover,
+			MoveSettings moveSettings, Show showValues) {
 		this.tenancy = Objects.requireNonNull(tenancy, "tenancy");
 		this.router = tenancy.router();
 		this.listener = Objects.requireNonNull(listener, "listener");
 		this.mover = Objects.requireNonNull(mover, "mover");
 		this.moveSettings = Objects.requireNonNull(moveSettings, "moveSettings");
+		this.showValues = Objects.requireNonNull(showValues, "showValues");
 	}
 
 	/** @return the instance's view of the directory, its cache and its shards; never {@code null} */
@@ -130,13 +156,29 @@ public class ShardTenancyEndpoint {
 	 * @param tenant the tenant
 	 * @return its cached entry, its directory entry, its owner shard and its unfinished move (each {@code null} when
 	 * there is none; the move also without a mover), or {@code null} (HTTP 404) when the tenant is neither in the
-	 * directory nor in this instance's cache
+	 * directory nor in this instance's cache, or when tenant ids are not shown ({@link Show#NEVER})
 	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id breaks the tenant id rule
 	 * @throws io.github.shardtenancy.DirectoryUnavailableException if the directory cannot be read
 	 */
 	@ReadOperation
 	public @Nullable TenantDescriptor tenant(@Selector String tenant) {
+		return tenant(tenant, this.showValues.isShown(true));
+	}
+
+	/**
+	 * The one-tenant read. Not shown, it answers {@code null} for every valid id, known or not, as Spring Boot's
+	 * {@code health} endpoint answers a component path when it does not show components (404 whether the component
+	 * exists or not): a sanitized body for known tenants only would still tell which exist.
+	 * @param tenant the tenant
+	 * @param showValues whether tenant ids are shown to this request
+	 * @return as {@link #tenant(String)}; {@code null} if not shown
+	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id breaks the tenant id rule
+	 */
+	@Nullable TenantDescriptor tenant(String tenant, boolean showValues) {
 		requireValid(tenant);
+		if (!showValues) {
+			return null;
+		}
 		Optional<EntryDescriptor> cached = this.router.cached(tenant).map(EntryDescriptor::of);
 		Optional<DirectoryEntry> entry = this.tenancy.admin().find(tenant);
 		TenantMover tenantMover = this.mover.getIfAvailable();
@@ -188,6 +230,16 @@ public class ShardTenancyEndpoint {
 	 */
 	@ReadOperation
 	public Timeline timeline(@Selector String timeline, @Selector int seconds) {
+		return timeline(timeline, seconds, this.showValues.isShown(true));
+	}
+
+	/**
+	 * @param timeline the word {@code timeline}
+	 * @param seconds how many seconds back from now
+	 * @param showValues whether tenant ids are shown to this request; if not, each is {@code ******}
+	 * @return as {@link #timeline(String, int)}
+	 */
+	Timeline timeline(String timeline, int seconds, boolean showValues) {
 		if (!"timeline".equals(timeline)) {
 			throw new InvalidEndpointRequestException("Unknown view '" + timeline + "': only 'timeline' is served",
 					"Unknown view");
@@ -198,7 +250,8 @@ public class ShardTenancyEndpoint {
 					"No timeline is recorded: shard-tenancy.timeline.enabled is false", "No timeline is recorded");
 		}
 		try {
-			return recorder.timeline(seconds);
+			Timeline recorded = recorder.timeline(seconds);
+			return showValues ? recorded : TenantIdSanitizer.timeline(recorded);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());

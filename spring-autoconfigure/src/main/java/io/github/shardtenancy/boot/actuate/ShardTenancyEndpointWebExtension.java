@@ -1,6 +1,7 @@
 package io.github.shardtenancy.boot.actuate;
 
 import java.util.Objects;
+import java.util.Set;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.MoveInProgressException;
@@ -13,6 +14,8 @@ import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint.MoveDescriptor;
 import io.github.shardtenancy.boot.actuate.ShardTenancyEndpoint.TenantDescriptor;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -31,34 +34,73 @@ import org.springframework.http.ProblemDetail;
  * <ul>
  * <li>400: an invalid tenant id, a missing {@code targetShard}, an unknown target shard, or no {@code TenantMover}
  * bean;</li>
- * <li>404: a tenant the directory does not know;</li>
+ * <li>404: a tenant the directory does not know (on a read: any tenant, when tenant ids are not shown);</li>
  * <li>409: a move the tenant's state refuses (it is moving, not ACTIVE, already on the target shard, the mover could
  * not start it);</li>
  * <li>503: the directory or a shard cannot be reached.</li>
  * </ul>
- * The overview is the endpoint's own. Thread-safe.
+ *
+ * <p>Whether tenant ids are shown is decided per request from its {@link SecurityContext}, as Spring Boot's
+ * {@code env} endpoint decides whether values are shown: {@link Show#isShown(SecurityContext, java.util.Collection)}
+ * with {@code management.endpoint.shardtenancy.show-values} and {@code management.endpoint.shardtenancy.roles}
+ * ({@link Show#WHEN_AUTHORIZED}: an authenticated user with one of the roles, or any authenticated user without
+ * roles). When they are not shown, the one-tenant read answers 404 with the same body for every valid id, known or
+ * not (the id is not echoed), without reading the directory. Boot's {@code health} endpoint likewise answers 404 for
+ * a component path when it does not show components, whether the component exists or not: a 200 with a sanitized
+ * body for known tenants only would still tell which exist. The timeline's tenants are replaced by {@code ******}.
+ * The overview is the endpoint's own and names no tenant. Thread-safe.
  *
  * @see <a href="https://www.rfc-editor.org/rfc/rfc9457">RFC 9457: Problem Details for HTTP APIs</a>
  */
 @EndpointWebExtension(endpoint = ShardTenancyEndpoint.class)
 public class ShardTenancyEndpointWebExtension {
 
+	/** The detail of the 404 answered for every tenant when tenant ids are not shown. */
+	static final String NOT_SHOWN = "Unknown tenant, or tenant details are not shown to this request "
+			+ "(management.endpoint.shardtenancy.show-values)";
+
 	private final ShardTenancyEndpoint delegate;
 
-	/** @param delegate the endpoint it answers for; never {@code null} */
+	private final Show showValues;
+
+	private final Set<String> roles;
+
+	/**
+	 * An extension showing no tenant id ({@link Show#NEVER}).
+	 * @param delegate the endpoint it answers for; never {@code null}
+	 */
 	public ShardTenancyEndpointWebExtension(ShardTenancyEndpoint delegate) {
-		this.delegate = Objects.requireNonNull(delegate, "delegate");
+		this(delegate, Show.NEVER, Set.of());
 	}
 
 	/**
+	 * @param delegate the endpoint it answers for; never {@code null}
+	 * @param showValues when tenant ids are shown ({@code management.endpoint.shardtenancy.show-values}); never
+	 * {@code null}
+	 * @param roles the roles that authorise a user with {@link Show#WHEN_AUTHORIZED}
+	 * ({@code management.endpoint.shardtenancy.roles}); empty: every authenticated user; never {@code null}
+	 */
+	public ShardTenancyEndpointWebExtension(ShardTenancyEndpoint delegate, Show showValues, Set<String> roles) {
+		this.delegate = Objects.requireNonNull(delegate, "delegate");
+		this.showValues = Objects.requireNonNull(showValues, "showValues");
+		this.roles = Set.copyOf(roles);
+	}
+
+	/**
+	 * @param securityContext the request's security context, which decides whether tenant ids are shown
 	 * @param tenant the tenant
-	 * @return 200 with a {@link TenantDescriptor}; 400 (invalid tenant id), 404 (unknown tenant) or 503 (directory
-	 * unreachable) with a {@link ProblemDetail}; never {@code null}
+	 * @return 200 with a {@link TenantDescriptor}; 400 (invalid tenant id), 404 (unknown tenant, or any tenant when
+	 * tenant ids are not shown to this request) or 503 (directory unreachable) with a {@link ProblemDetail}; never
+	 * {@code null}
 	 */
 	@ReadOperation
-	public WebEndpointResponse<Object> tenant(@Selector String tenant) {
+	public WebEndpointResponse<Object> tenant(SecurityContext securityContext, @Selector String tenant) {
+		boolean shown = this.showValues.isShown(securityContext, this.roles);
 		try {
-			TenantDescriptor descriptor = this.delegate.tenant(tenant);
+			TenantDescriptor descriptor = this.delegate.tenant(tenant, shown);
+			if (descriptor == null && !shown) {
+				return problem(HttpStatus.NOT_FOUND, NOT_SHOWN, null, null, null);
+			}
 			if (descriptor == null) {
 				return problem(HttpStatus.NOT_FOUND, "Unknown tenant '" + tenant + "': the directory has no entry "
 						+ "for it and this instance has none cached", tenant, null, null);
@@ -71,6 +113,20 @@ public class ShardTenancyEndpointWebExtension {
 		catch (ShardTenancyException ex) {
 			return problem(status(ex), ex.getMessage(), tenant, null, ex);
 		}
+	}
+
+	/**
+	 * Serves the timeline, as {@link ShardTenancyEndpoint#timeline(String, int)} does.
+	 * @param securityContext the request's security context, which decides whether tenant ids are shown
+	 * @param timeline the word {@code timeline}
+	 * @param seconds how many seconds back from now
+	 * @return the timeline, its tenants replaced by {@code ******} when tenant ids are not shown to this request;
+	 * never {@code null}
+	 * @throws InvalidEndpointRequestException (HTTP 400) as {@link ShardTenancyEndpoint#timeline(String, int)}
+	 */
+	@ReadOperation
+	public Timeline timeline(SecurityContext securityContext, @Selector String timeline, @Selector int seconds) {
+		return this.delegate.timeline(timeline, seconds, this.showValues.isShown(securityContext, this.roles));
 	}
 
 	/**
@@ -106,11 +162,11 @@ public class ShardTenancyEndpointWebExtension {
 		return HttpStatus.CONFLICT;
 	}
 
-	private static WebEndpointResponse<Object> problem(HttpStatus status, @Nullable String detail, String tenant,
-			@Nullable String targetShard, @Nullable ShardTenancyException failure) {
+	private static WebEndpointResponse<Object> problem(HttpStatus status, @Nullable String detail,
+			@Nullable String tenant, @Nullable String targetShard, @Nullable ShardTenancyException failure) {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
 		problem.setTitle(status.getReasonPhrase());
-		if (TenantIds.isValid(tenant)) {
+		if (tenant != null && TenantIds.isValid(tenant)) {
 			problem.setProperty("tenant", tenant);
 		}
 		if (targetShard != null) {

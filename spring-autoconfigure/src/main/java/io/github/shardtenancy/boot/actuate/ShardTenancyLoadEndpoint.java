@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -38,7 +39,15 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>write ({@code POST /actuator/shardtenancyload}): proposes and starts executing the proposal in the background;
  * answers with the proposal. Follow it with the {@code last} view.</li>
  * </ul>
- * Traffic figures are this instance's only. Thread-safe.
+ * Traffic figures are this instance's only.
+ *
+ * <p>Tenant ids are sensitive, and are treated as Spring Boot's {@code env} endpoint treats values
+ * ({@code management.endpoint.env.show-values}): this endpoint's {@link Show} setting
+ * ({@code management.endpoint.shardtenancyload.show-values}, default {@link Show#NEVER}) decides whether they are
+ * shown. When they are not, every tenant id of every answer (hot tenants, traffic, proposed and executed moves, the
+ * tenants skipped or failed) is replaced by {@code ******}; shard ids and figures are shown. Over JMX,
+ * {@link Show#WHEN_AUTHORIZED} shows them, as Boot's endpoints do; over HTTP,
+ * {@link ShardTenancyLoadEndpointWebExtension} decides from the request's security context. Thread-safe.
  */
 @Endpoint(id = "shardtenancyload", defaultAccess = Access.READ_ONLY)
 public class ShardTenancyLoadEndpoint {
@@ -51,7 +60,10 @@ public class ShardTenancyLoadEndpoint {
 
 	private final double hotThreshold;
 
+	private final Show showValues;
+
 	/**
+	 * An endpoint showing no tenant id ({@link Show#NEVER}).
 	 * @param loads the load figures; never {@code null}
 	 * @param runs the rebalancer's runs; never {@code null}
 	 * @param hotMeasure the measure of the hot-tenant report; never {@code null}
@@ -59,10 +71,24 @@ public class ShardTenancyLoadEndpoint {
 	 */
 	public ShardTenancyLoadEndpoint(TenantLoads loads, RebalancerRuns runs, LoadMeasure hotMeasure,
 			double hotThreshold) {
+		this(loads, runs, hotMeasure, hotThreshold, Show.NEVER);
+	}
+
+	/**
+	 * @param loads the load figures; never {@code null}
+	 * @param runs the rebalancer's runs; never {@code null}
+	 * @param hotMeasure the measure of the hot-tenant report; never {@code null}
+	 * @param hotThreshold the share above which a tenant is hot, in (0, 1]
+	 * @param showValues when tenant ids are shown ({@code management.endpoint.shardtenancyload.show-values}); over
+	 * JMX {@link Show#WHEN_AUTHORIZED} shows them; never {@code null}
+	 */
+	public ShardTenancyLoadEndpoint(TenantLoads loads, RebalancerRuns runs, LoadMeasure hotMeasure,
+			double hotThreshold, Show showValues) {
 		this.loads = Objects.requireNonNull(loads, "loads");
 		this.runs = Objects.requireNonNull(runs, "runs");
 		this.hotMeasure = Objects.requireNonNull(hotMeasure, "hotMeasure");
 		this.hotThreshold = hotThreshold;
+		this.showValues = Objects.requireNonNull(showValues, "showValues");
 	}
 
 	/**
@@ -71,10 +97,14 @@ public class ShardTenancyLoadEndpoint {
 	 */
 	@ReadOperation
 	public LoadDescriptor load() {
+		return load(this.showValues.isShown(true));
+	}
+
+	LoadDescriptor load(boolean showValues) {
 		List<TenantLoad> tenants = this.loads.measure();
-		return new LoadDescriptor(this.loads.tracking(), this.loads.shards(tenants),
-				new HotDescriptor(this.hotMeasure, this.hotThreshold,
-						this.loads.hotTenants(tenants, this.hotMeasure, this.hotThreshold)));
+		List<HotTenant> hot = this.loads.hotTenants(tenants, this.hotMeasure, this.hotThreshold);
+		return new LoadDescriptor(this.loads.tracking(), this.loads.shards(tenants), new HotDescriptor(this.hotMeasure,
+				this.hotThreshold, showValues ? hot : TenantIdSanitizer.hotTenants(hot)));
 	}
 
 	/**
@@ -85,11 +115,16 @@ public class ShardTenancyLoadEndpoint {
 	 */
 	@ReadOperation
 	public OperationResponseBody view(@Selector String view) {
+		return view(view, this.showValues.isShown(true));
+	}
+
+	OperationResponseBody view(String view, boolean showValues) {
 		return switch (view) {
-			case "traffic" -> new TrafficDescriptor(this.loads.tracking(), this.loads.traffic());
-			case "proposal" -> new ProposalDescriptor(this.runs.propose(), this.runs.executionAllowed());
-			case "last" -> new LastDescriptor(this.runs.lastProposal(), this.runs.lastResult(),
-					this.runs.lastResultAt(), this.runs.executing());
+			case "traffic" -> new TrafficDescriptor(this.loads.tracking(),
+					showValues ? this.loads.traffic() : TenantIdSanitizer.traffic(this.loads.traffic()));
+			case "proposal" -> new ProposalDescriptor(shown(this.runs.propose(), showValues),
+					this.runs.executionAllowed());
+			case "last" -> last(showValues);
 			default -> throw new InvalidEndpointRequestException("Unknown view '" + view
 					+ "': traffic, proposal or last", "Unknown view");
 		};
@@ -104,12 +139,28 @@ public class ShardTenancyLoadEndpoint {
 	 */
 	@WriteOperation
 	public ProposalDescriptor execute() {
+		return execute(this.showValues.isShown(true));
+	}
+
+	ProposalDescriptor execute(boolean showValues) {
 		try {
-			return new ProposalDescriptor(this.runs.startExecution(), true);
+			return new ProposalDescriptor(shown(this.runs.startExecution(), showValues), true);
 		}
 		catch (IllegalStateException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
 		}
+	}
+
+	private LastDescriptor last(boolean showValues) {
+		RebalanceProposal proposal = this.runs.lastProposal();
+		RebalanceResult result = this.runs.lastResult();
+		return new LastDescriptor((proposal != null) ? shown(proposal, showValues) : null,
+				(result != null && !showValues) ? TenantIdSanitizer.result(result) : result, this.runs.lastResultAt(),
+				this.runs.executing());
+	}
+
+	private static RebalanceProposal shown(RebalanceProposal proposal, boolean showValues) {
+		return showValues ? proposal : TenantIdSanitizer.proposal(proposal);
 	}
 
 	/**

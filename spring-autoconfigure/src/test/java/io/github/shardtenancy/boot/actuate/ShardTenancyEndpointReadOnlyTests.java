@@ -29,7 +29,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 		"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:ro-shard-1;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:ro-shard-2;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.liquibase.shard-changelogs=db/ops-shard.xml", "shard-tenancy.sync.interval=1h",
-		"shard-tenancy.actor=read-only-endpoint-tests", "management.endpoints.web.exposure.include=shardtenancy" })
+		"shard-tenancy.actor=read-only-endpoint-tests", "management.endpoints.web.exposure.include=shardtenancy",
+		"management.endpoint.shardtenancy.show-values=always" })
 class ShardTenancyEndpointReadOnlyTests {
 
 	@Autowired

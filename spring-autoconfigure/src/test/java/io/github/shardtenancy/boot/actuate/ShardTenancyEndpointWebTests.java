@@ -49,7 +49,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 		"shard-tenancy.liquibase.shard-changelogs=db/ops-shard.xml", "shard-tenancy.sync.interval=1h",
 		"shard-tenancy.retry.max-delay=20ms", "shard-tenancy.move.online-clean-delay=1h",
 		"shard-tenancy.actor=endpoint-tests", "management.endpoints.web.exposure.include=shardtenancy",
-		"management.endpoint.shardtenancy.access=unrestricted" })
+		"management.endpoint.shardtenancy.access=unrestricted",
+		"management.endpoint.shardtenancy.show-values=always" })
 class ShardTenancyEndpointWebTests {
 
 	private static final AtomicInteger TENANTS = new AtomicInteger();

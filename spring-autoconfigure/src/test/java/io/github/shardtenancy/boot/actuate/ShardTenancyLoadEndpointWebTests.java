@@ -48,7 +48,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 		"shard-tenancy.rebalancer.interval=1h", "shard-tenancy.rebalancer.band=0",
 		"shard-tenancy.rebalancer.max-concurrent-moves=2",
 		"management.endpoints.web.exposure.include=shardtenancy,shardtenancyload",
-		"management.endpoint.shardtenancyload.access=unrestricted" })
+		"management.endpoint.shardtenancyload.access=unrestricted",
+		"management.endpoint.shardtenancyload.show-values=always" })
 class ShardTenancyLoadEndpointWebTests {
 
 	@Autowired

@@ -12,6 +12,7 @@ import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.boot.testapp.Note;
 import io.github.shardtenancy.boot.testapp.NoteRepository;
+import io.github.shardtenancy.boot.testapp.SecurityFilterRegistration;
 import io.github.shardtenancy.boot.testapp.TestApplication;
 import jakarta.servlet.http.HttpServletRequest;
 import org.junit.jupiter.api.BeforeEach;
@@ -270,11 +271,7 @@ class TenantResolutionTests {
 
 		@Bean
 		DelegatingFilterProxyRegistrationBean securityFilterChainRegistration() {
-			// as Spring Boot's SecurityFilterAutoConfiguration registers it
-			DelegatingFilterProxyRegistrationBean registration = new DelegatingFilterProxyRegistrationBean(
-					"springSecurityFilterChain");
-			registration.setOrder(-100);
-			return registration;
+			return SecurityFilterRegistration.atBootOrder();
 		}
 
 		static String token(String subject, Object tenantClaim) {
