@@ -23,7 +23,8 @@ import io.github.shardtenancy.TenantTable;
  *
  * @param table the table as configured
  * @param name the table name as the database stores it (upper case on H2, lower case on PostgreSQL), unqualified
- * @param columns every column, in ordinal order
+ * @param columns every column the move writes, in ordinal order: generated columns are left out, the target computes
+ * them
  * @param keys the primary key columns, in key order
  */
 public record TablePlan(TenantTable table, String name, List<String> columns, List<KeyColumn> keys) {
@@ -129,10 +130,17 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 			try (ResultSet rs = meta.getColumns(null, schema, name, null)) {
 				TreeMap<Integer, String> ordered = new TreeMap<>();
 				while (rs.next()) {
+					// A generated column (GENERATED ALWAYS AS (...)) is computed by the target from the copied
+					// columns and cannot be written; an identity column (also "auto-increment") is copied.
+					if ("YES".equals(rs.getString("IS_GENERATEDCOLUMN"))
+							&& !"YES".equals(rs.getString("IS_AUTOINCREMENT"))) {
+						continue;
+					}
 					ordered.put(rs.getInt("ORDINAL_POSITION"), rs.getString("COLUMN_NAME"));
 				}
 				columns.addAll(ordered.values());
 			}
+
 			if (columns.isEmpty()) {
 				throw new MoveException("Table " + table.table() + " does not exist on shard '" + shardId
 						+ "'; the move of tenant '" + tenantId + "' cannot start", tenantId, shardId, -1, null);

@@ -5,13 +5,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
-import io.github.shardtenancy.testing.move.CompositeKeyBinaryMoveScenarios;
+import io.github.shardtenancy.testing.move.RealSchemaMoveScenarios;
 import io.github.shardtenancy.testing.pg.ScratchPostgres;
 import org.junit.jupiter.api.DisplayName;
 
-/** {@link CompositeKeyBinaryMoveScenarios} on embedded PostgreSQL, the binary column {@code bytea}. */
-@DisplayName("Online move on PostgreSQL: composite primary key and bytea values changed under writers")
-class PostgresCompositeKeyBinaryMoveTest extends CompositeKeyBinaryMoveScenarios {
+/** {@link RealSchemaMoveScenarios} on embedded PostgreSQL, the binary column {@code bytea}. */
+@DisplayName("Online move on PostgreSQL: composite primary key, bytea values changed under writers, "
+		+ "a generated column")
+class PostgresRealSchemaMoveTest extends RealSchemaMoveScenarios {
 
 	private static final AtomicInteger RUNS = new AtomicInteger();
 
@@ -29,6 +30,11 @@ class PostgresCompositeKeyBinaryMoveTest extends CompositeKeyBinaryMoveScenarios
 	@Override
 	protected DataSource shard(String shardId) {
 		return create(shardId.replace("-", "_"), 10);
+	}
+
+	@Override
+	protected String generatedColumn() {
+		return "BIGINT GENERATED ALWAYS AS (seq * 2) STORED";
 	}
 
 	@Override

@@ -12,12 +12,13 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.shardtenancy.testing.move.CompositeKeyBinaryMoveScenarios;
+import io.github.shardtenancy.testing.move.RealSchemaMoveScenarios;
 import org.junit.jupiter.api.DisplayName;
 
-/** {@link CompositeKeyBinaryMoveScenarios} on in-memory H2 databases, the binary column {@code VARBINARY}. */
-@DisplayName("Online move on H2: composite primary key and VARBINARY values changed under writers")
-class H2CompositeKeyBinaryMoveTest extends CompositeKeyBinaryMoveScenarios {
+/** {@link RealSchemaMoveScenarios} on in-memory H2 databases, the binary column {@code VARBINARY}. */
+@DisplayName("Online move on H2: composite primary key, VARBINARY values changed under writers, "
+		+ "a generated column")
+class H2RealSchemaMoveTest extends RealSchemaMoveScenarios {
 
 	private final String name = "composite-" + UUID.randomUUID().toString().substring(0, 8);
 
@@ -33,6 +34,11 @@ class H2CompositeKeyBinaryMoveTest extends CompositeKeyBinaryMoveScenarios {
 	@Override
 	protected DataSource shard(String shardId) {
 		return pool(shardId, 10);
+	}
+
+	@Override
+	protected String generatedColumn() {
+		return "BIGINT GENERATED ALWAYS AS (seq * 2)";
 	}
 
 	@Override
