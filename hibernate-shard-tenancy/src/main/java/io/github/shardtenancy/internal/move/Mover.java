@@ -502,7 +502,7 @@ public class Mover implements TenantMover {
 	private RuntimeException fail(MoveRun run, MoveStep step, RuntimeException ex) {
 		MoveStatus move = run.move;
 		String what = "Move " + move.moveId() + " of tenant '" + move.tenantId() + "' from '" + move.sourceShardId()
-				+ "' to '" + move.targetShardId() + "' failed after step " + step + ": " + ex.getMessage();
+				+ "' to '" + move.targetShardId() + "' failed after step " + step + ": " + reason(ex);
 		if (!step.isFlipped()) {
 			try {
 				abort(newRun(require(move.moveId())), what);
@@ -524,6 +524,24 @@ public class Mover implements TenantMover {
 		return (ex instanceof ShardTenancyException) ? ex
 				: new MoveException(what + "; resume or abort move " + move.moveId(), move.tenantId(),
 						move.sourceShardId(), -1, ex);
+	}
+
+	/**
+	 * @return the failure's message, or for one without (a driver's {@code NoSuchElementException}, say) its type and
+	 * the first message of its causes, so that a failed move never reports "null"
+	 */
+	static String reason(Throwable ex) {
+		if (ex.getMessage() != null) {
+			return ex.getMessage();
+		}
+		StringBuilder reason = new StringBuilder(ex.getClass().getName());
+		for (Throwable cause = ex.getCause(); cause != null && cause != ex; cause = cause.getCause()) {
+			if (cause.getMessage() != null) {
+				return reason.append(" (caused by ").append(cause.getClass().getName()).append(": ")
+					.append(cause.getMessage()).append(')').toString();
+			}
+		}
+		return reason.toString();
 	}
 
 	private void abort(MoveRun run, String reason) {
