@@ -8,7 +8,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
  * Explains a start-up failure caused by {@link ShardTenancyConfigurationException} (no shards, no directory URL, a
  * malformed shard id or tenant table, an unreachable shard, a numeric setting out of range, an unsupported Liquibase
  * version, a {@code spring.datasource.url} or {@code spring.sql.init.mode=always} the routing DataSource would
- * defeat): what is wrong, and which property to fix. Registered in {@code META-INF/spring.factories}. Stateless
+ * defeat, a tenant read from a source the client chooses with Spring Security and no access policy): what is wrong, and which property to fix. Registered in {@code META-INF/spring.factories}. Stateless
  * and thread-safe.
  */
 class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyConfigurationException> {
@@ -44,6 +44,13 @@ class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyCo
 			return new FailureAnalysis(description, "Remove " + cause.setting() + " from the configuration: the "
 					+ "starter replaces Spring Boot's DataSource and SQL initialization (docs/migration.md shows where "
 					+ "each setting goes).", cause);
+		}
+		if (ShardTenancyWebConfiguration.ACCESS_POLICY.equals(cause.setting())) {
+			return new FailureAnalysis(description, "Say who may act for which tenant: set "
+					+ "shard-tenancy.web.access.policy=claim (the JWT claim shard-tenancy.web.access.claim, default "
+					+ "tenants, or TENANT_<id> authorities list the user's tenants), or define a TenantGrants bean "
+					+ "(policy lookup) or a TenantAccessPolicy bean; or set shard-tenancy.web.access.policy=none to "
+					+ "switch the check off (docs/security.md).", cause);
 		}
 		if ("shard-tenancy.ids.check".equals(cause.setting())) {
 			return new FailureAnalysis(description, "Annotate the id of each entity named with "

@@ -464,6 +464,20 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	}
 
+	/** Who decides whether the authenticated principal may act for a request's tenant (shard-tenancy.web.access.policy). */
+	public enum WebAccessPolicy {
+
+		/** The claim shard-tenancy.web.access.claim of a JWT or OAuth 2 principal, else TENANT_ authorities. */
+		CLAIM,
+
+		/** The application's TenantGrants bean. */
+		LOOKUP,
+
+		/** No check: every authenticated principal may act for the tenant its request names. */
+		NONE
+
+	}
+
 	/** The tenant of an HTTP request. */
 	public static class Web {
 
@@ -509,6 +523,13 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		/** The HTTP answers to the library's typed errors. */
 		private final ProblemDetails problemDetails = new ProblemDetails();
+
+		/** Whether the authenticated principal may act for the tenant a request resolves to. */
+		private final Access access = new Access();
+
+		public Access getAccess() {
+			return this.access;
+		}
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -568,6 +589,56 @@ public class ShardTenancyProperties implements InitializingBean {
 
 		public ProblemDetails getProblemDetails() {
 			return this.problemDetails;
+		}
+
+	}
+
+	/** Whether the authenticated principal may act for the tenant a request resolves to. */
+	public static class Access {
+
+		/**
+		 * Policy deciding whether the principal authenticated by Spring Security may act for the tenant a request
+		 * resolves to; a refused request is answered 403. With Spring Security on the class path and a resolver that
+		 * does not read the authenticated user (header, path, subdomain, session), the application fails to start
+		 * without a policy: set claim, lookup, none (no check), or define a TenantAccessPolicy or TenantGrants bean.
+		 * Default: the application's TenantGrants bean if there is one.
+		 */
+		private WebAccessPolicy policy;
+
+		/**
+		 * Claim of the authenticated JWT or OAuth 2 principal listing the tenants it may act for, as an array or a
+		 * string separated by spaces or commas (policy claim). Default {@code tenants}.
+		 */
+		private String claim = "tenants";
+
+		/**
+		 * Prefix of the granted authorities naming a tenant a principal without claims may act for, e.g. TENANT_acme
+		 * (policy claim). Default {@code TENANT_}.
+		 */
+		private String authorityPrefix = "TENANT_";
+
+		public WebAccessPolicy getPolicy() {
+			return this.policy;
+		}
+
+		public void setPolicy(WebAccessPolicy policy) {
+			this.policy = policy;
+		}
+
+		public String getClaim() {
+			return this.claim;
+		}
+
+		public void setClaim(String claim) {
+			this.claim = claim;
+		}
+
+		public String getAuthorityPrefix() {
+			return this.authorityPrefix;
+		}
+
+		public void setAuthorityPrefix(String authorityPrefix) {
+			this.authorityPrefix = authorityPrefix;
 		}
 
 	}

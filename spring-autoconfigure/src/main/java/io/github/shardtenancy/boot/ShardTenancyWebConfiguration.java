@@ -2,14 +2,18 @@ package io.github.shardtenancy.boot;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import io.github.shardtenancy.ShardTenancyConfigurationException;
+import io.github.shardtenancy.boot.ShardTenancyProperties.WebAccessPolicy;
 import io.github.shardtenancy.boot.ShardTenancyProperties.WebResolver;
 import io.github.shardtenancy.boot.web.ShardTenancyProblemDetails;
+import io.github.shardtenancy.boot.web.TenantAccessPolicy;
 import io.github.shardtenancy.boot.web.TenantHeaderFilter;
 import io.github.shardtenancy.boot.web.TenantResolutionFilter;
 import io.github.shardtenancy.boot.web.TenantResolver;
 import io.github.shardtenancy.boot.web.TenantResolvers;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -18,13 +22,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
 
 /**
  * In a servlet web application with Spring MVC: the tenant a request names, found by the resolvers of
  * {@code shard-tenancy.web.resolvers} or the application's {@link TenantResolver} beans
  * ({@code shard-tenancy.web.enabled}), and the library's typed errors answered with RFC 9457 problem details
- * ({@code shard-tenancy.web.problem-details.enabled}), each switched off on its own.
+ * ({@code shard-tenancy.web.problem-details.enabled}), each switched off on its own. With Spring Security on the class
+ * path, the filter asks the {@link TenantAccessPolicy} ({@code shard-tenancy.web.access.policy}) whether the
+ * authenticated principal may act for the resolved tenant, and the start fails without one while a resolver reads a
+ * source the client chooses.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -32,6 +40,11 @@ import org.springframework.util.ClassUtils;
 class ShardTenancyWebConfiguration {
 
 	static final String RESOLVERS = "shard-tenancy.web.resolvers";
+
+	static final String ACCESS_POLICY = "shard-tenancy.web.access.policy";
+
+	/** The class whose presence means Spring Security is on the class path. */
+	static final String SECURITY_CONTEXT = "org.springframework.security.core.context.SecurityContextHolder";
 
 	/** Spring Boot's property for the order of Spring Security's filter chain, and its default. */
 	static final String SECURITY_FILTER_ORDER = "spring.security.filter.order";
@@ -42,23 +55,72 @@ class ShardTenancyWebConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnProperty(prefix = "shard-tenancy.web", name = "enabled", matchIfMissing = true)
 	TenantResolutionFilter tenantResolutionFilter(ShardTenancyProperties properties,
-			ObjectProvider<TenantResolver> applicationResolvers, Environment environment) {
+			ObjectProvider<TenantResolver> applicationResolvers, ObjectProvider<TenantAccessPolicy> accessPolicies,
+			Environment environment, ResourceLoader resourceLoader) {
 		ShardTenancyProperties.Web web = properties.getWeb();
+		// the context's class loader, as @ConditionalOnClass sees it
+		ClassLoader loader = Objects.requireNonNullElse(resourceLoader.getClassLoader(), getClass().getClassLoader());
 		List<TenantResolver> resolvers = applicationResolvers.orderedStream().toList();
-		if (resolvers.isEmpty()) {
-			if (List.of(WebResolver.HEADER).equals(web.getResolvers())) {
-				// the default: the header filter, as before there were other resolvers
-				return new TenantHeaderFilter(required("header-name", web.getHeaderName()),
-						web.getProblemDetails().isEnabled());
-			}
-			resolvers = configuredResolvers(web, getClass().getClassLoader());
+		boolean configured = resolvers.isEmpty();
+		if (configured) {
+			resolvers = configuredResolvers(web, loader);
+		}
+		TenantAccessPolicy policy = accessPolicy(web, resolvers, accessPolicies, loader);
+		if (configured && policy == null && List.of(WebResolver.HEADER).equals(web.getResolvers())) {
+			// the default: the header filter, as before there were other resolvers
+			return new TenantHeaderFilter(required("header-name", web.getHeaderName()),
+					web.getProblemDetails().isEnabled());
 		}
 		int order = TenantResolutionFilter.ORDER;
-		if (resolvers.stream().anyMatch(TenantResolver::requiresAuthentication)) {
+		if (policy != null || resolvers.stream().anyMatch(TenantResolver::requiresAuthentication)) {
 			// after Spring Security's FilterChainProxy, which fills the SecurityContextHolder for the filters after it
 			order = environment.getProperty(SECURITY_FILTER_ORDER, Integer.class, DEFAULT_SECURITY_FILTER_ORDER) + 5;
 		}
-		return new TenantResolutionFilter(resolvers, web.getProblemDetails().isEnabled(), order);
+		return new TenantResolutionFilter(resolvers, web.getProblemDetails().isEnabled(), order, policy);
+	}
+
+	/**
+	 * @param web the settings
+	 * @param resolvers the filter's resolvers
+	 * @param accessPolicies the application's policy or the built-in one {@link ShardTenancyWebAccessConfiguration}
+	 * made
+	 * @param loader the class loader to look for Spring Security in
+	 * @return the policy the filter asks, or {@code null} for none: Spring Security is not on the class path, the
+	 * check is switched off ({@code none}), or every resolver reads the authenticated user
+	 * @throws ShardTenancyConfigurationException if Spring Security is on the class path, a resolver reads a source
+	 * the client chooses and no policy is configured, or {@code lookup} is configured without a {@code TenantGrants}
+	 * bean
+	 */
+	static @Nullable TenantAccessPolicy accessPolicy(ShardTenancyProperties.Web web, List<TenantResolver> resolvers,
+			ObjectProvider<TenantAccessPolicy> accessPolicies, ClassLoader loader) {
+		if (!ClassUtils.isPresent(SECURITY_CONTEXT, loader)) {
+			return null;
+		}
+		TenantAccessPolicy policy = accessPolicies.getIfAvailable();
+		WebAccessPolicy setting = web.getAccess().getPolicy();
+		if (policy != null || setting == WebAccessPolicy.NONE) {
+			// the application's own policy wins; none switches the built-in ones and the start check off
+			return policy;
+		}
+		if (setting == WebAccessPolicy.LOOKUP) {
+			throw new ShardTenancyConfigurationException(ACCESS_POLICY, ACCESS_POLICY + "=lookup, but the "
+					+ "application defines no TenantGrants bean: define one, or set " + ACCESS_POLICY
+					+ " to claim or none");
+		}
+		List<String> chosen = resolvers.stream()
+			.filter((resolver) -> !resolver.requiresAuthentication())
+			.map(Object::toString)
+			.toList();
+		if (chosen.isEmpty()) {
+			// the tenant comes from the authenticated user's credentials only
+			return null;
+		}
+		throw new ShardTenancyConfigurationException(ACCESS_POLICY, "Spring Security is on the class path and the "
+				+ "tenant of a request is read from " + String.join(", ", chosen) + ", which the client chooses, but "
+				+ "no policy decides whether the authenticated user may act for that tenant: set " + ACCESS_POLICY
+				+ "=claim (claim shard-tenancy.web.access.claim, or TENANT_<id> authorities, list the user's "
+				+ "tenants), lookup (with a TenantGrants bean), or none to switch the check off, or define a "
+				+ "TenantAccessPolicy bean");
 	}
 
 	@Bean

@@ -58,6 +58,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * rejections produced by the real shard fence.
  */
 @SpringBootTest(classes = TestApplication.class, properties = {
+		"shard-tenancy.web.access.policy=none",
 		"shard-tenancy.directory.url=jdbc:h2:mem:retry-directory;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:retry-shard-1;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:retry-shard-2;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",

@@ -67,6 +67,7 @@ class FlywayMigrationTests {
 	/** A whole application (Spring Data JPA, the retry, Boot's own Flyway auto-configuration on the class path). */
 	@Nested
 	@SpringBootTest(classes = TestApplication.class, properties = {
+			"shard-tenancy.web.access.policy=none",
 			"shard-tenancy.directory.url=jdbc:h2:mem:flyway-app-directory;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:flyway-app-shard-1;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 			"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:flyway-app-shard-2;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",

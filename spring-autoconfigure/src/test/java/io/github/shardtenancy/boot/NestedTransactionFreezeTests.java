@@ -38,6 +38,7 @@ import static org.awaitility.Awaitility.await;
  * outer transaction again once the freeze is lifted.
  */
 @SpringBootTest(classes = IsoApplication.class, properties = {
+		"shard-tenancy.web.access.policy=none",
 		"shard-tenancy.directory.url=jdbc:h2:mem:nested-directory;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:nested-shard-1;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:nested-shard-2;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",

@@ -115,7 +115,7 @@ class OperationsAutoConfigurationTests {
 			new WebApplicationContextRunner().withConfiguration(BOOT)
 				.withPropertyValues("shard-tenancy.directory.url=" + h2("directory"),
 						"shard-tenancy.shards.shard-1.url=" + h2("shard-1"), "shard-tenancy.sync.interval=1h",
-						"management.endpoints.web.exposure.include=shardtenancy")
+						"management.endpoints.web.exposure.include=shardtenancy", "shard-tenancy.web.access.policy=none")
 				.run((context) -> {
 					assertThat(context).hasSingleBean(ShardTenancyEndpoint.class)
 						.hasSingleBean(ShardTenancyEndpointWebExtension.class);
@@ -215,7 +215,7 @@ class OperationsAutoConfigurationTests {
 			new WebApplicationContextRunner().withConfiguration(BOOT)
 				.withPropertyValues("shard-tenancy.directory.url=" + h2("directory"),
 						"shard-tenancy.shards.shard-1.url=" + h2("shard-1"), "shard-tenancy.sync.interval=1h",
-						"management.endpoints.web.exposure.include=shardtenancy")
+						"management.endpoints.web.exposure.include=shardtenancy", "shard-tenancy.web.access.policy=none")
 				.withUserConfiguration(UserBeans.class)
 				.run((context) -> {
 					assertThat(context).hasSingleBean(ShardTenancyMetrics.class)
@@ -265,7 +265,7 @@ class OperationsAutoConfigurationTests {
 						ShardTenancyHealthAutoConfiguration.class))
 				.withPropertyValues("shard-tenancy.directory.url=" + h2("directory"),
 						"shard-tenancy.shards.shard-1.url=" + h2("shard-1"), "shard-tenancy.sync.interval=1h",
-						"management.endpoints.web.exposure.include=shardtenancy")
+						"management.endpoints.web.exposure.include=shardtenancy", "shard-tenancy.web.access.policy=none")
 				.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
 						"org.springframework.boot.health"))
 				.run((context) -> {
@@ -287,7 +287,8 @@ class OperationsAutoConfigurationTests {
 		private final WebApplicationContextRunner web = new WebApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(ShardTenancyAutoConfiguration.class))
 			.withPropertyValues("shard-tenancy.directory.url=" + h2("directory"),
-					"shard-tenancy.shards.shard-1.url=" + h2("shard-1"), "shard-tenancy.sync.interval=1h");
+					"shard-tenancy.shards.shard-1.url=" + h2("shard-1"), "shard-tenancy.sync.interval=1h",
+					"shard-tenancy.web.access.policy=none");
 
 		@Test
 		@DisplayName("a warning is logged at start-up when the open-in-view interceptor is registered")

@@ -29,6 +29,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * repository still refuses to run with no tenant.
  */
 @SpringBootTest(classes = ReferenceApplication.class, properties = {
+		"shard-tenancy.web.access.policy=none",
 		"shard-tenancy.directory.url=jdbc:h2:mem:reftables-directory;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:reftables-shard-1;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:reftables-shard-2;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",

@@ -43,6 +43,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * tenant table, so the audit commits meanwhile.
  */
 @SpringBootTest(classes = RerunApplication.class, properties = {
+		"shard-tenancy.web.access.policy=none",
 		"shard-tenancy.directory.url=jdbc:h2:mem:rerun-directory;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:rerun-shard-1;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:rerun-shard-2;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",

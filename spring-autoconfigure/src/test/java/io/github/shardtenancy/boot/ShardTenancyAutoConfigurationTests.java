@@ -294,7 +294,8 @@ class ShardTenancyAutoConfigurationTests {
 			WebApplicationContextRunner web = new WebApplicationContextRunner()
 				.withConfiguration(AutoConfigurations.of(ShardTenancyAutoConfiguration.class))
 				.withPropertyValues("shard-tenancy.directory.url=" + h2("directory"),
-						"shard-tenancy.shards.shard-1.url=" + h2("shard-1"), "shard-tenancy.web.header-name=X-Org");
+						"shard-tenancy.shards.shard-1.url=" + h2("shard-1"), "shard-tenancy.web.header-name=X-Org",
+						"shard-tenancy.web.access.policy=none");
 			web.run((context) -> assertThat(context.getBean(TenantHeaderFilter.class).headerName()).isEqualTo("X-Org"));
 			web.withPropertyValues("shard-tenancy.web.enabled=false")
 				.run((context) -> assertThat(context).doesNotHaveBean(TenantResolutionFilter.class));

@@ -30,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and a scatter-gather query finds every tenant's row over both shards.
  */
 @SpringBootTest(classes = ReferenceApplication.class, properties = {
+		"shard-tenancy.web.access.policy=none",
 		"shard-tenancy.directory.url=jdbc:h2:mem:tasks-boot-directory;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:tasks-boot-shard-1;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:tasks-boot-shard-2;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",

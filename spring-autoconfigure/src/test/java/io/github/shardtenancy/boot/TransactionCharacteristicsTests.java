@@ -46,6 +46,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
  * MVC with open session in view on as Boot's default, two H2 shards).
  */
 @SpringBootTest(classes = IsoApplication.class, properties = {
+		"shard-tenancy.web.access.policy=none",
 		"shard-tenancy.directory.url=jdbc:h2:mem:iso-directory;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:iso-shard-1;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:iso-shard-2;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",

@@ -12,8 +12,9 @@ import org.springframework.security.oauth2.core.ClaimAccessor;
 import org.springframework.security.oauth2.core.OAuth2AuthenticatedPrincipal;
 
 /**
- * The resolvers reading Spring Security's authenticated user; loaded only when {@link TenantResolvers#principal()} or
- * {@link TenantResolvers#claim(String)} is called, so that Spring Security stays optional.
+ * The resolvers reading Spring Security's authenticated user, and the access check of {@link TenantAccessPolicy};
+ * loaded only when {@link TenantResolvers#principal()} or {@link TenantResolvers#claim(String)} is called or a filter
+ * has a policy, so that Spring Security stays optional. The claim methods need {@code spring-security-oauth2-core}.
  */
 final class SecurityTenantResolvers {
 
@@ -25,6 +26,50 @@ final class SecurityTenantResolvers {
 	static @Nullable Authentication authenticated() {
 		Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
 		return TRUST.isAuthenticated(authentication) ? authentication : null;
+	}
+
+	/**
+	 * @param policy the policy
+	 * @param tenantId the request's tenant
+	 * @return whether the policy refuses the request its tenant: an authenticated principal the policy
+	 * does not permit; never for an anonymous or unauthenticated request
+	 */
+	static boolean refused(TenantAccessPolicy policy, String tenantId) {
+		Authentication authentication = authenticated();
+		return authentication != null && !policy.permits(authentication, tenantId);
+	}
+
+	/**
+	 * @param authentication the authenticated principal
+	 * @param claim the claim
+	 * @return the claim of the principal, or of its credentials (a JWT), or {@code null} if neither has claims or the
+	 * claim; needs {@code spring-security-oauth2-core}
+	 */
+	static @Nullable Object claimOf(Authentication authentication, String claim) {
+		Object value = claimOf(authentication.getPrincipal(), claim);
+		return (value != null) ? value : claimOf(authentication.getCredentials(), claim);
+	}
+
+	private static @Nullable Object claimOf(@Nullable Object holder, String claim) {
+		if (holder instanceof ClaimAccessor claims) {
+			return claims.getClaims().get(claim);
+		}
+		if (holder instanceof OAuth2AuthenticatedPrincipal principal) {
+			return principal.getAttributes().get(claim);
+		}
+		return null;
+	}
+
+	/**
+	 * @param authentication the authenticated principal
+	 * @return whether the principal or its credentials carry claims (a JWT, an OpenID Connect or OAuth 2 principal)
+	 */
+	static boolean hasClaims(Authentication authentication) {
+		return isClaimHolder(authentication.getPrincipal()) || isClaimHolder(authentication.getCredentials());
+	}
+
+	private static boolean isClaimHolder(@Nullable Object holder) {
+		return holder instanceof ClaimAccessor || holder instanceof OAuth2AuthenticatedPrincipal;
 	}
 
 	static final class Principal implements TenantResolver {
@@ -61,10 +106,7 @@ final class SecurityTenantResolvers {
 			if (authentication == null) {
 				return null;
 			}
-			Object value = claimOf(authentication.getPrincipal());
-			if (value == null) {
-				value = claimOf(authentication.getCredentials());
-			}
+			Object value = claimOf(authentication, this.claim);
 			if (value instanceof Collection<?> values) {
 				if (values.size() != 1) {
 					throw new TenantResolutionException("AmbiguousTenantClaim", "Ambiguous tenant claim",
@@ -83,16 +125,6 @@ final class SecurityTenantResolvers {
 			throw new TenantResolutionException("InvalidTenantClaim", "Invalid tenant claim", "Claim " + this.claim
 					+ " of the authenticated principal is a " + value.getClass().getSimpleName()
 					+ ", not a tenant id", null);
-		}
-
-		private @Nullable Object claimOf(@Nullable Object holder) {
-			if (holder instanceof ClaimAccessor claims) {
-				return claims.getClaims().get(this.claim);
-			}
-			if (holder instanceof OAuth2AuthenticatedPrincipal principal) {
-				return principal.getAttributes().get(this.claim);
-			}
-			return null;
 		}
 
 		@Override

@@ -32,14 +32,19 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * on the thread, by an earlier filter of the application ({@code TenantMismatch}). The body is plain text, or an RFC
  * 9457 problem detail ({@code application/problem+json}, as {@link ShardTenancyProblemDetails} answers) when
  * constructed with {@code problemDetails}.</li>
- * <li>Once the tenant is decided, every resolver's {@link TenantResolver#resolved} is called (the session resolver
+ * <li>With a {@link TenantAccessPolicy}, HTTP 403 ({@code TenantAccessDenied}), and nothing bound nor the chain
+ * called, when the policy refuses the principal authenticated by Spring Security the tenant the request resolves to.
+ * Anonymous and unauthenticated requests are not asked about: Spring Security's authorisation rules decide whether
+ * they reach the application.</li>
+ * <li>Once the tenant is decided (and granted), every resolver's {@link TenantResolver#resolved} is called (the session resolver
  * stores it in the session).</li>
  * </ul>
  *
  * <p>Ordered at {@link #ORDER}, ahead of Spring Security's filter chain ({@code -100} by default), so that everything
  * downstream, authentication included, sees the tenant; or, when a resolver
  * {@linkplain TenantResolver#requiresAuthentication() reads the authenticated user}, at an order after Spring
- * Security's chain, given to the constructor. Thread-safe.
+ * Security's chain, given to the constructor; with a {@link TenantAccessPolicy}, always after Spring Security's chain,
+ * so that the authenticated principal is known. Thread-safe.
  */
 public class TenantResolutionFilter extends OncePerRequestFilter implements Ordered {
 
@@ -61,6 +66,8 @@ public class TenantResolutionFilter extends OncePerRequestFilter implements Orde
 
 	private final int order;
 
+	private final @Nullable TenantAccessPolicy accessPolicy;
+
 	/**
 	 * @param resolvers the resolvers, asked in this order; never {@code null} nor empty
 	 * @param problemDetails whether a refused request is answered with an RFC 9457 problem detail instead of plain
@@ -70,6 +77,21 @@ public class TenantResolutionFilter extends OncePerRequestFilter implements Orde
 	 * @throws IllegalArgumentException if there is no resolver
 	 */
 	public TenantResolutionFilter(List<? extends TenantResolver> resolvers, boolean problemDetails, int order) {
+		this(resolvers, problemDetails, order, null);
+	}
+
+	/**
+	 * @param resolvers the resolvers, asked in this order; never {@code null} nor empty
+	 * @param problemDetails whether a refused request is answered with an RFC 9457 problem detail instead of plain
+	 * text
+	 * @param order the filter's order among the servlet filters; with an access policy, an order after Spring
+	 * Security's filter chain such as {@link #AFTER_SECURITY_ORDER}
+	 * @param accessPolicy decides whether the authenticated principal may act for the resolved tenant, or
+	 * {@code null} for no check; a policy needs {@code spring-security-core}
+	 * @throws IllegalArgumentException if there is no resolver
+	 */
+	public TenantResolutionFilter(List<? extends TenantResolver> resolvers, boolean problemDetails, int order,
+			@Nullable TenantAccessPolicy accessPolicy) {
 		Objects.requireNonNull(resolvers, "resolvers");
 		if (resolvers.isEmpty()) {
 			throw new IllegalArgumentException("At least one tenant resolver is needed");
@@ -77,6 +99,12 @@ public class TenantResolutionFilter extends OncePerRequestFilter implements Orde
 		this.resolvers = List.copyOf(resolvers);
 		this.problemDetails = problemDetails;
 		this.order = order;
+		this.accessPolicy = accessPolicy;
+	}
+
+	/** @return the policy deciding whether the authenticated principal may act for the tenant, or {@code null} */
+	public @Nullable TenantAccessPolicy accessPolicy() {
+		return this.accessPolicy;
 	}
 
 	/** @return the resolvers, in the order they are asked */
@@ -106,6 +134,11 @@ public class TenantResolutionFilter extends OncePerRequestFilter implements Orde
 		}
 		if (tenant == null) {
 			chain.doFilter(request, response);
+			return;
+		}
+		if (this.accessPolicy != null && SecurityTenantResolvers.refused(this.accessPolicy, tenant)) {
+			refuse(response, HttpServletResponse.SC_FORBIDDEN, "TenantAccessDenied", "Tenant access denied",
+					"The authenticated user may not act for tenant '" + tenant + "'");
 			return;
 		}
 		for (TenantResolver resolver : this.resolvers) {
@@ -167,13 +200,18 @@ public class TenantResolutionFilter extends OncePerRequestFilter implements Orde
 
 	private void badRequest(HttpServletResponse response, String type, String title, String message)
 			throws IOException {
-		response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
+		refuse(response, HttpServletResponse.SC_BAD_REQUEST, type, title, message);
+	}
+
+	private void refuse(HttpServletResponse response, int status, String type, String title, String message)
+			throws IOException {
+		response.setStatus(status);
 		response.setCharacterEncoding(StandardCharsets.UTF_8.name());
 		if (this.problemDetails) {
 			response.setContentType("application/problem+json");
 			response.getWriter()
 				.write("{\"type\":\"urn:shard-tenancy:" + type + "\",\"title\":" + jsonString(title)
-						+ ",\"status\":400,\"detail\":" + jsonString(message) + "}");
+						+ ",\"status\":" + status + ",\"detail\":" + jsonString(message) + "}");
 		}
 		else {
 			response.setContentType("text/plain;charset=UTF-8");

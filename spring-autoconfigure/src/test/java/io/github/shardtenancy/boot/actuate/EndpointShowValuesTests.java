@@ -169,6 +169,7 @@ class EndpointShowValuesTests {
 
 	@Nested
 	@SpringBootTest(classes = OpsApplication.class, properties = {
+			"shard-tenancy.web.access.policy=none",
 			"shard-tenancy.directory.url=jdbc:h2:mem:show-never-directory" + H2,
 			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:show-never-shard-1" + H2,
 			"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:show-never-shard-2" + H2,
@@ -227,6 +228,7 @@ class EndpointShowValuesTests {
 
 	@Nested
 	@SpringBootTest(classes = OpsApplication.class, properties = {
+			"shard-tenancy.web.access.policy=none",
 			"shard-tenancy.directory.url=jdbc:h2:mem:show-always-directory" + H2,
 			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:show-always-shard-1" + H2,
 			"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:show-always-shard-2" + H2,
@@ -257,6 +259,7 @@ class EndpointShowValuesTests {
 
 	@Nested
 	@SpringBootTest(classes = { OpsApplication.class, OperatorsOnly.class }, properties = {
+			"shard-tenancy.web.access.policy=none",
 			"shard-tenancy.directory.url=jdbc:h2:mem:show-authorized-directory" + H2,
 			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:show-authorized-shard-1" + H2,
 			"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:show-authorized-shard-2" + H2,

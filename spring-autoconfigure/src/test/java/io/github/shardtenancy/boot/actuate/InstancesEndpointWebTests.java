@@ -31,6 +31,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
  * directory, the health indicator carries the skew as a detail and stays UP, and the skew gauges are bound.
  */
 @SpringBootTest(classes = OpsApplication.class, properties = {
+		"shard-tenancy.web.access.policy=none",
 		"shard-tenancy.directory.url=jdbc:h2:mem:inst-directory;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:inst-shard-1;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
 		"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:inst-shard-2;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",

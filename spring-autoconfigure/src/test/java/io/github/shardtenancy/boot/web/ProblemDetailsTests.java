@@ -209,6 +209,7 @@ class ProblemDetailsTests {
 
 	@Nested
 	@SpringBootTest(classes = { TestApplication.class, NotesController.class }, properties = {
+			"shard-tenancy.web.access.policy=none",
 			"shard-tenancy.directory.url=jdbc:h2:mem:problems-directory" + H2,
 			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:problems-shard-1" + H2,
 			"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:problems-shard-2" + H2,
@@ -379,7 +380,7 @@ class ProblemDetailsTests {
 
 	@Nested
 	@SpringBootTest(classes = { TestApplication.class, NotesController.class, LocalHandlerController.class },
-			properties = { "shard-tenancy.directory.url=jdbc:h2:mem:problems-own-directory" + H2,
+			properties = { "shard-tenancy.web.access.policy=none", "shard-tenancy.directory.url=jdbc:h2:mem:problems-own-directory" + H2,
 					"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:problems-own-shard-1" + H2,
 					"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
 					"shard-tenancy.web.problem-details.retry-after=2500ms", "spring.jpa.open-in-view=false" })
@@ -498,6 +499,7 @@ class ProblemDetailsTests {
 
 	@Nested
 	@SpringBootTest(classes = { TestApplication.class, NotesController.class }, properties = {
+			"shard-tenancy.web.access.policy=none",
 			"shard-tenancy.directory.url=jdbc:h2:mem:problems-first-directory" + H2,
 			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:problems-first-shard-1" + H2,
 			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
@@ -546,6 +548,7 @@ class ProblemDetailsTests {
 
 	@Nested
 	@SpringBootTest(classes = { TestApplication.class, NotesController.class }, properties = {
+			"shard-tenancy.web.access.policy=none",
 			"shard-tenancy.directory.url=jdbc:h2:mem:problems-off-directory" + H2,
 			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:problems-off-shard-1" + H2,
 			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",

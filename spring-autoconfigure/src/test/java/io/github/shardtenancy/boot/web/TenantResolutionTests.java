@@ -127,7 +127,8 @@ class TenantResolutionTests {
 			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:resolve-shard-1" + H2,
 			"shard-tenancy.shards.shard-2.url=jdbc:h2:mem:resolve-shard-2" + H2,
 			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
-			"spring.jpa.open-in-view=false", "shard-tenancy.web.resolvers=header,path,session" })
+			"spring.jpa.open-in-view=false", "shard-tenancy.web.resolvers=header,path,session",
+			"shard-tenancy.web.access.policy=none" })
 	@AutoConfigureMockMvc
 	@DisplayName("with resolvers=header,path,session")
 	class HeaderPathSession extends WebApp {
@@ -339,7 +340,8 @@ class TenantResolutionTests {
 			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:resolve-jwt-shard-1" + H2,
 			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
 			"spring.jpa.open-in-view=false", "shard-tenancy.web.resolvers=jwt-claim,header",
-			"shard-tenancy.web.jwt-claim=tenant_id" })
+			"shard-tenancy.web.jwt-claim=tenant_id", "shard-tenancy.web.access.policy=claim",
+			"shard-tenancy.web.access.claim=tenant_id" })
 	@Import(SecurityChain.class)
 	@AutoConfigureMockMvc
 	@DisplayName("with resolvers=jwt-claim,header and jwt-claim=tenant_id behind Spring Security")
@@ -445,7 +447,7 @@ class TenantResolutionTests {
 			"shard-tenancy.directory.url=jdbc:h2:mem:resolve-own-directory" + H2,
 			"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:resolve-own-shard-1" + H2,
 			"shard-tenancy.liquibase.shard-changelogs=db/test-shard.xml", "shard-tenancy.sync.interval=1h",
-			"spring.jpa.open-in-view=false" })
+			"spring.jpa.open-in-view=false", "shard-tenancy.web.access.policy=none" })
 	@Import(ApplicationResolvers.class)
 	@AutoConfigureMockMvc
 	@DisplayName("with the application's TenantResolver beans")
