@@ -1,9 +1,10 @@
 package io.github.shardtenancy;
 
 /**
- * A reference-data write that was refused before anything was recorded or committed: its statements failed on a
- * shard (a trial run, rolled back), no ACTIVE shard could be reached to try them, or a statement is not a write of a
- * reference table. Nothing changed on any shard; fix the cause and write again.
+ * A reference-data write that was refused before anything was recorded or committed: a shard refused its statements
+ * (or an earlier logged write it misses), an ACTIVE shard could not be reached, or a statement is not a write of a
+ * reference table. Every shard's transaction was rolled back: nothing changed on any shard. {@link #shardId()} names
+ * the shard, the message gives the database's reason; fix the cause and write again.
  */
 public class ReferenceWriteException extends ShardTenancyException {
 

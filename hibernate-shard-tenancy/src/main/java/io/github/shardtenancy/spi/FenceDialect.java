@@ -198,6 +198,50 @@ public interface FenceDialect {
 	}
 
 	/**
+	 * Ends the first phase of a two-phase commit: checks the transaction's deferred constraints and, where the
+	 * database keeps prepared transactions, prepares the connection's transaction under {@code id}, so that it
+	 * survives a crash of the client or the server, keeps its locks, and can only be committed or rolled back by
+	 * {@link #finishPrepared}. The library uses it for reference writes, which commit on every shard or on none.
+	 * <p>The default answers {@code false} and leaves the transaction open, to be committed or rolled back on the
+	 * connection (H2: its {@code PREPARE COMMIT} resolves in-doubt transactions only when the database is opened again).
+	 * @param connection a connection with auto-commit off and the transaction's work done
+	 * @param id the global transaction id: letters, digits, {@code _} and {@code :}, at most 200 characters
+	 * @return whether the transaction is prepared (auto-commit is then on, and the connection is in no transaction)
+	 * @throws SQLException if a deferred constraint fails or the database cannot prepare; the transaction is then
+	 * rolled back or must be
+	 */
+	default boolean prepare(Connection connection, String id) throws SQLException {
+		return false;
+	}
+
+	/**
+	 * Commits or rolls back a transaction {@link #prepare prepared} under {@code id}, from any session of the same
+	 * database.
+	 * <p>The default throws {@link SQLFeatureNotSupportedException}: the default {@link #prepare} prepares nothing.
+	 * @param connection a connection to the shard, in auto-commit mode
+	 * @param id the id given to {@link #prepare}
+	 * @param commit {@code true} to commit, {@code false} to roll back
+	 * @return {@code false} if no transaction is prepared under {@code id} (it was finished already)
+	 * @throws SQLException on a database error
+	 */
+	default boolean finishPrepared(Connection connection, String id, boolean commit) throws SQLException {
+		throw new SQLFeatureNotSupportedException("no prepared transactions");
+	}
+
+	/**
+	 * The ids of the transactions prepared in the connection's database whose id starts with {@code prefix}: what an
+	 * interrupted two-phase commit left for the library to finish.
+	 * <p>The default answers an empty list.
+	 * @param connection a connection to the shard
+	 * @param prefix the start of the ids
+	 * @return the ids, in no particular order; empty if none
+	 * @throws SQLException on a database error
+	 */
+	default List<String> preparedIds(Connection connection, String prefix) throws SQLException {
+		return List.of();
+	}
+
+	/**
 	 * The number of statements in a SQL text as this database's driver splits it, by the driver's own reading of
 	 * quotes, escapes, dollar quoting and comments: the SQL the library runs with no tenant bound, and the SQL of a
 	 * query across shards, must hold exactly one statement, since the statements after a {@code COMMIT} would run

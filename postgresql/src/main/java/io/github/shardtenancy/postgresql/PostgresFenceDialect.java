@@ -89,6 +89,22 @@ public final class PostgresFenceDialect implements FenceDialect {
 
 	private static final String TENANT_STORAGE = DialectSql.load(PostgresFenceDialect.class, "tenant-storage");
 
+	private static final String PREPARE_CHECK = DialectSql.load(PostgresFenceDialect.class, "prepare-check");
+
+	private static final String PREPARED_TRANSACTIONS = DialectSql.load(PostgresFenceDialect.class,
+			"prepared-transactions");
+
+	private static final String PREPARE = DialectSql.load(PostgresFenceDialect.class, "prepare");
+
+	private static final String COMMIT_PREPARED = DialectSql.load(PostgresFenceDialect.class, "commit-prepared");
+
+	private static final String ROLLBACK_PREPARED = DialectSql.load(PostgresFenceDialect.class, "rollback-prepared");
+
+	private static final String PREPARED_IDS = DialectSql.load(PostgresFenceDialect.class, "prepared-ids");
+
+	/** What a global transaction id may hold: it is written into the statement as a literal. */
+	private static final java.util.regex.Pattern TRANSACTION_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_:]{1,200}");
+
 	/** Rows per multi-row upsert, at most. */
 	private static final int MAX_ROWS_PER_UPSERT = 1000;
 
@@ -210,6 +226,69 @@ public final class PostgresFenceDialect implements FenceDialect {
 		try (PreparedStatement ps = connection.prepareStatement(RELEASE_SESSION)) {
 			ps.execute();
 		}
+	}
+
+	/**
+	 * {@code prepare-check.sql} (deferred constraints checked now), then, if {@code prepared-transactions.sql} says the
+	 * server keeps prepared transactions, {@code prepare.sql}; auto-commit is then switched on, as pgjdbc's own
+	 * {@code PGXAConnection} does after a prepare (the session is in no transaction).
+	 */
+	@Override
+	public boolean prepare(Connection connection, String id) throws SQLException {
+		String literal = transactionId(id);
+		try (PreparedStatement check = connection.prepareStatement(PREPARE_CHECK)) {
+			check.execute();
+		}
+		try (PreparedStatement enabled = connection.prepareStatement(PREPARED_TRANSACTIONS);
+				ResultSet rs = enabled.executeQuery()) {
+			if (!rs.next() || !rs.getBoolean(1)) {
+				return false;
+			}
+		}
+		try (java.sql.Statement prepare = connection.createStatement()) {
+			prepare.execute(PREPARE.replace("{id}", literal));
+		}
+		connection.setAutoCommit(true);
+		return true;
+	}
+
+	/** {@code commit-prepared.sql} or {@code rollback-prepared.sql}; SQLSTATE 42704 when no such id is prepared. */
+	@Override
+	public boolean finishPrepared(Connection connection, String id, boolean commit) throws SQLException {
+		String literal = transactionId(id);
+		try (java.sql.Statement finish = connection.createStatement()) {
+			finish.execute((commit ? COMMIT_PREPARED : ROLLBACK_PREPARED).replace("{id}", literal));
+			return true;
+		}
+		catch (SQLException ex) {
+			if ("42704".equals(ex.getSQLState())) {
+				return false;
+			}
+			throw ex;
+		}
+	}
+
+	/** {@code prepared-ids.sql}. */
+	@Override
+	public List<String> preparedIds(Connection connection, String prefix) throws SQLException {
+		List<String> ids = new ArrayList<>();
+		try (PreparedStatement ps = connection.prepareStatement(PREPARED_IDS)) {
+			ps.setString(1, prefix);
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					ids.add(rs.getString(1));
+				}
+			}
+		}
+		return ids;
+	}
+
+	private static String transactionId(String id) {
+		if (!TRANSACTION_ID.matcher(id).matches()) {
+			throw new IllegalArgumentException("A global transaction id holds letters, digits, '_' and ':' only, at "
+					+ "most 200 characters, was '" + id + "'");
+		}
+		return id;
 	}
 
 	/**

@@ -16,9 +16,9 @@ import io.github.shardtenancy.MoveResult;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStep;
 import io.github.shardtenancy.NoTenantBoundException;
-import io.github.shardtenancy.ReferenceDataBehindException;
 import io.github.shardtenancy.ReferenceDataReport;
 import io.github.shardtenancy.ReferenceStatement;
+import io.github.shardtenancy.ReferenceWriteException;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantTable;
@@ -43,11 +43,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * Reference tables on embedded PostgreSQL: the directory and shard 1 on one server, shard 2 on a second server that
  * the test stops for real during a reference write and starts again. One write reaches both shards; Hibernate reads
  * the reference entity with no tenant bound and refuses the tenant entity; the tenant table's foreign key to the
- * reference table holds on each shard; the shard that was down is reported, skipped by reads, and repaired; a move
+ * reference table holds on each shard; a write while a shard is down is refused, reads skip that shard; a move
  * copies the tenant's rows only.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@DisplayName("Reference tables on PostgreSQL: one write, every shard; a shard server down during a write, repaired")
+@DisplayName("Reference tables on PostgreSQL: one write, every shard; a write refused while a shard server is down")
 class PostgresReferenceTablesTest {
 
 	private static final String CHANGELOG = "db/testing/pets.xml";
@@ -116,7 +116,7 @@ class PostgresReferenceTablesTest {
 	}
 
 	@Test
-	@DisplayName("write, read without tenant, foreign key, shard down and repaired, move leaves reference rows alone")
+	@DisplayName("write, read without tenant, foreign key, shard down refuses the write, move leaves reference rows alone")
 	void referenceTables() throws Exception {
 		long first = this.tenancy.referenceTables()
 			.write(List.of(ReferenceStatement.of("INSERT INTO pet_type (id, name) VALUES (?, ?)", 1, "cat"),
@@ -143,25 +143,31 @@ class PostgresReferenceTablesTest {
 			.createQuery("select p.name || ':' || p.type.name from Pet p", String.class).getResultList()));
 		assertThat(joined).containsExactly("Tom:cat");
 
-		// Shard 2's server goes down; the write commits on shard 1 and names shard 2.
+		// Shard 2's server goes down; the write is refused, shard 1 unchanged, and reads go to shard 1.
 		this.second.server().stop();
 		assertThatThrownBy(() -> this.tenancy.referenceTables()
 			.write(List.of(ReferenceStatement.of("UPDATE pet_type SET name = ? WHERE id = ?", "hound", 2))))
-			.isInstanceOfSatisfying(ReferenceDataBehindException.class,
-					ex -> assertThat(ex.shardsBehind()).containsExactly("shard-2"));
-		assertThat(names("shard-1")).containsExactly("cat", "hound");
+			.isInstanceOfSatisfying(ReferenceWriteException.class, ex -> {
+				assertThat(ex.shardId()).isEqualTo("shard-2");
+				assertThat(ex.getMessage()).contains("cannot be reached", "nothing recorded");
+			});
+		assertThat(names("shard-1")).containsExactly("cat", "dog");
 		for (int i = 0; i < 3; i++) {
 			List<String> current = read(s -> s.createQuery("select t.name from PetType t order by t.id", String.class)
 				.getResultList());
-			assertThat(current).as("read with no tenant, from a current shard").containsExactly("cat", "hound");
+			assertThat(current).as("read with no tenant, from a current shard").containsExactly("cat", "dog");
 		}
 
 		this.second.server().start();
-		long repaired = this.tenancy.referenceTables().repair();
+		PostgresAtomicReferenceWriteTest.awaitAccepting(this.shard2);
+		long written = this.tenancy.referenceTables()
+			.write(List.of(ReferenceStatement.of("UPDATE pet_type SET name = ? WHERE id = ?", "hound", 2)));
+		assertThat(names("shard-1")).containsExactly("cat", "hound");
 		assertThat(names("shard-2")).containsExactly("cat", "hound");
+		assertThat(this.tenancy.referenceTables().repair()).isEqualTo(written);
 		ReferenceDataReport report = this.tenancy.referenceTables().verify();
 		assertThat(report.consistent()).as(report.toString()).isTrue();
-		assertThat(report.shardVersions()).containsEntry("shard-2", repaired);
+		assertThat(report.shardVersions()).containsEntry("shard-2", written);
 
 		// A move copies the tenant's pet and nothing of the reference table.
 		MoveResult moved = this.tenancy.mover().moveAndWait("acme", "shard-2", MoveSettings.defaults());

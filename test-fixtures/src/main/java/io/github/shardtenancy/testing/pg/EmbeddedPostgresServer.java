@@ -72,6 +72,8 @@ public final class EmbeddedPostgresServer implements PostgresServer {
 				.setCleanDataDirectory(false)
 				.setRegisterShutdownHook(false) // the owner stops it
 				.setServerConfig("max_connections", "200")
+				// Two-phase commit for reference writes (ReferenceTables): PostgreSQL's default is 0, none.
+				.setServerConfig("max_prepared_transactions", "20")
 				.setServerConfig("fsync", "off")
 				.setServerConfig("synchronous_commit", "off")
 				.setServerConfig("full_page_writes", "off")
