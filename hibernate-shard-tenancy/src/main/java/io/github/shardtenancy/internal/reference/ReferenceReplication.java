@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * shard back, with nothing recorded. The directory's commit is the decision; the shards commit after it. A shard
  * whose commit then fails is behind and gets the write from the log (a prepared transaction is committed as it
  * stands); a prepared transaction an interrupted writer left is finished by the next write or {@link #repair()},
- * committed if the log holds its write, rolled back otherwise.
+ * committed if the log holds its write, rolled back otherwise ({@link TwoPhaseCommit}).
  *
  * <p>Tenant-free reads go to the shards this instance knows to be current ({@link #readShards()}). Thread-safe.
  */
@@ -86,6 +86,8 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 
 	private final AtomicInteger next = new AtomicInteger();
 
+	private final TwoPhaseCommit commit;
+
 	/**
 	 * @param directory the directory (its database holds the log)
 	 * @param topology this instance's shards
@@ -98,6 +100,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		this.topology = Objects.requireNonNull(topology, "topology");
 		this.declared = Objects.requireNonNull(tables, "tables");
 		this.actor = Objects.requireNonNull(actor, "actor");
+		this.commit = new TwoPhaseCommit(directory, topology, this::knownCurrent);
 	}
 
 	@Override
@@ -137,7 +140,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 					+ encoded.length() + " characters in the directory's log, more than " + MAX_ENCODED
 					+ "; split it into several writes", null, null);
 		}
-		List<ShardWrite> held = new ArrayList<>();
+		List<TwoPhaseCommit.ShardWrite> held = new ArrayList<>();
 		java.util.concurrent.atomic.AtomicLong attempted = new java.util.concurrent.atomic.AtomicLong(-1);
 		long version;
 		try {
@@ -145,7 +148,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 				attempted.set(v);
 				long latest = latest(c);
 				for (String shardId : targets(c)) {
-					held.add(holdRetrying(c, shardId, latest, v, statements, transactionId(v, encoded, shardId)));
+					held.add(this.commit.hold(c, shardId, latest, v, statements, encoded));
 				}
 				try (PreparedStatement ps = c.prepareStatement("INSERT INTO shard_reference_log (version, statements, "
 						+ "written_at, written_by) VALUES (?, ?, CURRENT_TIMESTAMP, ?)")) {
@@ -159,9 +162,9 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		}
 		catch (RuntimeException ex) {
 			// The directory transaction rolled back, or its commit failed and may have happened or not.
-			Boolean recorded = recorded(ex, attempted.get(), encoded);
+			Boolean recorded = this.commit.recorded(ex, attempted.get(), encoded);
 			if (!Boolean.TRUE.equals(recorded)) {
-				abandon(held, recorded == null, ex);
+				TwoPhaseCommit.abandon(held, recorded == null, ex);
 				throw ex;
 			}
 			version = attempted.get(); // the commit's reply was lost, but the write is recorded
@@ -170,322 +173,13 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		io.github.shardtenancy.retry.CommittedWork.record("reference write at directory version " + version);
 		log.info("Reference write recorded at directory version {} ({} statement(s)); committing it on shards {}",
 				version, statements.size(), held.stream().map(w -> w.shard().id()).toList());
-		finish(held, version);
+		this.commit.finish(held, version);
 		return version;
-	}
-
-	/**
-	 * The id of a shard's prepared transaction of the write recorded at {@code version}: the version, a hash of its
-	 * statements and the shard, so that a prepared transaction left by an interrupted write is committed only if the log holds
-	 * that very write at that version (a version whose directory transaction rolled back is given again).
-	 */
-	static String transactionId(long version, String encoded, String shardId) {
-		long hash = 0xcbf29ce484222325L;
-		for (byte b : encoded.getBytes(StandardCharsets.UTF_8)) {
-			hash ^= b & 0xff;
-			hash *= 0x100000001b3L;
-		}
-		// The shard's id too: a PostgreSQL server's prepared transaction ids are one namespace for all its databases.
-		return PREPARED_PREFIX + version + ":" + Long.toHexString(hash) + ":" + shardId.replaceAll("[^A-Za-z0-9_]", "_");
-	}
-
-	/** The start of the id of every transaction a reference write prepares on a shard. */
-	static final String PREPARED_PREFIX = "shard_tenancy_reference:";
-
-	/**
-	 * A shard's transaction holding a reference write, committed only once the write is recorded: prepared where
-	 * the shard's database keeps prepared transactions, otherwise open on its connection.
-	 */
-	private record ShardWrite(Topology.Shard shard, Connection connection, boolean prepared, String id) {
-	}
-
-	/**
-	 * {@link #hold} once more, with the pool's idle connections evicted first, if the shard could not be reached: a
-	 * shard that came back leaves connections in the pool that its restart broke. A shard still unreachable is left
-	 * out of tenant-free reads until a write, {@link #repair()} or {@link #verify()} finds it current again.
-	 */
-	private ShardWrite holdRetrying(Connection directoryTransaction, String shardId, long latest, long version,
-			List<ReferenceStatement> statements, String id) {
-		try {
-			return hold(directoryTransaction, shardId, latest, version, statements, id);
-		}
-		catch (ReferenceWriteException ex) {
-			Topology.Shard shard = this.topology.find(shardId).orElse(null);
-			if (shard == null || !(ex.getCause() instanceof SQLException failure) || !isUnreachable(failure)
-					|| !evict(shard)) {
-				throw ex;
-			}
-			try {
-				return hold(directoryTransaction, shardId, latest, version, statements, id);
-			}
-			catch (ReferenceWriteException again) {
-				if (again.getCause() instanceof SQLException failure2 && isUnreachable(failure2)) {
-					knownCurrent().remove(shardId);
-				}
-				throw again;
-			}
-		}
-	}
-
-	/** Evicts the idle connections of a shard's pool; {@code false} if it is not a live HikariCP pool. */
-	private static boolean evict(Topology.Shard shard) {
-		if (!(shard.dataSource() instanceof com.zaxxer.hikari.HikariDataSource pool) || pool.isClosed()
-				|| pool.getHikariPoolMXBean() == null) {
-			return false;
-		}
-		pool.getHikariPoolMXBean().softEvictConnections();
-		return true;
-	}
-
-	/**
-	 * On one target shard, inside the write's directory transaction: finishes what an interrupted write left
-	 * prepared, locks the shard's version row, replays the recorded writes it misses, runs the statements, sets the
-	 * version and prepares (or keeps open) the transaction.
-	 * @throws ReferenceWriteException if the shard cannot be reached or refuses: the caller rolls back every shard
-	 */
-	private ShardWrite hold(Connection directoryTransaction, String shardId, long latest, long version,
-			List<ReferenceStatement> statements, String id) {
-		Topology.Shard shard = this.topology.find(shardId).orElseThrow(() -> new ReferenceWriteException(
-				"Reference write refused, nothing recorded or committed on any shard: shard '" + shardId
-						+ "' is ACTIVE in the directory but not in this instance's topology; call "
-						+ "TenantAdmin.syncShards() and write again", shardId, null));
-		Connection s;
-		try {
-			s = shard.dataSource().getConnection();
-		}
-		catch (SQLException ex) {
-			throw unreachable(shardId, ex);
-		}
-		try {
-			resolve(directoryTransaction, shard, s);
-			s.setAutoCommit(false);
-			long at = shardVersion(s, true);
-			if (at < latest) {
-				for (Map.Entry<Long, List<ReferenceStatement>> entry : entriesOn(directoryTransaction, at, latest)
-					.entrySet()) {
-					try {
-						run(s, entry.getValue());
-					}
-					catch (SQLException ex) {
-						if (isUnreachable(ex)) {
-							throw ex;
-						}
-						throw new ReferenceWriteException("Reference write refused, nothing recorded or committed on "
-								+ "any shard: shard '" + shardId + "' misses the recorded write at directory version "
-								+ entry.getKey() + " and refuses it (" + ex.getMessage() + "); fix the rows the "
-								+ "reason names on that shard, run ShardTenancy.referenceTables().repair(), then "
-								+ "write again", shardId, ex);
-					}
-				}
-			}
-			try {
-				run(s, statements);
-			}
-			catch (SQLException ex) {
-				if (isUnreachable(ex)) {
-					throw ex;
-				}
-				throw refused(shardId, ex);
-			}
-			try (PreparedStatement ps = s.prepareStatement(
-					"UPDATE shard_reference_version SET version = ?, updated_at = CURRENT_TIMESTAMP WHERE id = 1")) {
-				ps.setLong(1, version);
-				ps.executeUpdate();
-			}
-			boolean prepared;
-			try {
-				prepared = shard.dialect().prepare(s, id);
-			}
-			catch (SQLException ex) {
-				if (isUnreachable(ex)) {
-					throw ex;
-				}
-				throw refused(shardId, ex); // a deferred constraint, checked now
-			}
-			return new ShardWrite(shard, s, prepared, id);
-		}
-		catch (SQLException | RuntimeException ex) {
-			rollbackQuietly(s);
-			closeQuietly(s);
-			if (ex instanceof ReferenceWriteException refusal) {
-				throw refusal;
-			}
-			if (ex instanceof SQLException failure) {
-				throw unreachable(shardId, failure);
-			}
-			throw (RuntimeException) ex;
-		}
-	}
-
-	private static ReferenceWriteException refused(String shardId, SQLException ex) {
-		return new ReferenceWriteException("Reference write refused as a whole, nothing recorded or committed on any "
-				+ "shard: shard '" + shardId + "' refuses it (" + ex.getMessage() + "); the write must hold on every "
-				+ "ACTIVE shard: change it, or the rows the reason names, and write again", shardId, ex);
-	}
-
-	private static ReferenceWriteException unreachable(String shardId, SQLException ex) {
-		return new ReferenceWriteException("Reference write refused, nothing recorded or committed on any shard: "
-				+ "shard '" + shardId + "' cannot be reached (" + ex.getMessage() + "); a reference write needs every "
-				+ "ACTIVE shard: write again once it is back, or retire the shard", shardId, ex);
-	}
-
-	/**
-	 * Whether a failure is the connection's (the shard is down or its connection broke) rather than the database
-	 * refusing a statement: SQLSTATE class 08 (connection exception, SQL standard), 57P (PostgreSQL's operator
-	 * intervention: shutdown, crash), or a JDBC connection exception type.
-	 */
-	static boolean isUnreachable(SQLException ex) {
-		for (Throwable t = ex; t != null; t = t.getCause()) {
-			if (t instanceof java.sql.SQLTransientConnectionException
-					|| t instanceof java.sql.SQLNonTransientConnectionException
-					|| t instanceof java.sql.SQLRecoverableException) {
-				return true;
-			}
-			if (t instanceof SQLException sql && sql.getSQLState() != null
-					&& (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * Finishes, on one shard, the transactions that interrupted writes left prepared: committed if the log holds the
-	 * write they hold, rolled back otherwise. Called only while holding the directory's write lock, so that no write
-	 * is in flight: every prepared transaction found is one whose directory transaction ended.
-	 */
-	private void resolve(Connection directoryTransaction, Topology.Shard shard, Connection s) throws SQLException {
-		for (String id : shard.dialect().preparedIds(s, PREPARED_PREFIX)) {
-			boolean commit = logged(directoryTransaction, id, shard.id());
-			if (shard.dialect().finishPrepared(s, id, commit)) {
-				log.warn("Shard '{}': {} the reference write an interrupted writer left prepared ({})", shard.id(),
-						commit ? "committed" : "rolled back", id);
-			}
-		}
-	}
-
-	/** Whether the log holds the write a prepared transaction id of a shard names. */
-	private static boolean logged(Connection directory, String id, String shardId) throws SQLException {
-		String[] parts = id.substring(PREPARED_PREFIX.length()).split(":", 2);
-		long version;
-		try {
-			version = Long.parseLong(parts[0]);
-		}
-		catch (NumberFormatException ex) {
-			return false;
-		}
-		try (PreparedStatement ps = directory.prepareStatement(
-				"SELECT statements FROM shard_reference_log WHERE version = ?")) {
-			ps.setLong(1, version);
-			try (ResultSet rs = ps.executeQuery()) {
-				return rs.next() && transactionId(version, rs.getString(1), shardId).equals(id);
-			}
-		}
-	}
-
-	/**
-	 * Commits the held shard transactions of a recorded write. A shard whose commit fails is behind: a prepared
-	 * transaction stays prepared and the next write or {@link #repair()} commits it; an open one was rolled back by
-	 * its database and is replayed from the log.
-	 * @throws ReferenceDataBehindException if a shard does not have the write now
-	 */
-	private void finish(List<ShardWrite> held, long version) {
-		Map<String, String> unreachable = new TreeMap<>();
-		List<Throwable> failures = new ArrayList<>();
-		for (ShardWrite write : held) {
-			try {
-				if (write.prepared()) {
-					write.shard().dialect().finishPrepared(write.connection(), write.id(), true);
-				}
-				else {
-					write.connection().commit();
-				}
-				knownCurrent().add(write.shard().id());
-			}
-			catch (SQLException | RuntimeException ex) {
-				knownCurrent().remove(write.shard().id());
-				log.warn("Reference write at directory version {} not committed on shard '{}' yet: {}", version,
-						write.shard().id(), ex.getMessage());
-				unreachable.put(write.shard().id(), String.valueOf(ex.getMessage()));
-				failures.add(ex);
-			}
-			finally {
-				closeQuietly(write.connection());
-			}
-		}
-		if (!unreachable.isEmpty()) {
-			throw new ReferenceDataBehindException(version, unreachable, Map.of(), failures);
-		}
-	}
-
-	/**
-	 * Whether a write whose directory transaction failed is recorded: {@code false} if the transaction rolled back,
-	 * otherwise (its commit failed without telling) what the directory answers, {@code null} if it cannot.
-	 */
-	private @Nullable Boolean recorded(RuntimeException failure, long version, String encoded) {
-		if (version < 0 || !(failure instanceof DirectoryUnavailableException)) {
-			return Boolean.FALSE;
-		}
-		try (Connection c = this.directory.dataSource().getConnection()) {
-			return logged(c, transactionId(version, encoded, ""), "");
-		}
-		catch (SQLException | RuntimeException ex) {
-			failure.addSuppressed(ex);
-			return null;
-		}
-	}
-
-	/**
-	 * Rolls back the held shard transactions of a write that is not recorded; with {@code keepPrepared} (the
-	 * directory cannot tell), prepared transactions stay prepared for the next write or {@link #repair()} to finish.
-	 */
-	private static void abandon(List<ShardWrite> held, boolean keepPrepared, RuntimeException failure) {
-		for (ShardWrite write : held) {
-			try {
-				if (write.prepared() && keepPrepared) {
-					log.warn("Reference write: the directory cannot tell whether it is recorded; shard '{}' keeps it "
-							+ "prepared ({}) until the next reference write or repair() finishes it",
-							write.shard().id(), write.id());
-				}
-				else if (write.prepared()) {
-					write.shard().dialect().finishPrepared(write.connection(), write.id(), false);
-				}
-				else {
-					write.connection().rollback();
-				}
-			}
-			catch (SQLException | RuntimeException ex) {
-				failure.addSuppressed(ex);
-			}
-			finally {
-				closeQuietly(write.connection());
-			}
-		}
-	}
-
-	private static void rollbackQuietly(Connection c) {
-		try {
-			if (!c.getAutoCommit()) {
-				c.rollback();
-			}
-		}
-		catch (SQLException ex) {
-			log.debug("Rollback of a reference write's shard transaction failed: {}", ex.getMessage());
-		}
-	}
-
-	private static void closeQuietly(Connection c) {
-		try {
-			c.close();
-		}
-		catch (SQLException ex) {
-			log.debug("Closing a reference write's shard connection failed: {}", ex.getMessage());
-		}
 	}
 
 	@Override
 	public long repair() {
-		resolveAll();
+		this.commit.resolveAll();
 		Head head = head();
 		applyAll(head.targets(), head.latest());
 		return head.latest();
@@ -589,7 +283,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		return candidates;
 	}
 
-	private Set<String> knownCurrent() {
+	Set<String> knownCurrent() {
 		Set<String> known = this.current;
 		if (known == null) {
 			synchronized (this) {
@@ -626,40 +320,6 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		}
 	}
 
-	/**
-	 * Finishes the transactions interrupted writes left prepared on the shards of the topology, inside a directory
-	 * transaction (whose lock no write in flight holds then); nothing, not even the directory lock, when there are
-	 * none.
-	 */
-	private void resolveAll() {
-		List<Topology.Shard> withPrepared = new ArrayList<>();
-		for (String shardId : this.topology.shardIds()) {
-			Topology.Shard shard = this.topology.find(shardId).orElse(null);
-			if (shard == null) {
-				continue;
-			}
-			try (Connection s = shard.dataSource().getConnection()) {
-				if (!shard.dialect().preparedIds(s, PREPARED_PREFIX).isEmpty()) {
-					withPrepared.add(shard);
-				}
-			}
-			catch (SQLException | RuntimeException ex) {
-				log.debug("Shard '{}' not read for prepared reference writes: {}", shardId, ex.getMessage());
-			}
-		}
-		if (withPrepared.isEmpty()) {
-			return;
-		}
-		this.directory.transaction((c, v) -> {
-			for (Topology.Shard shard : withPrepared) {
-				try (Connection s = shard.dataSource().getConnection()) {
-					resolve(c, shard, s);
-				}
-			}
-			return null;
-		});
-	}
-
 	private void applyAll(List<String> targets, long version) {
 		Map<String, String> unreachable = new TreeMap<>();
 		Map<String, String> refused = new TreeMap<>();
@@ -675,7 +335,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 				knownCurrent().remove(shardId);
 				log.warn("Reference data of shard '{}' is behind directory version {}: {}", shardId, version,
 						ex.getMessage());
-				if (ex instanceof SQLException failure && !isUnreachable(failure)) {
+				if (ex instanceof SQLException failure && !TwoPhaseCommit.isUnreachable(failure)) {
 					refused.put(shardId, failure.getMessage());
 				}
 				else {
@@ -698,7 +358,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 			catchUp(shard, null, version);
 		}
 		catch (SQLException ex) {
-			if (!evict(shard)) {
+			if (!TwoPhaseCommit.evict(shard)) {
 				throw ex;
 			}
 			log.debug("Catching shard '{}' up again with fresh connections after: {}", shard.id(), ex.getMessage());
@@ -756,7 +416,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		}
 	}
 
-	private static Map<Long, List<ReferenceStatement>> entriesOn(Connection c, long after, long upTo)
+	static Map<Long, List<ReferenceStatement>> entriesOn(Connection c, long after, long upTo)
 			throws SQLException {
 		Map<Long, List<ReferenceStatement>> entries = new LinkedHashMap<>();
 		try (PreparedStatement ps = c.prepareStatement("SELECT version, statements FROM shard_reference_log "
@@ -772,7 +432,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		return entries;
 	}
 
-	private static void run(Connection s, List<ReferenceStatement> statements) throws SQLException {
+	static void run(Connection s, List<ReferenceStatement> statements) throws SQLException {
 		for (ReferenceStatement statement : statements) {
 			try (PreparedStatement ps = s.prepareStatement(statement.sql())) {
 				int i = 1;
@@ -788,7 +448,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		}
 	}
 
-	private static long latest(Connection directory) throws SQLException {
+	static long latest(Connection directory) throws SQLException {
 		try (PreparedStatement ps = directory.prepareStatement(
 				"SELECT COALESCE(MAX(version), 0) FROM shard_reference_log");
 				ResultSet rs = ps.executeQuery()) {
@@ -797,7 +457,7 @@ public final class ReferenceReplication implements ReferenceTables, ShardMultiTe
 		}
 	}
 
-	private static long shardVersion(Connection s, boolean lock) throws SQLException {
+	static long shardVersion(Connection s, boolean lock) throws SQLException {
 		try (PreparedStatement ps = s.prepareStatement(
 				"SELECT version FROM shard_reference_version WHERE id = 1" + (lock ? " FOR UPDATE" : ""));
 				ResultSet rs = ps.executeQuery()) {
