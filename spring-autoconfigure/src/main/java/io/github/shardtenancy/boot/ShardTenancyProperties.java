@@ -21,7 +21,7 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
  * not thread-safe for writes. Numeric settings are checked once bound: a value out of range fails the start with a
  * {@link io.github.shardtenancy.ShardTenancyConfigurationException} naming the property and the value.
  */
-@ConfigurationProperties("shard-tenancy")
+@ConfigurationProperties(prefix = "shard-tenancy", ignoreUnknownFields = false)
 public class ShardTenancyProperties implements InitializingBean {
 
 	/** Whether the auto-configuration is active at all. Default {@code true}. */
