@@ -17,6 +17,7 @@ import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -49,6 +50,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * their own retry ({@link TenantTaskOptions#retry}) keep it.</li>
  * <li><b>Failures are per tenant</b>: an exception of the work (after the retries) rolls its transaction back and is
  * the tenant's {@code FAILED} outcome, with that exception as its error; the others go on.</li>
+ * <li><b>A new transaction per tenant and attempt</b> ({@code REQUIRES_NEW}): it never joins a transaction of the
+ * thread the executor runs it on. The run's own threads have none; an executor that runs tasks on a calling thread
+ * inside a transaction suspends that transaction meanwhile, and the retry then runs each attempt once (only the
+ * outermost boundary retries).</li>
  * <li><b>One connection per tenant</b>: the mark runs on the transaction manager's connection to the tenant-routing
  * {@code DataSource}; no second connection is opened. A transaction manager that binds no JDBC connection for that
  * {@code DataSource} (neither a {@code JpaTransactionManager} nor a {@code DataSourceTransactionManager} on it) fails
@@ -82,6 +87,9 @@ public class TransactionalTenantTasks {
 		this.retry = Objects.requireNonNull(retry, "retry");
 		this.transactionTemplate = new TransactionTemplate(
 				Objects.requireNonNull(transactionManager, "transactionManager"));
+		// A tenant's transaction never joins one of the thread it runs on (an executor running tasks on the caller's
+		// thread, inside a transaction of another tenant): it is the tenant's own.
+		this.transactionTemplate.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
 	}
 
