@@ -31,14 +31,17 @@ public final class TenantTaskOptions {
 
 	private final TenantTaskRetry retry;
 
+	private final TenantTaskTransaction transaction;
+
 	private TenantTaskOptions(String name, String shardId, List<String> tenants, int perShard, Executor executor,
-			TenantTaskRetry retry) {
+			TenantTaskRetry retry, TenantTaskTransaction transaction) {
 		this.name = name;
 		this.shardId = shardId;
 		this.tenants = tenants;
 		this.perShard = perShard;
 		this.executor = executor;
 		this.retry = retry;
+		this.transaction = transaction;
 	}
 
 	/**
@@ -54,7 +57,7 @@ public final class TenantTaskOptions {
 			throw new IllegalArgumentException("Run name must be 1 to " + MAX_NAME_LENGTH
 					+ " characters and not blank, was '" + name + "'");
 		}
-		return new TenantTaskOptions(name, null, null, 1, null, null);
+		return new TenantTaskOptions(name, null, null, 1, null, null, null);
 	}
 
 	/**
@@ -62,7 +65,7 @@ public final class TenantTaskOptions {
 	 * @return options for every tenant, 1 tenant at a time per shard, on threads of the library
 	 */
 	public static TenantTaskOptions unnamed() {
-		return new TenantTaskOptions(null, null, null, 1, null, null);
+		return new TenantTaskOptions(null, null, null, 1, null, null, null);
 	}
 
 	/**
@@ -72,7 +75,7 @@ public final class TenantTaskOptions {
 	 */
 	public TenantTaskOptions shard(String shardId) {
 		return new TenantTaskOptions(this.name, Objects.requireNonNull(shardId, "shardId"), this.tenants,
-				this.perShard, this.executor, this.retry);
+				this.perShard, this.executor, this.retry, this.transaction);
 	}
 
 	/**
@@ -83,7 +86,8 @@ public final class TenantTaskOptions {
 	public TenantTaskOptions tenants(List<String> tenantIds) {
 		List<String> copy = Collections.unmodifiableList(new ArrayList<>(Objects.requireNonNull(tenantIds, "tenantIds")));
 		copy.forEach((tenantId) -> Objects.requireNonNull(tenantId, "tenantId"));
-		return new TenantTaskOptions(this.name, this.shardId, copy, this.perShard, this.executor, this.retry);
+		return new TenantTaskOptions(this.name, this.shardId, copy, this.perShard, this.executor, this.retry,
+				this.transaction);
 	}
 
 	/**
@@ -96,7 +100,8 @@ public final class TenantTaskOptions {
 		if (perShard < 1) {
 			throw new IllegalArgumentException("perShard must be at least 1, was " + perShard);
 		}
-		return new TenantTaskOptions(this.name, this.shardId, this.tenants, perShard, this.executor, this.retry);
+		return new TenantTaskOptions(this.name, this.shardId, this.tenants, perShard, this.executor, this.retry,
+				this.transaction);
 	}
 
 	/**
@@ -106,7 +111,7 @@ public final class TenantTaskOptions {
 	 */
 	public TenantTaskOptions executor(Executor executor) {
 		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard,
-				Objects.requireNonNull(executor, "executor"), this.retry);
+				Objects.requireNonNull(executor, "executor"), this.retry, this.transaction);
 	}
 
 	/**
@@ -117,7 +122,18 @@ public final class TenantTaskOptions {
 	 */
 	public TenantTaskOptions retry(TenantTaskRetry retry) {
 		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard, this.executor,
-				Objects.requireNonNull(retry, "retry"));
+				Objects.requireNonNull(retry, "retry"), this.transaction);
+	}
+
+	/**
+	 * @param transaction opens and ends each attempt's transaction (with Spring Boot, {@code TransactionalTenantTasks}
+	 * sets one of the application's transaction manager); never {@code null}. Without one, the library's own
+	 * transaction on a connection of {@link ShardTenancy#dataSource()}.
+	 * @return a copy with that transaction
+	 */
+	public TenantTaskOptions transaction(TenantTaskTransaction transaction) {
+		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard, this.executor, this.retry,
+				Objects.requireNonNull(transaction, "transaction"));
 	}
 
 	/** @return the run's name, or {@code null} when unnamed */
@@ -148,6 +164,11 @@ public final class TenantTaskOptions {
 	/** @return the retry, or {@code null} for the default one */
 	public TenantTaskRetry retry() {
 		return this.retry;
+	}
+
+	/** @return the transaction of each attempt, or {@code null} for the library's own */
+	public TenantTaskTransaction transaction() {
+		return this.transaction;
 	}
 
 }

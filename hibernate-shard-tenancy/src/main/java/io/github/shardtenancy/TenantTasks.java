@@ -10,7 +10,8 @@ import java.util.Objects;
  *
  * <p>{@link #start} enumerates the tenants from the directory when it is called (every tenant not
  * {@link TenantState#DELETED}), binds each one in turn with {@link TenantContext} and runs its work in one transaction
- * on a connection of {@link ShardTenancy#dataSource()}, inside a retry ({@link TenantTaskOptions#retry}):
+ * on a connection of {@link ShardTenancy#dataSource()} (or in the transaction {@link TenantTaskOptions#transaction}
+ * opens), inside a retry ({@link TenantTaskOptions#retry}):
  * a tenant that moves meanwhile is rejected by the fence of its old shard, rolled back and run on the new one, so it
  * is processed once, never skipped. One failing tenant never stops the others.
  *

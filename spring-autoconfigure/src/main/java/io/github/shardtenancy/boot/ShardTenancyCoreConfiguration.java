@@ -20,7 +20,7 @@ import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.TenantTasks;
-import io.github.shardtenancy.retry.ShardTenancyRetry;
+import io.github.shardtenancy.boot.retry.ShardTenancyRetry;
 import io.github.shardtenancy.spi.PlacementPolicy;
 import io.github.shardtenancy.spi.ShardPoolFactory;
 import io.github.shardtenancy.spi.ShardMigrator;

@@ -34,6 +34,7 @@ import io.github.shardtenancy.TenantTaskResult;
 import io.github.shardtenancy.TenantTaskResult.Status;
 import io.github.shardtenancy.TenantTaskRetry;
 import io.github.shardtenancy.TenantTaskRun;
+import io.github.shardtenancy.TenantTaskTransaction;
 import io.github.shardtenancy.TenantWork;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -154,28 +155,41 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 		return result;
 	}
 
-	/** One transaction: the mark is checked, the work runs, the mark is inserted, all committed together. */
+	/**
+	 * One transaction: the mark is checked, the work runs, the mark is inserted, all committed together, in the
+	 * options' transaction or the library's own.
+	 */
 	private Attempt<T> attempt(String tenantId) throws Exception {
-		String name = this.options.name();
+		TenantWork<Attempt<T>> body = (tenant, c) -> {
+			String name = this.options.name();
+			if (name != null && marked(c, name, tenant)) {
+				return new Attempt<>(null, true);
+			}
+			T value = this.work.run(tenant, c);
+			if (name != null) {
+				try (PreparedStatement s = c.prepareStatement(DefaultTenantTasks.INSERT_MARK)) {
+					s.setString(1, name);
+					s.setString(2, tenant);
+					s.setTimestamp(3, Timestamp.from(Instant.now()));
+					s.executeUpdate();
+				}
+			}
+			return new Attempt<>(value, false);
+		};
+		TenantTaskTransaction transaction = this.options.transaction();
+		return (transaction != null) ? transaction.execute(tenantId, body) : ownTransaction(tenantId, body);
+	}
+
+	/** The library's transaction: a connection of the tenant-routing data source, auto-commit off. */
+	private <R> R ownTransaction(String tenantId, TenantWork<R> body) throws Exception {
 		try (Connection c = this.dataSource.getConnection()) {
 			c.setAutoCommit(false);
 			boolean committed = false;
 			try {
-				if (name != null && marked(c, name, tenantId)) {
-					return new Attempt<>(null, true);
-				}
-				T value = this.work.run(tenantId, c);
-				if (name != null) {
-					try (PreparedStatement s = c.prepareStatement(DefaultTenantTasks.INSERT_MARK)) {
-						s.setString(1, name);
-						s.setString(2, tenantId);
-						s.setTimestamp(3, Timestamp.from(Instant.now()));
-						s.executeUpdate();
-					}
-				}
+				R result = body.run(tenantId, c);
 				c.commit();
 				committed = true;
-				return new Attempt<>(value, false);
+				return result;
 			}
 			finally {
 				if (!committed) {

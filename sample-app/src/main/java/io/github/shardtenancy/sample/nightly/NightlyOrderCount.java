@@ -8,20 +8,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.shardtenancy.TenantTaskOptions;
 import io.github.shardtenancy.TenantTaskResult;
-import io.github.shardtenancy.TenantTasks;
+import io.github.shardtenancy.boot.task.TransactionalTenantTasks;
+import io.github.shardtenancy.sample.orders.OrderService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * A nightly job for every tenant: counts each tenant's orders in its own transaction, through
- * {@link TenantTasks#start}. The run is named after the day, so a second trigger on the same day (a restart, a retry
- * after a crash) runs only the tenants not done yet. On when {@code sample.nightly.enabled=true}; scheduled by
+ * A nightly job for every tenant: calls the application's own {@link OrderService#countOrders()} for each tenant in its
+ * own transaction, through {@link TransactionalTenantTasks#mapEachTenant} (the tenant bound, a transaction of the
+ * application's transaction manager, the library's retry). The run is named after the day, so a second trigger on the
+ * same day (a restart, a retry after a crash) runs only the tenants not done yet. On when {@code sample.nightly.enabled=true}; scheduled by
  * {@code sample.nightly.cron} (default 02:00 every day).
  */
 @Component
@@ -30,7 +30,9 @@ public class NightlyOrderCount {
 
 	private static final Logger log = LoggerFactory.getLogger(NightlyOrderCount.class);
 
-	private final TenantTasks tasks;
+	private final TransactionalTenantTasks tasks;
+
+	private final OrderService orders;
 
 	private final Clock clock;
 
@@ -40,10 +42,13 @@ public class NightlyOrderCount {
 
 	/**
 	 * @param tasks runs the work per tenant
+	 * @param orders counts a tenant's orders
 	 * @param perShard the most tenants counted at once per shard ({@code sample.nightly.per-shard}, default 2)
 	 */
-	public NightlyOrderCount(TenantTasks tasks, @Value("${sample.nightly.per-shard:2}") int perShard) {
+	public NightlyOrderCount(TransactionalTenantTasks tasks, OrderService orders,
+			@Value("${sample.nightly.per-shard:2}") int perShard) {
 		this.tasks = tasks;
+		this.orders = orders;
 		this.clock = Clock.systemUTC();
 		this.perShard = perShard;
 	}
@@ -53,10 +58,7 @@ public class NightlyOrderCount {
 	public void run() {
 		String name = "nightly-order-count-" + LocalDate.now(this.clock);
 		Map<String, TenantTaskResult<Long>> results = this.tasks
-			.start(TenantTaskOptions.named(name).perShard(this.perShard), (tenant, connection) -> {
-				JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
-				return jdbc.queryForObject("SELECT COUNT(*) FROM orders WHERE tenant_id = ?", Long.class, tenant);
-			})
+			.mapEachTenant(TenantTaskOptions.named(name).perShard(this.perShard), (tenant) -> this.orders.countOrders())
 			.await();
 		this.runs.add(results);
 		results.values()

@@ -137,4 +137,16 @@ public class OrderService {
 		return this.orders.findAllWithLines().stream().map(OrderView::of).toList();
 	}
 
+	/**
+	 * Counts the current tenant's orders. Joins the caller's transaction when there is one (the nightly job's, one per
+	 * tenant).
+	 * @return how many orders the current tenant has
+	 * @throws io.github.shardtenancy.NoTenantBoundException if no tenant is bound
+	 */
+	@Transactional(readOnly = true)
+	public long countOrders() {
+		TenantContext.require("counting orders");
+		return this.orders.count();
+	}
+
 }

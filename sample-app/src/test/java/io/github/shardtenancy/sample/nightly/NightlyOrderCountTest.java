@@ -9,9 +9,11 @@ import java.util.Map;
 
 import io.github.shardtenancy.ShardQueryResult;
 import io.github.shardtenancy.TenantAdmin;
+import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.TenantTaskResult;
 import io.github.shardtenancy.TenantTasks;
+import io.github.shardtenancy.sample.orders.OrderService;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -23,7 +25,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * The nightly job enabled and triggered every second on three real H2 shards: after several triggers of the same
  * day's run, every tenant was counted exactly once (one DONE outcome over all runs, one completion mark over all
- * shards, read with a scatter-gather query).
+ * shards, read with a scatter-gather query), by the application's own {@code OrderService} in the run's transaction.
  */
 @SpringBootTest(properties = { "sample.nightly.enabled=true", "sample.nightly.cron=* * * * * *",
 		"shard-tenancy.directory.url=jdbc:h2:mem:nightly-test-directory;DB_CLOSE_DELAY=-1",
@@ -42,9 +44,12 @@ class NightlyOrderCountTest {
 	@Autowired
 	TenantAdmin admin;
 
+	@Autowired
+	OrderService orders;
+
 	@Test
 	@DisplayName("triggers of the day's run count every tenant exactly once")
-	void everyTenantOnce() {
+	void everyTenantOnce() throws Exception {
 		// Triggers before the sample's tenants are seeded see fewer (or no) tenants; wait for three that see all.
 		await().atMost(Duration.ofSeconds(60))
 			.until(() -> this.job.runs().stream().filter((run) -> run.size() == 20).count() >= 3);
@@ -65,6 +70,15 @@ class NightlyOrderCountTest {
 				.forEach((result) -> done.merge(result.tenantId(), 1, Integer::sum));
 		}
 		assertThat(done).hasSize(20).allSatisfy((tenant, count) -> assertThat(count).as(tenant).isEqualTo(1));
+		// Each DONE outcome carries what the application's OrderService counted in the tenant's transaction.
+		for (Map<String, TenantTaskResult<Long>> run : this.job.runs()) {
+			for (TenantTaskResult<Long> result : run.values()) {
+				if (result.status() == TenantTaskResult.Status.DONE) {
+					assertThat(result.value()).as(result.tenantId())
+						.isEqualTo(TenantContext.callAs(result.tenantId(), this.orders::countOrders));
+				}
+			}
+		}
 
 		String today = "nightly-order-count-" + LocalDate.now(ZoneOffset.UTC);
 		ShardQueryResult<String> marks = this.tasks.queryAllShards(

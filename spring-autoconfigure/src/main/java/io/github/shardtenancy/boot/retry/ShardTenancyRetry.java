@@ -4,6 +4,7 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -166,12 +167,12 @@ public class ShardTenancyRetry {
 	public <T> T execute(Supplier<T> work) {
 		Objects.requireNonNull(work, "work");
 		try {
-			return proceed("shard-tenancy work", work::get);
+			return call(work::get);
 		}
-		catch (RuntimeException | Error ex) {
+		catch (RuntimeException ex) {
 			throw ex;
 		}
-		catch (Throwable ex) {
+		catch (Exception ex) {
 			throw new UndeclaredThrowableException(ex);
 		}
 	}
@@ -191,6 +192,30 @@ public class ShardTenancyRetry {
 			work.run();
 			return null;
 		});
+	}
+
+	/**
+	 * Runs work, retrying it after a fence rejection; see {@link #execute(Supplier)}. Checked exceptions of the work
+	 * reach the caller unchanged, so that {@code retry::call} is an {@link io.github.shardtenancy.TenantTaskRetry}.
+	 * @param work the work; each call of it should be one complete transaction; never {@code null}
+	 * @param <T> the result type
+	 * @return what the successful attempt returned, possibly {@code null}
+	 * @throws RetriesExhaustedException if every attempt the budget allowed was rejected
+	 * @throws UnsafeToRerunException if an attempt failed with a retryable failure after work independent of its own
+	 * transaction had committed inside it, and this retry is not {@linkplain #safeToRerun() safe to re-run}
+	 * @throws Exception the failure that was not retried (the library's typed error found in its cause chain, if any)
+	 */
+	public <T> T call(Callable<T> work) throws Exception {
+		Objects.requireNonNull(work, "work");
+		try {
+			return proceed("shard-tenancy work", work::call);
+		}
+		catch (Exception | Error ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new UndeclaredThrowableException(ex);
+		}
 	}
 
 	/** @return the settings this instance retries with */
