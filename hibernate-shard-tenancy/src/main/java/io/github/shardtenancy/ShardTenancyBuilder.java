@@ -61,7 +61,8 @@ public final class ShardTenancyBuilder {
 	 * @return this builder
 	 */
 	public ShardTenancyBuilder directory(HikariConfig config) {
-		this.plan.directoryDataSource = new HikariDataSource(Objects.requireNonNull(config, "config"));
+		this.plan.directoryDataSource = pool(Objects.requireNonNull(config, "config"), "shard-tenancy.directory.url",
+				"The directory database cannot be reached at start-up", null);
 		this.plan.ownsDirectoryPool = true;
 		return this;
 	}
@@ -121,10 +122,28 @@ public final class ShardTenancyBuilder {
 		if (config.getPoolName() == null) {
 			config.setPoolName("shard-" + shardId);
 		}
-		HikariDataSource pool = new HikariDataSource(config);
+		HikariDataSource pool = pool(config, "shard-tenancy.shards." + shardId + ".url",
+				"Shard '" + shardId + "' cannot be reached at start-up", shardId);
 		this.plan.shards.add(new TenancyPlan.Shard(shardId, region, pool, true, config.getJdbcUrl(),
 				config.getUsername()));
 		return this;
+	}
+
+	/**
+	 * A HikariCP pool, whose first connection HikariCP opens now (unless {@code initializationFailTimeout} is
+	 * negative): a database that cannot be reached is named with its setting instead of HikariCP's
+	 * {@code PoolInitializationException} alone.
+	 */
+	private static HikariDataSource pool(HikariConfig config, String setting, String what, String shardId) {
+		try {
+			return new HikariDataSource(config);
+		}
+		catch (com.zaxxer.hikari.pool.HikariPool.PoolInitializationException ex) {
+			Throwable reason = (ex.getCause() != null) ? ex.getCause() : ex;
+			throw new ShardTenancyConfigurationException(setting, what + " (" + config.getJdbcUrl() + ", user "
+					+ config.getUsername() + "): " + reason.getMessage() + ". Check " + setting
+					+ ", the user and password, and that the database is up", shardId);
+		}
 	}
 
 	/**
