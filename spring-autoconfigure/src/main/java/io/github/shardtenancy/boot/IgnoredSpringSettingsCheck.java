@@ -14,6 +14,9 @@ import org.springframework.core.env.Environment;
  * connect nothing.</li>
  * <li>{@code spring.sql.init.mode=always}: Boot's SQL initialization would run {@code schema.sql} and
  * {@code data.sql} once, on the routing {@code DataSource}, with no tenant bound.</li>
+ * <li>{@code spring.jpa.hibernate.ddl-auto} (or {@code spring.jpa.properties.hibernate.hbm2ddl.auto}) other than
+ * {@code none} or {@code validate}: Hibernate would create or change the schema once, through the routing
+ * {@code DataSource} with no tenant bound, on whichever shard answers, never on the others.</li>
  * </ul>
  * Stateless.
  */
@@ -22,6 +25,10 @@ final class IgnoredSpringSettingsCheck {
 	static final String DATASOURCE_URL = "spring.datasource.url";
 
 	static final String SQL_INIT_MODE = "spring.sql.init.mode";
+
+	static final String DDL_AUTO = "spring.jpa.hibernate.ddl-auto";
+
+	static final String HBM2DDL_AUTO = "spring.jpa.properties.hibernate.hbm2ddl.auto";
 
 	private IgnoredSpringSettingsCheck() {
 	}
@@ -46,6 +53,17 @@ final class IgnoredSpringSettingsCheck {
 					+ "tenant-routing DataSource with no tenant bound: create the tables with a shard changelog "
 					+ "(shard-tenancy.liquibase.shard-changelogs), load each tenant's data with "
 					+ "shard-tenancy.seed.locations, and remove " + SQL_INIT_MODE + " (or set it to never)");
+		}
+		for (String setting : new String[] { DDL_AUTO, HBM2DDL_AUTO }) {
+			String ddl = environment.getProperty(setting);
+			String value = (ddl != null) ? ddl.trim().toLowerCase(Locale.ROOT) : "none";
+			if (!value.equals("none") && !value.equals("validate") && !value.isEmpty()) {
+				throw new ShardTenancyConfigurationException(setting, setting + " is set to '" + ddl + "', but "
+						+ "Hibernate would then create or change the schema once, through the tenant-routing "
+						+ "DataSource with no tenant bound, on one shard and never on the others: put the tables in a "
+						+ "shard changelog (shard-tenancy.liquibase.shard-changelogs), which runs on every shard and "
+						+ "on each shard registered later, and set " + setting + " to none or validate (or remove it)");
+			}
 		}
 	}
 

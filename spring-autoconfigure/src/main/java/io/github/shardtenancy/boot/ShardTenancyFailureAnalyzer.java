@@ -45,6 +45,12 @@ class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyCo
 					+ "starter replaces Spring Boot's DataSource and SQL initialization (docs/migration.md shows where "
 					+ "each setting goes).", cause);
 		}
+		if (IgnoredSpringSettingsCheck.DDL_AUTO.equals(cause.setting())
+				|| IgnoredSpringSettingsCheck.HBM2DDL_AUTO.equals(cause.setting())) {
+			return new FailureAnalysis(description, "Remove " + cause.setting() + " (or set it to none or validate): "
+					+ "a shard changelog (shard-tenancy.liquibase.shard-changelogs) creates the tables on every shard, "
+					+ "and on each shard registered later (docs/migration.md).", cause);
+		}
 		if (ShardTenancyWebConfiguration.ACCESS_POLICY.equals(cause.setting())) {
 			return new FailureAnalysis(description, "Say who may act for which tenant: set "
 					+ "shard-tenancy.web.access.policy=claim (the JWT claim shard-tenancy.web.access.claim, default "

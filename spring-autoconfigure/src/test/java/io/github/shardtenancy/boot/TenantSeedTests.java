@@ -362,7 +362,9 @@ class TenantSeedTests {
 
 	@ParameterizedTest(name = "{0}={1} fails the start")
 	@CsvSource({ "spring.datasource.url, jdbc:h2:mem:app, shard-tenancy.shards.<shard-id>.url",
-			"spring.sql.init.mode, always, shard-tenancy.seed.locations" })
+			"spring.sql.init.mode, always, shard-tenancy.seed.locations",
+			"spring.jpa.hibernate.ddl-auto, update, shard-tenancy.liquibase.shard-changelogs",
+			"spring.jpa.properties.hibernate.hbm2ddl.auto, create-drop, shard-tenancy.liquibase.shard-changelogs" })
 	@DisplayName("A Spring Boot setting the routing DataSource would defeat fails the start, naming the value and the remedy")
 	void aDefeatedSpringBootSettingFailsTheStart(String property, String value, String remedy) {
 		this.runner.withPropertyValues(property + "=" + value).run((context) -> {
@@ -377,9 +379,11 @@ class TenantSeedTests {
 	}
 
 	@Test
-	@DisplayName("spring.sql.init.mode=never is left alone")
+	@DisplayName("spring.sql.init.mode=never and ddl-auto none or validate are left alone")
 	void sqlInitNeverStarts() {
 		this.runner.withPropertyValues("spring.sql.init.mode=never").run((context) -> assertThat(context).hasNotFailed());
+		this.runner.withPropertyValues("spring.jpa.hibernate.ddl-auto=validate")
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test
