@@ -41,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * second tenant table, {@code item_audit}, for every insert, update and delete, under writers of the moving tenant
  * and of a neighbour (issue 27). The mover's writes (copy, catch-up, clean, abort) run with
  * {@code session_replication_role = replica}, so the trigger fires only for the application's own writes: every
- * audit row exists once, on the owner; an abort leaves nothing of the tenant on the target; a role that may not set
+ * audit row exists once, on the owner, and the outbox (no tenant table) the trigger also writes holds one event per
+ * write of the application; an abort leaves nothing of the tenant on the target; a role that may not set
  * replica is refused before anything is marked, and so is a trigger enabled {@code ALWAYS}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -248,6 +249,17 @@ class PostgresApplicationTriggerMoveTest {
 		assertThat(AuditedItems.audit(this.shard1, NEIGHBOUR)).as("audit rows of the neighbour")
 			.isEqualTo(writers.expectedAudit(NEIGHBOUR));
 		assertThat(AuditedItems.rows(this.shard2, NEIGHBOUR)).isZero();
+		assertThat(outboxEvents(this.shard1, TENANT) + outboxEvents(this.shard2, TENANT))
+			.as("outbox events of the moved tenant on both shards: one per write of the application")
+			.isEqualTo(writers.expectedAudit(TENANT).values().stream().mapToLong(Integer::longValue).sum());
+	}
+
+	private static long outboxEvents(DataSource shard, String tenant) throws SQLException {
+		try (Connection c = shard.getConnection(); Statement s = c.createStatement();
+				ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM item_outbox WHERE tenant_id = '" + tenant + "'")) {
+			rs.next();
+			return rs.getLong(1);
+		}
 	}
 
 	private void assertAbortedOnSource() throws SQLException {
@@ -297,7 +309,11 @@ class PostgresApplicationTriggerMoveTest {
 				s.execute("CREATE TABLE item_audit (tenant_id VARCHAR(64) NOT NULL, id uuid NOT NULL DEFAULT "
 						+ "gen_random_uuid(), item_id BIGINT NOT NULL, op VARCHAR(8) NOT NULL, "
 						+ "PRIMARY KEY (tenant_id, id))");
+				// An outbox, no tenant table: the relay would publish every row of it.
+				s.execute("CREATE TABLE item_outbox (seq BIGSERIAL PRIMARY KEY, tenant_id VARCHAR(64), op VARCHAR(8))");
 				s.execute("CREATE FUNCTION item_audit_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+						+ "INSERT INTO item_outbox (tenant_id, op) VALUES (COALESCE(NEW.tenant_id, OLD.tenant_id), "
+						+ "TG_OP); "
 						+ "IF TG_OP = 'DELETE' THEN "
 						+ "INSERT INTO item_audit (tenant_id, item_id, op) VALUES (OLD.tenant_id, OLD.id, TG_OP); "
 						+ "RETURN OLD; END IF; "
