@@ -30,6 +30,9 @@ public interface TenantMover {
 	 * @throws UnknownTenantException if the directory has no entry for the tenant
 	 * @throws UnknownShardException if either shard is not in the topology
 	 * @throws MoveInProgressException if the tenant has an unfinished move
+	 * @throws MoveRefusedException before anything is recorded, if the move's writes on the source or the target would
+	 * fire triggers of the application on tenant tables ({@link MoveRefusedException#reasons()} names each table and
+	 * trigger and the remedy; {@code docs/moves.md}, "Triggers")
 	 * @throws MoveException if the tenant is not ACTIVE, the target is its owner, a tenant table is missing or lacks
 	 * its tenant column or primary key (named in the message), or the executor refused the move (it is then recorded
 	 * as aborted)
@@ -48,6 +51,9 @@ public interface TenantMover {
 	 * @throws UnknownTenantException if the directory has no entry for the tenant
 	 * @throws UnknownShardException if either shard is not in the topology
 	 * @throws MoveInProgressException if the tenant has an unfinished move
+	 * @throws MoveRefusedException before anything is recorded, if the move's writes on the source or the target would
+	 * fire triggers of the application on tenant tables ({@link MoveRefusedException#reasons()} names each table and
+	 * trigger and the remedy; {@code docs/moves.md}, "Triggers")
 	 * @throws MoveException if the tenant is not ACTIVE, the target is its owner, a tenant table is missing or lacks
 	 * its tenant column or primary key (named in the message), the source shard has no change capture (online), or a
 	 * step failed: the move was then aborted before the flip (the tenant is ACTIVE on its source), or left for

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -83,6 +84,8 @@ public final class H2FenceDialect implements FenceDialect {
 	private static final String TRIGGER_CLASS = DialectSql.load(H2FenceDialect.class, "trigger-class");
 
 	private static final String DROP_TRIGGER = DialectSql.load(H2FenceDialect.class, "drop-trigger");
+
+	private static final String TABLE_TRIGGERS = DialectSql.load(H2FenceDialect.class, "table-triggers");
 
 	private static final String SNAPSHOT_READ = DialectSql.load(H2FenceDialect.class, "snapshot-read");
 
@@ -401,6 +404,50 @@ public final class H2FenceDialect implements FenceDialect {
 				"timing", timing, "table", tableName, "class", triggerClass.getName())))) {
 			ps.execute();
 		}
+	}
+
+	/**
+	 * Every trigger on a tenant table that does not run one of the library's classes ({@link H2FenceTrigger},
+	 * {@link H2CaptureTrigger}, or a class of the library's older packages): H2 has no replica mode, so the mover's
+	 * copy, catch-up, clean and abort would fire it for every row they write, and an audit log or an outbox would see
+	 * every moved row created again on the target and deleted from the source.
+	 */
+	@Override
+	public List<String> moveTriggerRefusals(Connection connection, List<String> tables) throws SQLException {
+		List<String> refusals = new ArrayList<>();
+		for (String table : tables) {
+			String identifier = DialectSql.identifier(table).toUpperCase(Locale.ROOT);
+			int dot = identifier.indexOf('.');
+			String schema = dot < 0 ? null : identifier.substring(0, dot);
+			String name = identifier.substring(dot + 1);
+			try (PreparedStatement ps = connection.prepareStatement(TABLE_TRIGGERS)) {
+				ps.setString(1, schema);
+				ps.setString(2, schema);
+				ps.setString(3, name);
+				try (ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						String javaClass = rs.getString(2);
+						if (isLibraryTrigger(javaClass)) {
+							continue;
+						}
+						refusals.add("table " + table + ", trigger " + rs.getString(1) + " ("
+								+ (javaClass != null ? "class " + javaClass : "defined by source code")
+								+ "): H2 has no replica mode, so it would fire for every row the move copies and "
+								+ "catches up on the target and deletes from the source (an audit log or an outbox "
+								+ "would see every moved row created again and deleted); drop the trigger before "
+								+ "moving tenants of this shard, or run the shards on PostgreSQL");
+					}
+				}
+			}
+		}
+		return refusals;
+	}
+
+	/** @return whether a trigger class is the fence's or the change capture's, of this module or an older package */
+	private static boolean isLibraryTrigger(String javaClass) {
+		return H2FenceTrigger.class.getName().equals(javaClass) || H2CaptureTrigger.class.getName().equals(javaClass)
+				|| (javaClass != null && javaClass.startsWith("io.github.shardtenancy.liquibase.h2.")
+						&& javaClass.indexOf('.', "io.github.shardtenancy.liquibase.h2.".length()) < 0);
 	}
 
 	/** H2's {@code SNAPSHOT} isolation: one snapshot of the whole database from the transaction's first read. */

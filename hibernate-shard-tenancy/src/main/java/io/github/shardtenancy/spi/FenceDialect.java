@@ -131,6 +131,64 @@ public interface FenceDialect {
 	void beginMover(Connection connection, String tenantId) throws SQLException;
 
 	/**
+	 * Makes the mover's writes into one table that follow in the connection's current transaction (until it ends, or
+	 * until the next call) run as a database's replication apply runs them, so that the application's triggers on the
+	 * table do not fire for them: a move copies, catches up and deletes rows, it does not create, change or delete
+	 * the application's data, so an audit log or an outbox must see no event from it. Called by the mover before
+	 * each of its writes into a tenant table (bulk copy, catch-up, the clean of the source, the removal of an aborted
+	 * copy), on a connection marked by {@link #beginMover}, again after every commit.
+	 * <p>When it answers {@code true}, the writes also skip the table's foreign-key checks (the mover then calls
+	 * {@link #checkForeignKeys} for the rows it wrote), and on the referenced side the actions of foreign keys from
+	 * other tenant tables (the mover writes those tables' rows itself); a dialect answers {@code true} only where
+	 * that holds (on PostgreSQL: {@code session_replication_role = replica}, transaction-local, where the role may set
+	 * it and the table allows it).
+	 * <p>The default sets nothing and answers {@code false}: the table's triggers fire for the mover's writes, which is
+	 * why {@link #moveTriggerRefusals} must then refuse a move of tables with triggers of the application.
+	 * @param connection a connection of the mover's own, in a transaction marked by {@link #beginMover}
+	 * @param table the table the following writes go to, a plain SQL identifier (optionally schema-qualified)
+	 * @return whether the application's triggers are off for the following writes into the table
+	 * @throws SQLException on a database error
+	 */
+	default boolean moverWritesWithoutTriggers(Connection connection, String table) throws SQLException {
+		return false;
+	}
+
+	/**
+	 * Checks the foreign keys of rows the mover wrote into one table after {@link #moverWritesWithoutTriggers}
+	 * answered {@code true}, as the keys' own checks would have: the referenced rows are locked as those checks lock
+	 * them, then any written row whose referenced row is missing fails the check. Runs in the connection's current
+	 * transaction; the caller commits it.
+	 * <p>The default checks nothing (the default {@link #moverWritesWithoutTriggers} switches no check off).
+	 * @param connection a connection to the shard the rows were written to, in a transaction marked by
+	 * {@link #beginMover}
+	 * @param table the table, a plain SQL identifier (optionally schema-qualified)
+	 * @param tenantColumn the column holding the tenant id
+	 * @param tenantId the tenant whose rows were written
+	 * @param keyColumns the table's primary key columns, plain SQL identifiers
+	 * @param keys the written rows' primary keys, one value per key column each (as JDBC parameters), or {@code null}
+	 * for every row of the tenant in the table
+	 * @throws SQLException with SQLState {@code 23503} naming the table and the key if a written row references a
+	 * missing row, or on a database error
+	 */
+	default void checkForeignKeys(Connection connection, String table, String tenantColumn, String tenantId,
+			List<String> keyColumns, List<Object[]> keys) throws SQLException {
+	}
+
+	/**
+	 * Why a move from or to this shard would fire triggers of the application on tenant tables, checked before a
+	 * move starts (nothing marked, nothing copied): each answer names the table and the trigger, says why, and how to
+	 * remedy it. The library's own triggers (the fence's write check, the change capture) are never named.
+	 * <p>The default answers an empty list (a dialect without triggers of its own to tell apart).
+	 * @param connection a connection to the shard, as the mover borrows it (its role is the mover's)
+	 * @param tables the tenant tables' names, as declared (plain or schema-qualified)
+	 * @return one sentence per refused trigger, in table and trigger order; empty if the move may start
+	 * @throws SQLException on a database error
+	 */
+	default List<String> moveTriggerRefusals(Connection connection, List<String> tables) throws SQLException {
+		return List.of();
+	}
+
+	/**
 	 * Installs, idempotently, the per-row write check on one tenant table. An UPDATE or DELETE that matches no row
 	 * must not straddle a change of the fence (for example, a transaction begun on this shard before a move whose
 	 * rows were cleaned after the flip): with the fence lock held from {@link #begin} on, the flip waits for the

@@ -4,9 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import io.github.shardtenancy.spi.BulkCopier;
 import io.github.shardtenancy.spi.DialectSql;
@@ -24,17 +22,19 @@ import org.slf4j.LoggerFactory;
  * own.
  *
  * <p>Where the target's role may set {@code session_replication_role} (a superuser, or on PostgreSQL 15+ a role granted
- * {@code SET ON PARAMETER session_replication_role}) and the target table's only triggers are the fence's row trigger
- * and foreign keys' (no rule, no trigger of the application), each batch's {@code COPY} runs with
- * {@code session_replication_role = replica}, set for the batch's transaction only
- * (https://www.postgresql.org/docs/current/runtime-config-client.html#GUC-SESSION-REPLICATION-ROLE): the fence's row
- * trigger, which would accept every row of the copy anyway (the rows are the moving tenant's, read by the copy's
- * {@code SELECT}), and the foreign keys' per-row checks do not fire. The foreign keys are then checked once per table
- * after its last batch (the referenced rows locked {@code FOR KEY SHARE} as the keys' own check locks them, then the
- * copied rows without a referenced row counted); a missing one fails the copy with SQLState 23503 as the key's own
+ * {@code SET ON PARAMETER session_replication_role}) and the target table allows it ({@code copy-replica-refusal.sql}:
+ * no rule, no trigger enabled {@code REPLICA}, no internal trigger but foreign keys', no column compared other than
+ * byte by byte), each batch's {@code COPY} runs with {@code session_replication_role = replica}, set for the batch's
+ * transaction only (https://www.postgresql.org/docs/current/runtime-config-client.html#GUC-SESSION-REPLICATION-ROLE):
+ * the application's triggers do not fire for the copy (a move is not the application's insert), nor do the fence's
+ * row trigger, which would accept every row of the copy anyway (the rows are the moving tenant's, read by the copy's
+ * {@code SELECT}), and the foreign keys' per-row checks. The foreign keys are then checked once per table after its
+ * last batch ({@link ForeignKeyCheck}); a missing referenced row fails the copy with SQLState 23503 as the key's own
  * check would. Otherwise the row triggers fire for every row (the fence's and the change capture's accept the mover's
- * rows on their first line; foreign keys are checked as usual). Which of the two is used is logged at INFO, once per
- * table and copy. Registered for {@link java.util.ServiceLoader}. Stateless; thread-safe.
+ * rows on their first line; foreign keys are checked as usual); the mover refuses, before it starts, to move a
+ * tenant table with triggers of the application that way ({@link PostgresFenceDialect#moveTriggerRefusals}). Which of
+ * the two is used is logged at INFO, once per table and copy. Registered for {@link java.util.ServiceLoader}.
+ * Stateless; thread-safe.
  */
 public final class PostgresBulkCopier implements BulkCopier {
 
@@ -49,11 +49,8 @@ public final class PostgresBulkCopier implements BulkCopier {
 
 	private static final String REPLICA_ON = DialectSql.load(PostgresBulkCopier.class, "copy-replica-on");
 
-	private static final String FOREIGN_KEYS = DialectSql.load(PostgresBulkCopier.class, "copy-foreign-keys");
 
-	private static final String LOCK_PARENTS = DialectSql.load(PostgresBulkCopier.class, "copy-lock-parents");
 
-	private static final String MISSING_PARENTS = DialectSql.load(PostgresBulkCopier.class, "copy-missing-parents");
 
 	/**
 	 * Whether both are PostgreSQL connections and row-level security is not active on the target's tenant tables for
@@ -85,9 +82,12 @@ public final class PostgresBulkCopier implements BulkCopier {
 		try (PreparedStatement ps = target.prepareStatement(since15 ? PRIVILEGE : PRIVILEGE_BEFORE_15);
 				ResultSet rs = ps.executeQuery()) {
 			if (!rs.next() || !rs.getBoolean(1)) {
-				return "the role " + target.getMetaData().getUserName() + " may not set session_replication_role ("
-						+ (since15 ? "GRANT SET ON PARAMETER session_replication_role TO the role, or use a superuser"
-								: "only a superuser may before PostgreSQL 15")
+				String role = target.getMetaData().getUserName();
+				return "the role " + role + " may not set session_replication_role (" + (since15
+						? "as a superuser: GRANT SET ON PARAMETER session_replication_role TO " + role
+								+ "; or connect the shard as a superuser"
+						: "only a superuser may before PostgreSQL 15; PostgreSQL 15 and later also let a superuser "
+								+ "GRANT SET ON PARAMETER session_replication_role TO " + role)
 						+ ")";
 			}
 		}
@@ -113,7 +113,7 @@ public final class PostgresBulkCopier implements BulkCopier {
 		}
 		long rows = copyRows(source, select, target, table, columnList, batchSize, batchWritten, replica);
 		if (replica && rows > 0) {
-			checkForeignKeys(target, select, table);
+			ForeignKeyCheck.check(target, table, select, List.of());
 		}
 		return rows;
 	}
@@ -162,53 +162,6 @@ public final class PostgresBulkCopier implements BulkCopier {
 			}
 			if (out.isActive()) {
 				out.cancelCopy();
-			}
-		}
-	}
-
-	/**
-	 * Checks the foreign keys of a table the copy filled without their triggers, in the target's current transaction
-	 * (after the copy's last commit): the referenced rows are locked as the keys' own check locks them, so a
-	 * transaction deleting one is waited for, then the copied rows whose referenced row is missing are counted.
-	 * @throws SQLException with SQLState 23503 if a copied row references a missing row
-	 */
-	private static void checkForeignKeys(Connection target, String select, String table) throws SQLException {
-		record ForeignKey(String name, String parent, String childColumns, String parentColumns) {
-		}
-		List<ForeignKey> keys = new ArrayList<>();
-		try (PreparedStatement ps = target.prepareStatement(FOREIGN_KEYS)) {
-			ps.setString(1, table);
-			try (ResultSet rs = ps.executeQuery()) {
-				while (rs.next()) {
-					keys.add(new ForeignKey(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)));
-				}
-			}
-		}
-		for (ForeignKey key : keys) {
-			String[] child = key.childColumns().split(", ");
-			String[] parent = key.parentColumns().split(", ");
-			List<String> notNull = new ArrayList<>();
-			List<String> join = new ArrayList<>();
-			for (int i = 0; i < child.length; i++) {
-				notNull.add(child[i] + " IS NOT NULL");
-				join.add(parent[i] + " = " + child[i]);
-			}
-			Map<String, String> names = Map.of("parent", key.parent(), "parentColumns", key.parentColumns(),
-					"childColumns", key.childColumns(), "rows", select, "childNotNull", String.join(" AND ", notNull),
-					"join", String.join(" AND ", join));
-			try (PreparedStatement ps = target.prepareStatement(DialectSql.fill(LOCK_PARENTS, names))) {
-				ps.execute();
-			}
-			try (PreparedStatement ps = target.prepareStatement(DialectSql.fill(MISSING_PARENTS, names));
-					ResultSet rs = ps.executeQuery()) {
-				rs.next();
-				long missing = rs.getLong(1);
-				if (missing > 0) {
-					throw new SQLException("The copy into " + table + " left " + missing + " row(s) whose foreign key "
-							+ key.name() + " references no row of " + key.parent()
-							+ " on the target: the tenant's rows reference rows that are not on the target shard",
-							"23503");
-				}
 			}
 		}
 	}

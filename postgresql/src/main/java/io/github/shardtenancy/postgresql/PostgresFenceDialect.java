@@ -76,6 +76,29 @@ public final class PostgresFenceDialect implements FenceDialect {
 	private static final String REPLICA_PRIVILEGE = DialectSql.load(PostgresFenceDialect.class,
 			"copy-replica-privilege");
 
+	/** Whether the role may SET session_replication_role before PostgreSQL 15 (a superuser). */
+	private static final String REPLICA_PRIVILEGE_BEFORE_15 = DialectSql.load(PostgresFenceDialect.class,
+			"copy-replica-privilege-before-15");
+
+	/** Why the mover's writes into a table may not use replica, or NULL. Parameter: the table. */
+	private static final String REPLICA_REFUSAL = DialectSql.load(PostgresFenceDialect.class, "copy-replica-refusal");
+
+	/** Replica (or origin again) for the mover's writes into one table, PostgreSQL 15 and later. */
+	private static final String MOVER_REPLICA = DialectSql.fill(
+			DialectSql.load(PostgresFenceDialect.class, "mover-replica"),
+			Map.of("privilege", "(" + REPLICA_PRIVILEGE + ")", "refusal", REPLICA_REFUSAL));
+
+	/** As {@link #MOVER_REPLICA}, before PostgreSQL 15. */
+	private static final String MOVER_REPLICA_BEFORE_15 = DialectSql.fill(
+			DialectSql.load(PostgresFenceDialect.class, "mover-replica"),
+			Map.of("privilege", "(" + REPLICA_PRIVILEGE_BEFORE_15 + ")", "refusal", REPLICA_REFUSAL));
+
+	private static final String MOVE_TRIGGER_REFUSALS = DialectSql.load(PostgresFenceDialect.class,
+			"move-trigger-refusals");
+
+	private static final String MOVER_WRITTEN_ROWS = DialectSql.load(PostgresFenceDialect.class,
+			"mover-written-rows");
+
 	private static final String ROW_LEVEL_SECURITY_BYPASS = DialectSql.load(PostgresFenceDialect.class,
 			"row-level-security-bypass");
 
@@ -164,6 +187,102 @@ public final class PostgresFenceDialect implements FenceDialect {
 			ps.setString(1, tenantId);
 			ps.execute();
 		}
+	}
+
+	/**
+	 * {@code mover-replica.sql}: {@code set_config('session_replication_role', 'replica', true)} when the role may set
+	 * it ({@code has_parameter_privilege}, or a superuser before PostgreSQL 15) and the table allows it
+	 * ({@code copy-replica-refusal.sql}), else {@code origin} again: one statement, one round trip. Replica switches
+	 * off, until the transaction ends, every trigger enabled {@code ORIGIN} (the default) of every table: the
+	 * application's, the fence's row check, the change capture and the internal triggers of foreign keys; the mover
+	 * writes only the moving tenant's rows, which the fence would accept, captures nothing under its mark, and checks
+	 * the foreign keys of the rows it wrote ({@link #checkForeignKeys}).
+	 */
+	@Override
+	public boolean moverWritesWithoutTriggers(Connection connection, String table) throws SQLException {
+		String sql = connection.getMetaData().getDatabaseMajorVersion() >= 15 ? MOVER_REPLICA : MOVER_REPLICA_BEFORE_15;
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			ps.setString(1, table);
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() && "replica".equals(rs.getString(1));
+			}
+		}
+	}
+
+	/**
+	 * Locks the referenced rows of the written rows {@code FOR KEY SHARE} and counts the written rows whose referenced
+	 * row is missing, for every foreign key of the table ({@code copy-foreign-keys.sql}, {@code copy-lock-parents.sql},
+	 * {@code copy-missing-parents.sql}); the written rows are selected by tenant and key with parameters
+	 * ({@code mover-written-rows.sql}).
+	 */
+	@Override
+	public void checkForeignKeys(Connection connection, String table, String tenantColumn, String tenantId,
+			List<String> keyColumns, List<Object[]> keys) throws SQLException {
+		List<Object> parameters = new ArrayList<>();
+		parameters.add(tenantId);
+		String keyCondition = "";
+		if (keys != null) {
+			if (keys.isEmpty()) {
+				return;
+			}
+			String one = "(" + String.join(", ", Collections.nCopies(keyColumns.size(), "?")) + ")";
+			keyCondition = "AND (" + String.join(", ", keyColumns.stream().map(DialectSql::identifier).toList())
+					+ ") IN (" + String.join(", ", Collections.nCopies(keys.size(), one)) + ")";
+			for (Object[] key : keys) {
+				parameters.addAll(java.util.Arrays.asList(key));
+			}
+		}
+		String rows = DialectSql.fill(MOVER_WRITTEN_ROWS, Map.of("table", DialectSql.identifier(table),
+				"tenantColumn", DialectSql.identifier(tenantColumn), "keys", keyCondition));
+		ForeignKeyCheck.check(connection, table, rows, parameters);
+	}
+
+	/**
+	 * Every trigger of the application on INSERT, UPDATE or DELETE of a tenant table ({@code move-trigger-refusals.sql})
+	 * that the mover's writes would fire: one enabled {@code ALWAYS} (fires with replica too) or, where the mover's
+	 * writes use replica, {@code REPLICA}; and one enabled {@code ORIGIN} (the default) where they cannot use it, because
+	 * the role may not set {@code session_replication_role} or the table does not allow it
+	 * ({@code copy-replica-refusal.sql}).
+	 */
+	@Override
+	public List<String> moveTriggerRefusals(Connection connection, List<String> tables) throws SQLException {
+		record Trigger(String table, String name, String enabled) {
+		}
+		List<Trigger> triggers = new ArrayList<>();
+		try (PreparedStatement ps = connection.prepareStatement(MOVE_TRIGGER_REFUSALS)) {
+			ps.setArray(1, connection.createArrayOf("text", tables.toArray()));
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					triggers.add(new Trigger(rs.getString(1), rs.getString(2), rs.getString(3)));
+				}
+			}
+		}
+		List<String> refusals = new ArrayList<>();
+		Map<String, String> whyNotReplica = new java.util.HashMap<>();
+		for (Trigger trigger : triggers) {
+			String why = whyNotReplica.get(trigger.table());
+			if (why == null && !whyNotReplica.containsKey(trigger.table())) {
+				why = PostgresBulkCopier.replicaRefusal(connection, trigger.table());
+				whyNotReplica.put(trigger.table(), why);
+			}
+			String named = "table " + trigger.table() + ", trigger " + trigger.name();
+			if ("A".equals(trigger.enabled())) {
+				refusals.add(named + ": it is enabled ALWAYS, so it fires for the mover's writes also with "
+						+ "session_replication_role = replica (ALTER TABLE " + trigger.table() + " ENABLE TRIGGER "
+						+ trigger.name() + " makes it an ORIGIN trigger, which the mover's writes do not fire)");
+			}
+			else if (why != null && "O".equals(trigger.enabled())) {
+				refusals.add(named + ": the mover's writes into the table cannot run with session_replication_role "
+						+ "= replica, so the trigger would fire for every row the move copies, catches up and "
+						+ "deletes, because " + why);
+			}
+			else if (why == null && "R".equals(trigger.enabled())) {
+				refusals.add(named + ": it is enabled REPLICA, so it fires for the mover's writes, which run with "
+						+ "session_replication_role = replica (ALTER TABLE " + trigger.table() + " ENABLE TRIGGER "
+						+ trigger.name() + " makes it an ORIGIN trigger)");
+			}
+		}
+		return refusals;
 	}
 
 	/** Installs the checks and the row-level security policy ({@code shard_fence_install(?, ?)}, shard.xml). */

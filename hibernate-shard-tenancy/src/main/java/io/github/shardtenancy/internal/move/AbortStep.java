@@ -41,7 +41,7 @@ final class AbortStep {
 				&& (!capture || step.ordinal() >= MoveStep.CAUGHT_UP.ordinal()));
 		DirectoryEntry restored = entry;
 		if (ours) {
-			run.sql(run.to, () -> RowDeletion.delete(run.to, run.tenantId(), run.plans));
+			run.sql(run.to, () -> RowDeletion.deleteMoved(run.to, run.tenantId(), run.plans));
 			restored = run.directory.update(run.tenantId(), entry.epoch(), run.move.sourceShardId(),
 					TenantState.ACTIVE, null, run.actor);
 			ShardFence.set(run.to, run.tenantId(), FenceState.MOVED, restored.version());
@@ -51,7 +51,7 @@ final class AbortStep {
 			// An earlier abort restored the directory and stopped: finish its fence work.
 			Optional<ShardFence.Row> target = ShardFence.get(run.to.dataSource(), run.to.id(), run.tenantId());
 			if (target.isPresent() && target.get().state() == FenceState.INCOMING) {
-				run.sql(run.to, () -> RowDeletion.delete(run.to, run.tenantId(), run.plans));
+				run.sql(run.to, () -> RowDeletion.deleteMoved(run.to, run.tenantId(), run.plans));
 				ShardFence.set(run.to, run.tenantId(), FenceState.MOVED, entry.version());
 			}
 			Optional<ShardFence.Row> source = ShardFence.get(run.from.dataSource(), run.from.id(), run.tenantId());

@@ -192,9 +192,15 @@ final class CatchUpRound {
 			try {
 				target.setAutoCommit(false);
 				to.dialect().beginMover(target, tenantId);
+				// Each write is preceded by the dialect's switch for the mover's writes into its table (the
+				// application's triggers off where it can), again after every commit and rollback.
+				Map<TablePlan, List<Object[]>> withoutTriggers = new LinkedHashMap<>();
 				for (TablePlan table : reversed(tables)) {
 					for (List<String> chunk : chunks(gone.getOrDefault(table, List.of()), chunkSize)) {
-						if (!writer.attempt(chunk.size(), () -> delete(target, table, chunk, tenantId))) {
+						if (!writer.attempt(chunk.size(), () -> {
+							to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
+							delete(target, table, chunk, tenantId);
+						})) {
 							deferredDeletes.computeIfAbsent(table, t -> new ArrayList<>()).addAll(chunk);
 						}
 					}
@@ -207,7 +213,12 @@ final class CatchUpRound {
 					for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
 						Map<String, Object[]> found = read(source, table, chunk, tenantId);
 						List<Object[]> present = chunk.stream().map(found::get).filter(row -> row != null).toList();
-						if (!writer.attempt(present.size(), () -> upsert(target, to, table, present))) {
+						if (!writer.attempt(present.size(), () -> {
+							if (to.dialect().moverWritesWithoutTriggers(target, table.sqlName())) {
+								withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).addAll(present);
+							}
+							upsert(target, to, table, present);
+						})) {
 							deferredUpserts.computeIfAbsent(table, t -> new ArrayList<>()).addAll(present);
 						}
 					}
@@ -215,18 +226,24 @@ final class CatchUpRound {
 				while (!deferredDeletes.isEmpty() || !deferredUpserts.isEmpty()) {
 					int applied = 0;
 					for (TablePlan table : tables) {
-						applied += retryOneByOne(deferredUpserts, table,
-								row -> writer.attempt(1,
-										() -> upsert(target, to, table, Collections.singletonList(row))));
+						applied += retryOneByOne(deferredUpserts, table, row -> writer.attempt(1, () -> {
+							if (to.dialect().moverWritesWithoutTriggers(target, table.sqlName())) {
+								withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
+							}
+							upsert(target, to, table, Collections.singletonList(row));
+						}));
 					}
 					for (TablePlan table : reversed(tables)) {
-						applied += retryOneByOne(deferredDeletes, table,
-								key -> writer.attempt(1, () -> delete(target, table, List.of(key), tenantId)));
+						applied += retryOneByOne(deferredDeletes, table, key -> writer.attempt(1, () -> {
+							to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
+							delete(target, table, List.of(key), tenantId);
+						}));
 					}
 					if (applied == 0) {
 						throw writer.lastViolation;
 					}
 				}
+				checkForeignKeys(target, to, tenantId, withoutTriggers, chunkSize);
 				target.commit();
 			}
 			catch (SQLException | RuntimeException ex) {
@@ -236,6 +253,34 @@ final class CatchUpRound {
 			finally {
 				to.dialect().end(target);
 				target.setAutoCommit(true);
+			}
+		}
+	}
+
+	/**
+	 * Checks the foreign keys of the rows a round upserted without the target's triggers (and so without the keys'
+	 * own checks), as the bulk copy does after its copy: a row whose referenced row is not on the target (a parent in
+	 * a table the move does not copy, reference data missing there) fails the round with 23503, as the key's check
+	 * would have. Only the upserted rows are checked, by key, not the tenant's whole table; deleted rows need no
+	 * check: the rows that referenced them on the target are the tenant's, and their own changes are in the same
+	 * round's log.
+	 */
+	private static void checkForeignKeys(Connection target, Topology.Shard to, String tenantId,
+			Map<TablePlan, List<Object[]>> written, int chunkSize) throws SQLException {
+		for (Map.Entry<TablePlan, List<Object[]>> table : written.entrySet()) {
+			TablePlan plan = table.getKey();
+			int[] keyIndexes = plan.keys().stream().mapToInt(k -> MoveSql.indexOf(plan.columns(), k.name())).toArray();
+			List<String> keyColumns = plan.keys().stream().map(TablePlan.KeyColumn::name).toList();
+			for (List<Object[]> chunk : chunks(table.getValue(), chunkSize)) {
+				List<Object[]> keys = new ArrayList<>(chunk.size());
+				for (Object[] row : chunk) {
+					Object[] key = new Object[keyIndexes.length];
+					for (int i = 0; i < keyIndexes.length; i++) {
+						key[i] = row[keyIndexes[i]];
+					}
+					keys.add(key);
+				}
+				to.dialect().checkForeignKeys(target, plan.sqlName(), plan.tenantColumn(), tenantId, keyColumns, keys);
 			}
 		}
 	}

@@ -38,7 +38,7 @@ final class CleanStep implements Step {
 		long deleted = run.sql(run.from, () -> {
 			// No fence lock here (it deadlocked against writers on H2): a move of this tenant back to this shard
 			// cannot start before this move is DONE, because the move log admits one unfinished move per tenant.
-			long rows = RowDeletion.delete(run.from, run.tenantId(), run.plans);
+			long rows = RowDeletion.deleteMoved(run.from, run.tenantId(), run.plans);
 			if (run.capturesFrom()) {
 				ChangeCapture.captureOff(run.from, run.tenantId());
 			}

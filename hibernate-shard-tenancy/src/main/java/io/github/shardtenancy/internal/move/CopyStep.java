@@ -16,7 +16,7 @@ final class CopyStep implements Step {
 		MoveSettings settings = run.settings;
 		long started = System.nanoTime();
 		Map<String, Long> copied = run.sql(run.to, () -> {
-			RowDeletion.delete(run.to, run.tenantId(), run.plans);
+			RowDeletion.deleteMoved(run.to, run.tenantId(), run.plans);
 			return BulkCopy.copy(run.from, run.to, run.tenantId(), run.plans, settings.batchSize(),
 					settings.throttle(), run.heartbeat());
 		});

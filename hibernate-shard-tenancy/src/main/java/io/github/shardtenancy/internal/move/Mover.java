@@ -19,6 +19,7 @@ import java.util.function.Supplier;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
 import io.github.shardtenancy.MoveException;
+import io.github.shardtenancy.MoveRefusedException;
 import io.github.shardtenancy.ShardTenancyException;
 import io.github.shardtenancy.TenantIds;
 import io.github.shardtenancy.TenantMover;
@@ -418,6 +419,8 @@ public class Mover implements TenantMover {
 		}
 		List<TablePlan> plans = plan(this.topology.shard(source), tenantId);
 		plan(this.topology.shard(targetShardId), tenantId);
+		refuseTriggers(entry, this.topology.shard(source), targetShardId);
+		refuseTriggers(entry, this.topology.shard(targetShardId), targetShardId);
 		String moveId = UUID.randomUUID().toString();
 		if (!this.moveLog.insert(moveId, tenantId, source, targetShardId, settings, this.owner)) {
 			throw this.moveLog.findActive(tenantId).map(row -> inProgress(entry, row.status()))
@@ -674,6 +677,30 @@ public class Mover implements TenantMover {
 				+ entry.shardId() + "', directory version " + entry.version() + ") is already being moved to '"
 				+ active.targetShardId() + "' by move " + active.moveId() + " (step " + active.step() + ")",
 				entry.tenantId(), entry.shardId(), entry.version(), active.moveId());
+	}
+
+	/**
+	 * Refuses the move before anything is recorded when a shard of it (the source, whose rows the clean deletes, or
+	 * the target, which the copy, the catch-up and an abort write) has tenant tables whose triggers of the
+	 * application the mover's writes would fire ({@link io.github.shardtenancy.spi.FenceDialect#moveTriggerRefusals}).
+	 * @throws MoveRefusedException naming the shard, each table and trigger, and the remedy
+	 */
+	private void refuseTriggers(DirectoryEntry entry, Topology.Shard shard, String targetShardId) {
+		String tenantId = entry.tenantId();
+		List<String> reasons;
+		try (Connection c = shard.dataSource().getConnection()) {
+			reasons = shard.dialect().moveTriggerRefusals(c, this.tables.stream().map(TenantTable::table).toList());
+		}
+		catch (SQLException ex) {
+			throw new MoveException("Cannot read the triggers of shard '" + shard.id() + "' for the move of tenant '"
+					+ tenantId + "': " + ex.getMessage(), tenantId, shard.id(), -1, ex);
+		}
+		if (!reasons.isEmpty()) {
+			throw new MoveRefusedException("The move of tenant '" + tenantId + "' from '" + entry.shardId()
+					+ "' to '" + targetShardId + "' is refused before it starts (nothing marked, nothing copied): "
+					+ "its writes on shard '" + shard.id() + "' would fire triggers of the application: "
+					+ String.join("; ", reasons), tenantId, shard.id(), entry.version(), reasons);
+		}
 	}
 
 	/**

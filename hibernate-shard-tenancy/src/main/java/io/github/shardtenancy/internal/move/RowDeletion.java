@@ -28,12 +28,36 @@ public final class RowDeletion {
 	 * @throws SQLException on a database error
 	 */
 	public static long delete(Topology.Shard shard, String tenantId, List<TablePlan> tables) throws SQLException {
+		return delete(shard, tenantId, tables, false);
+	}
+
+	/**
+	 * Deletes a moved tenant's rows from a shard as {@link #delete(Topology.Shard, String, List)} does, without
+	 * firing the application's triggers where the dialect can
+	 * ({@link io.github.shardtenancy.spi.FenceDialect#moverWritesWithoutTriggers}): the clean of a move's source, the
+	 * removal of an aborted (or restarted) copy on its target. The rows are not the application's deletion: an audit
+	 * log or an outbox must not see them deleted.
+	 * @param shard the shard
+	 * @param tenantId the tenant
+	 * @param tables the tables, parents first
+	 * @return rows deleted
+	 * @throws SQLException on a database error
+	 */
+	static long deleteMoved(Topology.Shard shard, String tenantId, List<TablePlan> tables) throws SQLException {
+		return delete(shard, tenantId, tables, true);
+	}
+
+	private static long delete(Topology.Shard shard, String tenantId, List<TablePlan> tables, boolean moved)
+			throws SQLException {
 		try (Connection c = shard.dataSource().getConnection()) {
 			try {
 				return inTransaction(c, () -> {
 					shard.dialect().beginMover(c, tenantId);
 					long deleted = 0;
 					for (TablePlan table : reversed(tables)) {
+						if (moved) {
+							shard.dialect().moverWritesWithoutTriggers(c, table.sqlName());
+						}
 						try (PreparedStatement ps = c.prepareStatement(
 								"DELETE FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
 							ps.setString(1, tenantId);
