@@ -1,5 +1,6 @@
 package io.github.shardtenancy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -19,6 +20,12 @@ public final class TenantTaskOptions {
 	/** The longest run name (the column of the completion marks). */
 	public static final int MAX_NAME_LENGTH = 200;
 
+	/** The lease of a named run unless {@link #lease(Duration)} says otherwise: 60 seconds. */
+	public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
+
+	/** The shortest lease {@link #lease(Duration)} accepts: 300 milliseconds. */
+	public static final Duration MIN_LEASE = Duration.ofMillis(300);
+
 	private final String name;
 
 	private final String shardId;
@@ -31,19 +38,24 @@ public final class TenantTaskOptions {
 
 	private final TenantTaskRetry retry;
 
+	private final Duration lease;
+
 	private TenantTaskOptions(String name, String shardId, List<String> tenants, int perShard, Executor executor,
-			TenantTaskRetry retry) {
+			TenantTaskRetry retry, Duration lease) {
 		this.name = name;
 		this.shardId = shardId;
 		this.tenants = tenants;
 		this.perShard = perShard;
 		this.executor = executor;
 		this.retry = retry;
+		this.lease = lease;
 	}
 
 	/**
 	 * A resumable run: each tenant's completion is marked in its shard transaction, so that starting a run of the
-	 * same name again (after a crash or {@link TenantTaskRun#stop()}) skips the tenants that completed.
+	 * same name again (after a crash or {@link TenantTaskRun#stop()}) skips the tenants that completed. While it
+	 * runs it holds the name's lease in the directory ({@link #lease(Duration)}): a second run of the name is refused
+	 * until the lease ends or lapses.
 	 * @param name the run's name, 1 to {@value #MAX_NAME_LENGTH} characters; never {@code null}
 	 * @return options for every tenant, 1 tenant at a time per shard, on threads of the library
 	 * @throws IllegalArgumentException if the name is blank or too long
@@ -54,7 +66,7 @@ public final class TenantTaskOptions {
 			throw new IllegalArgumentException("Run name must be 1 to " + MAX_NAME_LENGTH
 					+ " characters and not blank, was '" + name + "'");
 		}
-		return new TenantTaskOptions(name, null, null, 1, null, null);
+		return new TenantTaskOptions(name, null, null, 1, null, null, DEFAULT_LEASE);
 	}
 
 	/**
@@ -62,7 +74,7 @@ public final class TenantTaskOptions {
 	 * @return options for every tenant, 1 tenant at a time per shard, on threads of the library
 	 */
 	public static TenantTaskOptions unnamed() {
-		return new TenantTaskOptions(null, null, null, 1, null, null);
+		return new TenantTaskOptions(null, null, null, 1, null, null, DEFAULT_LEASE);
 	}
 
 	/**
@@ -72,7 +84,7 @@ public final class TenantTaskOptions {
 	 */
 	public TenantTaskOptions shard(String shardId) {
 		return new TenantTaskOptions(this.name, Objects.requireNonNull(shardId, "shardId"), this.tenants,
-				this.perShard, this.executor, this.retry);
+				this.perShard, this.executor, this.retry, this.lease);
 	}
 
 	/**
@@ -83,7 +95,8 @@ public final class TenantTaskOptions {
 	public TenantTaskOptions tenants(List<String> tenantIds) {
 		List<String> copy = Collections.unmodifiableList(new ArrayList<>(Objects.requireNonNull(tenantIds, "tenantIds")));
 		copy.forEach((tenantId) -> Objects.requireNonNull(tenantId, "tenantId"));
-		return new TenantTaskOptions(this.name, this.shardId, copy, this.perShard, this.executor, this.retry);
+		return new TenantTaskOptions(this.name, this.shardId, copy, this.perShard, this.executor, this.retry,
+				this.lease);
 	}
 
 	/**
@@ -96,7 +109,8 @@ public final class TenantTaskOptions {
 		if (perShard < 1) {
 			throw new IllegalArgumentException("perShard must be at least 1, was " + perShard);
 		}
-		return new TenantTaskOptions(this.name, this.shardId, this.tenants, perShard, this.executor, this.retry);
+		return new TenantTaskOptions(this.name, this.shardId, this.tenants, perShard, this.executor, this.retry,
+				this.lease);
 	}
 
 	/**
@@ -106,7 +120,7 @@ public final class TenantTaskOptions {
 	 */
 	public TenantTaskOptions executor(Executor executor) {
 		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard,
-				Objects.requireNonNull(executor, "executor"), this.retry);
+				Objects.requireNonNull(executor, "executor"), this.retry, this.lease);
 	}
 
 	/**
@@ -117,7 +131,26 @@ public final class TenantTaskOptions {
 	 */
 	public TenantTaskOptions retry(TenantTaskRetry retry) {
 		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard, this.executor,
-				Objects.requireNonNull(retry, "retry"));
+				Objects.requireNonNull(retry, "retry"), this.lease);
+	}
+
+	/**
+	 * @param lease how long a named run's lease in the directory lasts without a renewal, at least
+	 * {@link #MIN_LEASE}; never {@code null}. The run's heartbeat renews it every third of it. A run that has not
+	 * renewed it within this time (its instance hangs, or cannot reach the directory) has lost it: it commits no
+	 * further tenant, and another run of the name may start. Choose it longer than the pauses the instance may
+	 * have and than the clock difference between instances (the lease's end is written by the holder's clock and
+	 * compared with the starter's). Default {@link #DEFAULT_LEASE}. Unnamed runs hold no lease.
+	 * @return a copy with that lease
+	 * @throws IllegalArgumentException if the lease is shorter than {@link #MIN_LEASE}
+	 */
+	public TenantTaskOptions lease(Duration lease) {
+		Objects.requireNonNull(lease, "lease");
+		if (lease.compareTo(MIN_LEASE) < 0) {
+			throw new IllegalArgumentException("lease must be at least " + MIN_LEASE + ", was " + lease);
+		}
+		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard, this.executor, this.retry,
+				lease);
 	}
 
 	/** @return the run's name, or {@code null} when unnamed */
@@ -148,6 +181,11 @@ public final class TenantTaskOptions {
 	/** @return the retry, or {@code null} for the default one */
 	public TenantTaskRetry retry() {
 		return this.retry;
+	}
+
+	/** @return how long a named run's lease lasts without a renewal; never {@code null} */
+	public Duration lease() {
+		return this.lease;
 	}
 
 }
