@@ -23,9 +23,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 /**
  * The start-up check that every entity is tenant data or reference data ({@link EntityCheck}), on H2: building a
  * plain Hibernate session factory on a tenancy ({@link ShardTenancy#hibernateSettings()}) with an entity that has a
- * {@code tenant_id} column but no {@code @TenantId} attribute fails with {@link EntityCheck#FAIL}, naming the entity,
+ * {@code tenant_id} column but no {@code @TenantId} attribute fails with {@link EntityCheck#FAIL} (the default), naming the entity,
  * its table, the column and the setting; tenant entities, {@link ReferenceData} entities and entities of a declared
- * reference table pass; {@link EntityCheck#WARN} (the default) and {@link EntityCheck#OFF} build anyway.
+ * reference table pass; {@link EntityCheck#WARN} and {@link EntityCheck#OFF} build anyway.
  */
 @DisplayName("Start-up check: an entity that is neither tenant nor reference data (H2)")
 class EntityCheckTest {
@@ -95,9 +95,20 @@ class EntityCheckTest {
 	}
 
 	@Test
-	@DisplayName("the default (warn) and off build the session factory with the untenanted entity")
+	@DisplayName("the default is fail")
+	void defaultRefuses() {
+		ShardTenancy byDefault = tenancy(null);
+		ShardTenancyConfigurationException refused = catchThrowableOfType(ShardTenancyConfigurationException.class,
+				() -> build(byDefault, H2, LeakyNote.class).close());
+		assertThat(refused).as("refused").isNotNull();
+		assertThat(refused.getMessage()).contains(LeakyNote.class.getName(), "shard-tenancy.entities.check is fail");
+	}
+
+	@Test
+	@DisplayName("warn and off build the session factory with the untenanted entity")
 	void warnAndOffBuild() {
-		assertThatNoException().as("default").isThrownBy(() -> build(tenancy(null), H2, LeakyNote.class).close());
+		assertThatNoException().as("warn")
+			.isThrownBy(() -> build(tenancy(EntityCheck.WARN), H2, LeakyNote.class).close());
 		this.tenancy.close();
 		assertThatNoException().as("off")
 			.isThrownBy(() -> build(tenancy(EntityCheck.OFF), H2, LeakyNote.class).close());

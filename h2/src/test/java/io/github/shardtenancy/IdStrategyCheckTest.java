@@ -55,7 +55,10 @@ class IdStrategyCheckTest {
 		directory.setJdbcUrl("jdbc:h2:mem:" + this.name + "-directory;DB_CLOSE_DELAY=-1");
 		HikariConfig shard = new HikariConfig();
 		shard.setJdbcUrl("jdbc:h2:mem:" + this.name + "-shard-1;DB_CLOSE_DELAY=-1");
-		ShardTenancy built = ShardTenancy.builder().directory(directory).shard("shard-1", shard).idCheck(check).build();
+		ShardTenancy built = ShardTenancy.builder().directory(directory).shard("shard-1", shard)
+			.idCheck(check)
+			.entityCheck(EntityCheck.OFF)
+			.build();
 		ShardTenancyMigrations.migrateDirectory(built.directoryDataSource());
 		ShardTenancyMigrations.migrateShard(built.topology().dataSource("shard-1"), "shard-1", List.of());
 		built.start();

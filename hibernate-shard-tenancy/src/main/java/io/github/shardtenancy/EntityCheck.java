@@ -12,13 +12,13 @@ public enum EntityCheck {
 
 	/**
 	 * Refuse to build the session factory ({@link ShardTenancyConfigurationException} naming each such entity and its
-	 * table).
+	 * table); the default.
 	 */
 	FAIL,
 
 	/**
-	 * Log one warning naming each such entity and its table, and go on; the default, as a table of the shards without
-	 * a tenant (an audit log, say) may be on purpose.
+	 * Log one warning naming each such entity and its table, and go on: for an application that is migrating its
+	 * entities to {@code @TenantId} one at a time.
 	 */
 	WARN,
 

@@ -468,7 +468,7 @@ public final class ShardTenancyBuilder {
 	 * data nor reference data: no {@code @TenantId} attribute, not {@link ReferenceData}, and mapped to a table that is
 	 * not declared with {@link #referenceTables(java.util.Collection)} (its rows would be saved with no tenant, read by
 	 * every tenant of the shard, and left behind by moves); checked once, when the session factory is built; default
-	 * {@link EntityCheck#WARN} (setting {@code shard-tenancy.entities.check})
+	 * {@link EntityCheck#FAIL} (setting {@code shard-tenancy.entities.check})
 	 * @return this builder
 	 * @throws NullPointerException if {@code check} is {@code null}
 	 */

@@ -123,7 +123,7 @@ public final class TenancyPlan {
 	public IdCheck idCheck = IdCheck.FAIL;
 
 	/** What a session factory on the tenancy does with entities that are neither tenant nor reference data. */
-	public io.github.shardtenancy.EntityCheck entityCheck = io.github.shardtenancy.EntityCheck.WARN;
+	public io.github.shardtenancy.EntityCheck entityCheck = io.github.shardtenancy.EntityCheck.FAIL;
 
 	/** Told when a shard's pool joins or leaves the topology, in the order added. */
 	public final List<ShardPoolListener> shardPoolListeners = new ArrayList<>();

@@ -11,9 +11,9 @@ public class EntitiesProperties {
 	/**
 	 * What the start does with an entity that has no {@code @TenantId} attribute, is not {@code @ReferenceData} and is
 	 * mapped to a table not listed in {@code shard-tenancy.reference-tables}: its rows are saved with no tenant, read by
-	 * every tenant of the shard and left behind by moves. Fail the start, warn, or check nothing. Default warn.
+	 * every tenant of the shard and left behind by moves. Fail the start, warn (for applications that are migrating), or check nothing. Default fail.
 	 */
-	private EntityCheck check = EntityCheck.WARN;
+	private EntityCheck check = EntityCheck.FAIL;
 
 	public EntityCheck getCheck() {
 		return this.check;

@@ -27,7 +27,8 @@ class StrictSecurityPropertyTests {
 		return new SpringApplicationBuilder(RerunApplication.class)
 			.properties("shard-tenancy.directory.url=jdbc:h2:mem:ss-directory-" + id + ";DB_CLOSE_DELAY=-1",
 					"shard-tenancy.shards.shard-1.url=jdbc:h2:mem:ss-shard-1-" + id + ";DB_CLOSE_DELAY=-1",
-					"shard-tenancy.liquibase.shard-changelogs=db/rerun-shard.xml", "shard-tenancy.sync.interval=1h",
+					"shard-tenancy.liquibase.shard-changelogs=db/rerun-shard.xml", "shard-tenancy.entities.check=off",
+					"shard-tenancy.sync.interval=1h",
 					"spring.main.web-application-type=none")
 			.properties(more)
 			.run();

@@ -40,8 +40,10 @@ class TenantConnectionTest {
 	@ParameterizedTest
 	@ValueSource(strings = { "TRUNCATE TABLE note", "truncate note", "  -- empty it\n TRUNCATE note", "/* x */ALTER TABLE note ADD c INT",
 			"drop table note", "CREATE INDEX i ON note (body)", "CREATE TABLE t (n INT)", "GRANT SELECT ON note TO PUBLIC",
-			"REVOKE ALL ON note FROM PUBLIC", "COMMENT ON TABLE note IS 'x'", "(TRUNCATE note)" })
-	@DisplayName("TRUNCATE and DDL act on whole tables")
+			"REVOKE ALL ON note FROM PUBLIC", "COMMENT ON TABLE note IS 'x'", "(TRUNCATE note)",
+			"RUNSCRIPT FROM './x.sql'", "runscript from 'x.sql' FROM_1X", "SCRIPT TO './dump.sql'", "script",
+			"BACKUP TO 'backup.zip'" })
+	@DisplayName("TRUNCATE, DDL and H2's script commands act on whole tables")
 	void wholeTableStatements(String sql) {
 		assertThat(StatementClassifier.actsOnWholeTables(sql)).isTrue();
 	}
@@ -50,6 +52,7 @@ class TenantConnectionTest {
 	@ValueSource(strings = { "SELECT * FROM note", "insert into note values (1)", "UPDATE note SET body = 'drop'",
 			"DELETE FROM note", "CREATE LOCAL TEMPORARY TABLE t (n INT)", "create temporary table t (n int)",
 			"CREATE TEMP TABLE t (n int)", "CREATE GLOBAL TEMPORARY TABLE t (n INT)", "WITH x AS (SELECT 1) SELECT * FROM x",
+			"SELECT script FROM note", "UPDATE note SET body = 'SCRIPT'",
 			"", "   ", "-- only a comment" })
 	@DisplayName("queries, DML and temporary tables do not")
 	void otherStatements(String sql) {

@@ -214,6 +214,32 @@ class TenantConnectionWrappersTest {
 	}
 
 	@Test
+	@DisplayName("H2's RUNSCRIPT and SCRIPT are refused on a tenant's connection before they reach the shard: the script "
+			+ "that would delete another tenant's rows does not run, no dump is written")
+	void scriptCommandsRefused() throws Exception {
+		java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tenant-wrappers-script");
+		java.nio.file.Path script = dir.resolve("delete.sql");
+		java.nio.file.Files.writeString(script, "DELETE FROM note WHERE tenant_id = 'globex';");
+		java.nio.file.Path dump = dir.resolve("dump.sql");
+		try (TenantContext.Scope globex = TenantContext.bind("globex"); Connection c = dataSource.getConnection()) {
+			ShardTenancyFixture.insertNote(c, "globex", "kept");
+		}
+		long before = fixture.rows("shard-1", "note", "globex");
+		try (TenantContext.Scope acme = TenantContext.bind("acme"); Connection c = dataSource.getConnection();
+				Statement s = c.createStatement()) {
+			assertThatThrownBy(() -> s.execute("RUNSCRIPT FROM '" + script + "'"))
+				.isInstanceOf(CrossTenantStatementException.class)
+				.hasMessageContaining("RUNSCRIPT");
+			assertThatThrownBy(() -> c.prepareStatement("SCRIPT TO '" + dump + "'"))
+				.isInstanceOf(CrossTenantStatementException.class);
+			assertThatThrownBy(() -> s.executeQuery("script"))
+				.isInstanceOf(CrossTenantStatementException.class);
+		}
+		assertThat(fixture.rows("shard-1", "note", "globex")).isEqualTo(before).isPositive();
+		assertThat(dump).doesNotExist();
+	}
+
+	@Test
 	@DisplayName("a callable statement binds, runs and reads unshifted; TRUNCATE and another tenant are refused")
 	void callableStatements() throws Exception {
 		try (TenantContext.Scope acme = TenantContext.bind("acme"); Connection c = dataSource.getConnection()) {

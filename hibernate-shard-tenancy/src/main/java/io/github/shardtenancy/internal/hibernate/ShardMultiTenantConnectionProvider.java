@@ -94,7 +94,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 
 	private volatile @Nullable ReferenceReads referenceReads;
 
-	private volatile EntityTenancy entityTenancy = new EntityTenancy(io.github.shardtenancy.EntityCheck.WARN, List.of());
+	private volatile EntityTenancy entityTenancy = new EntityTenancy(io.github.shardtenancy.EntityCheck.FAIL, List.of());
 
 	private volatile java.util.function.@Nullable Consumer<TenantConnection.Usage> usageSink;
 	private volatile @Nullable ReplicaSettings replicaSettings;
@@ -183,7 +183,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	}
 
 	/**
-	 * @return what the {@link EntityTenancyIntegrator} checks: by default {@link io.github.shardtenancy.EntityCheck#WARN}
+	 * @return what the {@link EntityTenancyIntegrator} checks: by default {@link io.github.shardtenancy.EntityCheck#FAIL}
 	 * with no declared reference tables
 	 */
 	public EntityTenancy entityTenancy() {

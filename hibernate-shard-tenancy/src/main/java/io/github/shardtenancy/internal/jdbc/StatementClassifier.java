@@ -6,7 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the leading words of a statement's SQL: whether it acts on whole tables ({@code TRUNCATE}, DDL other than a
- * temporary table), whether it only reads, and the text quoted in errors. Stateless.
+ * temporary table, H2's {@code RUNSCRIPT}, {@code SCRIPT} and {@code BACKUP}), whether it only reads, and the text
+ * quoted in errors. Stateless. An early, friendly refusal only: the databases' own controls keep the promise
+ * (PostgreSQL's DDL event trigger; on H2 a shard user that is not an administrator).
  */
 final class StatementClassifier {
 
@@ -16,12 +18,16 @@ final class StatementClassifier {
 	private StatementClassifier() {
 	}
 
-	/** {@code TRUNCATE} or DDL other than a temporary table. */
+	/**
+	 * {@code TRUNCATE}, DDL other than a temporary table, or one of H2's commands that run or write a script of the
+	 * whole database ({@code RUNSCRIPT}, {@code SCRIPT}, {@code BACKUP}:
+	 * <a href="https://h2database.com/html/commands.html#runscript">H2 commands</a>).
+	 */
 	static boolean actsOnWholeTables(String sql) {
 		Words words = new Words(sql);
 		String first = words.next();
 		return switch (first) {
-			case "TRUNCATE", "ALTER", "DROP", "GRANT", "REVOKE", "COMMENT" -> true;
+			case "TRUNCATE", "ALTER", "DROP", "GRANT", "REVOKE", "COMMENT", "RUNSCRIPT", "SCRIPT", "BACKUP" -> true;
 			case "CREATE" -> {
 				String second = words.next();
 				if (second.equals("LOCAL") || second.equals("GLOBAL")) {
@@ -80,7 +86,8 @@ final class StatementClassifier {
 
 		/** Every word the classifier asks about. */
 		private static final String[] KEYWORDS = { "SELECT", "SHOW", "TRUNCATE", "ALTER", "DROP", "GRANT", "REVOKE",
-				"COMMENT", "CREATE", "LOCAL", "GLOBAL", "TEMPORARY", "TEMP", "INSERT", "INTO", "UPDATE", "ONLY" };
+				"COMMENT", "RUNSCRIPT", "SCRIPT", "BACKUP", "CREATE", "LOCAL", "GLOBAL", "TEMPORARY", "TEMP", "INSERT", "INTO",
+				"UPDATE", "ONLY" };
 
 		private final String sql;
 
