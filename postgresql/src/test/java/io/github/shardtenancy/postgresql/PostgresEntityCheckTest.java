@@ -115,9 +115,15 @@ class PostgresEntityCheckTest {
 	}
 
 	@Test
-	@DisplayName("the default (warn) builds the session factory with the untenanted entity")
-	void warnBuilds() {
+	@DisplayName("the default (fail) refuses the untenanted entity; warn builds the session factory with it")
+	void defaultRefusesWarnBuilds() {
 		try (ShardTenancy tenancy = tenancy(null)) {
+			assertThat(catchThrowableOfType(ShardTenancyConfigurationException.class,
+					() -> build(tenancy, LeakyNote.class).close()))
+				.as("refused by default")
+				.isNotNull();
+		}
+		try (ShardTenancy tenancy = tenancy(EntityCheck.WARN)) {
 			assertThatNoException().isThrownBy(() -> build(tenancy, LeakyNote.class).close());
 		}
 	}
