@@ -107,8 +107,9 @@ public interface ShardTenancy extends AutoCloseable {
 	FenceDialect fenceDialect(String shardId);
 
 	/**
-	 * @return the mover, over the tenant tables ({@link ShardTenancyBuilder#tenantTables}), created on first use (the tenant tables
-	 * are then asked for); never {@code null}
+	 * @return the mover, over the tenant tables ({@link ShardTenancyBuilder#tenantTables}) and the library's completion
+	 * marks of named tenant task runs ({@code shard_task_log}), created on first use (the tenant tables are then asked
+	 * for); never {@code null}
 	 */
 	TenantMover mover();
 

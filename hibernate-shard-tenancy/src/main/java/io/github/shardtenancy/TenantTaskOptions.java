@@ -1,5 +1,6 @@
 package io.github.shardtenancy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -19,6 +20,12 @@ public final class TenantTaskOptions {
 	/** The longest run name (the column of the completion marks). */
 	public static final int MAX_NAME_LENGTH = 200;
 
+	/** The lease of a named run unless {@link #lease(Duration)} says otherwise: 60 seconds. */
+	public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
+
+	/** The shortest lease {@link #lease(Duration)} accepts: 300 milliseconds. */
+	public static final Duration MIN_LEASE = Duration.ofMillis(300);
+
 	private final String name;
 
 	private final String shardId;
@@ -31,22 +38,27 @@ public final class TenantTaskOptions {
 
 	private final TenantTaskRetry retry;
 
+	private final Duration lease;
+
 	private final TenantTaskTransaction transaction;
 
 	private TenantTaskOptions(String name, String shardId, List<String> tenants, int perShard, Executor executor,
-			TenantTaskRetry retry, TenantTaskTransaction transaction) {
+			TenantTaskRetry retry, Duration lease, TenantTaskTransaction transaction) {
 		this.name = name;
 		this.shardId = shardId;
 		this.tenants = tenants;
 		this.perShard = perShard;
 		this.executor = executor;
 		this.retry = retry;
+		this.lease = lease;
 		this.transaction = transaction;
 	}
 
 	/**
 	 * A resumable run: each tenant's completion is marked in its shard transaction, so that starting a run of the
-	 * same name again (after a crash or {@link TenantTaskRun#stop()}) skips the tenants that completed.
+	 * same name again (after a crash or {@link TenantTaskRun#stop()}) skips the tenants that completed. While it
+	 * runs it holds the name's lease in the directory ({@link #lease(Duration)}): a second run of the name is refused
+	 * until the lease ends or lapses.
 	 * @param name the run's name, 1 to {@value #MAX_NAME_LENGTH} characters; never {@code null}
 	 * @return options for every tenant, 1 tenant at a time per shard, on threads of the library
 	 * @throws IllegalArgumentException if the name is blank or too long
@@ -57,7 +69,7 @@ public final class TenantTaskOptions {
 			throw new IllegalArgumentException("Run name must be 1 to " + MAX_NAME_LENGTH
 					+ " characters and not blank, was '" + name + "'");
 		}
-		return new TenantTaskOptions(name, null, null, 1, null, null, null);
+		return new TenantTaskOptions(name, null, null, 1, null, null, DEFAULT_LEASE, null);
 	}
 
 	/**
@@ -65,7 +77,7 @@ public final class TenantTaskOptions {
 	 * @return options for every tenant, 1 tenant at a time per shard, on threads of the library
 	 */
 	public static TenantTaskOptions unnamed() {
-		return new TenantTaskOptions(null, null, null, 1, null, null, null);
+		return new TenantTaskOptions(null, null, null, 1, null, null, DEFAULT_LEASE, null);
 	}
 
 	/**
@@ -75,7 +87,7 @@ public final class TenantTaskOptions {
 	 */
 	public TenantTaskOptions shard(String shardId) {
 		return new TenantTaskOptions(this.name, Objects.requireNonNull(shardId, "shardId"), this.tenants,
-				this.perShard, this.executor, this.retry, this.transaction);
+				this.perShard, this.executor, this.retry, this.lease, this.transaction);
 	}
 
 	/**
@@ -87,7 +99,7 @@ public final class TenantTaskOptions {
 		List<String> copy = Collections.unmodifiableList(new ArrayList<>(Objects.requireNonNull(tenantIds, "tenantIds")));
 		copy.forEach((tenantId) -> Objects.requireNonNull(tenantId, "tenantId"));
 		return new TenantTaskOptions(this.name, this.shardId, copy, this.perShard, this.executor, this.retry,
-				this.transaction);
+				this.lease, this.transaction);
 	}
 
 	/**
@@ -101,7 +113,7 @@ public final class TenantTaskOptions {
 			throw new IllegalArgumentException("perShard must be at least 1, was " + perShard);
 		}
 		return new TenantTaskOptions(this.name, this.shardId, this.tenants, perShard, this.executor, this.retry,
-				this.transaction);
+				this.lease, this.transaction);
 	}
 
 	/**
@@ -111,7 +123,7 @@ public final class TenantTaskOptions {
 	 */
 	public TenantTaskOptions executor(Executor executor) {
 		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard,
-				Objects.requireNonNull(executor, "executor"), this.retry, this.transaction);
+				Objects.requireNonNull(executor, "executor"), this.retry, this.lease, this.transaction);
 	}
 
 	/**
@@ -122,7 +134,26 @@ public final class TenantTaskOptions {
 	 */
 	public TenantTaskOptions retry(TenantTaskRetry retry) {
 		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard, this.executor,
-				Objects.requireNonNull(retry, "retry"), this.transaction);
+				Objects.requireNonNull(retry, "retry"), this.lease, this.transaction);
+	}
+
+	/**
+	 * @param lease how long a named run's lease in the directory lasts without a renewal, at least
+	 * {@link #MIN_LEASE}; never {@code null}. The run's heartbeat renews it every third of it. A run that has not
+	 * renewed it within this time (its instance hangs, or cannot reach the directory) has lost it: it commits no
+	 * further tenant, and another run of the name may start. Choose it longer than the pauses the instance may
+	 * have and than the clock difference between instances (the lease's end is written by the holder's clock and
+	 * compared with the starter's). Default {@link #DEFAULT_LEASE}. Unnamed runs hold no lease.
+	 * @return a copy with that lease
+	 * @throws IllegalArgumentException if the lease is shorter than {@link #MIN_LEASE}
+	 */
+	public TenantTaskOptions lease(Duration lease) {
+		Objects.requireNonNull(lease, "lease");
+		if (lease.compareTo(MIN_LEASE) < 0) {
+			throw new IllegalArgumentException("lease must be at least " + MIN_LEASE + ", was " + lease);
+		}
+		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard, this.executor, this.retry,
+				lease, this.transaction);
 	}
 
 	/**
@@ -133,7 +164,7 @@ public final class TenantTaskOptions {
 	 */
 	public TenantTaskOptions transaction(TenantTaskTransaction transaction) {
 		return new TenantTaskOptions(this.name, this.shardId, this.tenants, this.perShard, this.executor, this.retry,
-				Objects.requireNonNull(transaction, "transaction"));
+				this.lease, Objects.requireNonNull(transaction, "transaction"));
 	}
 
 	/** @return the run's name, or {@code null} when unnamed */
@@ -164,6 +195,11 @@ public final class TenantTaskOptions {
 	/** @return the retry, or {@code null} for the default one */
 	public TenantTaskRetry retry() {
 		return this.retry;
+	}
+
+	/** @return how long a named run's lease lasts without a renewal; never {@code null} */
+	public Duration lease() {
+		return this.lease;
 	}
 
 	/** @return the transaction of each attempt, or {@code null} for the library's own */

@@ -23,7 +23,11 @@ public record TenantTaskResult<T>(String tenantId, Status status, T value, Strin
 		/** The tenant had completed in an earlier run of the same name; the work was not run again. */
 		ALREADY_DONE,
 
-		/** The work, or its transaction, failed (after the retries); nothing of it was committed. */
+		/**
+		 * The work, or its transaction, failed (after the retries); nothing of it was committed. Also a named run's
+		 * tenant that the run did not commit because it had lost its lease (the error is then a
+		 * {@link io.github.shardtenancy.TenantTaskLeaseLostException}).
+		 */
 		FAILED,
 
 		/** The run was stopped before the tenant's turn; the work did not run. */

@@ -15,11 +15,16 @@ import java.util.Objects;
  * a tenant that moves meanwhile is rejected by the fence of its old shard, rolled back and run on the new one, so it
  * is processed once, never skipped. One failing tenant never stops the others.
  *
- * <p>A named run inserts a completion mark ({@code shard_task_log}) in the tenant's own shard transaction, so the mark
- * commits if and only if the work does; after the commit it records the outcome in the directory
- * ({@code shard_task_tenant}). A run started again with the same name skips every tenant with a mark on any shard (a
- * move leaves the mark on the old shard) or a DONE outcome in the directory: a tenant's committed work never runs
- * twice. That needs every shard readable when the run starts; see {@code docs/across-tenants.md} for the limits.
+ * <p>A named run holds the lease of its name in the directory ({@code shard_task_run}), renewed by a heartbeat every
+ * third of {@link TenantTaskOptions#lease}: a second run of the name is refused while the lease lives
+ * ({@link TenantTaskRunLeasedException}). It inserts a completion mark ({@code shard_task_log}, with the run's fencing
+ * token) in the tenant's own shard transaction and checks there, before the commit, that it still holds the lease, so
+ * the mark commits if and only if the work does, and a run that lost its lease commits nothing more (its tenants fail
+ * with {@link TenantTaskLeaseLostException}). The marks are a tenant table of the library: a move carries them with
+ * the tenant. After the commit it records the outcome in the directory ({@code shard_task_tenant}). A run started
+ * again with the same name, once the lease ended or lapsed, skips every tenant with a mark on any shard or a DONE
+ * outcome in the directory: a tenant's work is committed at most once. That needs every shard readable when the run
+ * starts; see {@code docs/across-tenants.md} for the exact guarantee and its limits.
  *
  * <p>{@link #queryAllShards} reads across tenants on purpose, on the shards' own pools (no tenant bound); it is
  * meant for administration and reporting, not for tenant-facing code.
@@ -38,7 +43,10 @@ public interface TenantTasks {
 	 * of an earlier run of the same name
 	 * @throws ShardUnavailableException for a named run, if a shard's completion marks cannot be read (running the
 	 * tenants could then run committed work again); its shard names the shard
+	 * @throws TenantTaskRunLeasedException for a named run, if another run of the name (in any instance) holds its
+	 * lease
 	 * @throws UnknownShardException if {@link TenantTaskOptions#shard} names no shard of the topology
+	 * @throws IllegalStateException if the tenancy was closed
 	 * @throws java.util.concurrent.RejectedExecutionException if the executor refuses the run's tasks
 	 */
 	<T> TenantTaskRun<T> start(TenantTaskOptions options, TenantWork<T> work);

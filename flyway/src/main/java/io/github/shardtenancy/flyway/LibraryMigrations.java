@@ -26,6 +26,7 @@ final class LibraryMigrations {
 			versioned("7", "shard read replicas", "directory-replicas.xml", "replicas-1"),
 			versioned("11", "instance heartbeat", "directory-instances.xml", "instances-1"),
 			versioned("12", "integer id blocks", "directory-id-blocks.xml", "id-blocks-1"),
+			versioned("13", "tenant task run leases", "directory-tasks.xml", "tasks-2"),
 			repeatable("directory notification (PostgreSQL)", new ChangeSet("directory.xml", "directory-pg-1")));
 
 	/**
@@ -38,6 +39,7 @@ final class LibraryMigrations {
 			versioned("2", "change capture tables", "shard-changes.xml", "changes-1"),
 			versioned("3", "reference data version", "shard-reference.xml", "reference-1"),
 			versioned("4", "tenant task completion marks", "shard-tasks.xml", "tasks-1"),
+			versioned("5", "tenant task completion mark tokens", "shard-tasks.xml", "tasks-2"),
 			repeatable("fence functions (H2)", new ChangeSet("shard.xml", "fence-h2-1")),
 			repeatable("fence functions and triggers (PostgreSQL)", new ChangeSet("shard.xml", "fence-pg-capture-1"),
 					new ChangeSet("shard.xml", "fence-pg-1"), new ChangeSet("shard-changes.xml", "changes-pg-1"),

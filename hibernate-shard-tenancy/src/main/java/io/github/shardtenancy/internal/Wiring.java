@@ -39,6 +39,7 @@ import io.github.shardtenancy.internal.reference.ReferenceReplication;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.internal.topology.ReplicaLagSampler;
 import io.github.shardtenancy.internal.topology.ShardRegistry;
+import io.github.shardtenancy.internal.tasks.DefaultTenantTasks;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.BackgroundScheduler;
 import io.github.shardtenancy.spi.ShardMigrator;
@@ -250,7 +251,8 @@ public final class Wiring implements AutoCloseable {
 	}
 
 	/**
-	 * @return the tenant tables, asked of the plan's supplier once
+	 * @return the tenant tables, asked of the plan's supplier once, and, if there are any, the library's completion
+	 * marks ({@link DefaultTenantTasks#MARKS})
 	 * @throws ShardTenancyConfigurationException if a tenant table is also declared a reference table
 	 */
 	public synchronized List<TenantTable> tables() {
@@ -264,6 +266,13 @@ public final class Wiring implements AutoCloseable {
 							+ ") and a reference table; a reference table has no tenant column and is never moved: "
 							+ "remove it from one of the two");
 				}
+			}
+			// The library's completion marks move with the tenant, as its other rows (unless declared already;
+			// without tenant tables moves are refused, and the marks stay where they are).
+			if (!tenantTables.isEmpty() && tenantTables.stream().noneMatch((t) -> t.table().equalsIgnoreCase(DefaultTenantTasks.MARKS.table()))) {
+				List<TenantTable> withMarks = new java.util.ArrayList<>(tenantTables);
+				withMarks.add(DefaultTenantTasks.MARKS);
+				tenantTables = List.copyOf(withMarks);
 			}
 			this.tables = tenantTables;
 		}

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,14 +19,17 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -39,9 +43,11 @@ import io.github.shardtenancy.ShardState;
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantState;
+import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.TenantTaskOptions;
 import io.github.shardtenancy.TenantTaskRetry;
 import io.github.shardtenancy.TenantTaskRun;
+import io.github.shardtenancy.TenantTaskRunLeasedException;
 import io.github.shardtenancy.TenantTasks;
 import io.github.shardtenancy.TenantWork;
 import io.github.shardtenancy.TenantRouter;
@@ -59,11 +65,19 @@ import io.github.shardtenancy.spi.ShardTenancyObserver;
  */
 public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 
+	/**
+	 * The completion marks of named runs, a tenant table of the library's: the fence checks its writes, and a move
+	 * copies, catches up, verifies and cleans a tenant's marks with its other rows, so that the mark stays with the
+	 * tenant's data on the shard that owns it.
+	 */
+	public static final TenantTable MARKS = new TenantTable("shard_task_log", "tenant_id");
+
 	static final String SELECT_MARKS = "SELECT tenant_id FROM shard_task_log WHERE run_name = ?";
 
-	static final String SELECT_MARK = "SELECT 1 FROM shard_task_log WHERE run_name = ? AND tenant_id = ?";
+	static final String SELECT_MARK = "SELECT token FROM shard_task_log WHERE run_name = ? AND tenant_id = ?";
 
-	static final String INSERT_MARK = "INSERT INTO shard_task_log (run_name, tenant_id, completed_at) VALUES (?, ?, ?)";
+	static final String INSERT_MARK = "INSERT INTO shard_task_log (run_name, tenant_id, completed_at, token) "
+			+ "VALUES (?, ?, ?, ?)";
 
 	private static final String SELECT_DONE = "SELECT tenant_id FROM shard_task_tenant WHERE run_name = ? AND status = 'DONE'";
 
@@ -89,6 +103,14 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 
 	/** Runs the shards' halves of scatter-gather queries; daemon threads, created on first use. */
 	private final AtomicReference<ExecutorService> queryExecutor = new AtomicReference<>();
+
+	/** Runs the heartbeats of the named runs' leases; a daemon thread, created on first use. */
+	private final AtomicReference<ScheduledExecutorService> heartbeats = new AtomicReference<>();
+
+	/** The named runs not ended yet, closed with this instance. */
+	private final Set<TaskRun<?>> running = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean closed;
 
 	/**
 	 * @param admin the directory snapshot
@@ -119,14 +141,48 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 		if (options.shardId() != null && !this.topology.contains(options.shardId())) {
 			throw new UnknownShardException(options.shardId(), null, this.router.version());
 		}
-		Map<String, String> tenants = enumerate(options);
-		Set<String> completed = (options.name() != null) ? completed(options.name()) : Set.of();
-		TenantTaskRetry retry = (options.retry() != null) ? options.retry()
-				: new ShardTenancyRetry(this.router::invalidate, RetrySettings.defaults(), this.observer)::call;
-		TaskRun<T> run = new TaskRun<>(options, work, retry, this.tenantDataSource, this.router,
-				new Outcomes(this.directoryDataSource));
-		run.start(tenants, completed);
-		return run;
+		if (this.closed) {
+			throw new IllegalStateException("The tenant tasks of this instance are closed");
+		}
+		RunLease lease = (options.name() != null) ? acquire(options) : null;
+		try {
+			Map<String, String> tenants = enumerate(options);
+			Set<String> completed = (lease != null) ? completed(options.name()) : Set.of();
+			TenantTaskRetry retry = (options.retry() != null) ? options.retry()
+					: new ShardTenancyRetry(this.router::invalidate, RetrySettings.defaults(), this.observer)::call;
+			AtomicReference<TaskRun<T>> self = new AtomicReference<>();
+			TaskRun<T> run = new TaskRun<>(options, work, retry, this.tenantDataSource, this.router,
+					new Outcomes(this.directoryDataSource), lease, () -> this.running.remove(self.get()));
+			self.set(run);
+			if (lease != null) {
+				this.running.add(run);
+			}
+			run.start(tenants, completed, (lease != null) ? heartbeats() : null);
+			if (this.closed) {
+				run.close();
+			}
+			return run;
+		}
+		catch (RuntimeException | Error ex) {
+			if (lease != null) {
+				lease.release();
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * @return the lease of a named run, taken in the directory
+	 * @throws TenantTaskRunLeasedException if another run of the name holds it
+	 * @throws DirectoryUnavailableException if the directory cannot be read or written
+	 */
+	private RunLease acquire(TenantTaskOptions options) {
+		try {
+			return RunLease.acquire(this.directoryDataSource, Clock.systemUTC(), options.name(), options.lease());
+		}
+		catch (SQLException ex) {
+			throw new DirectoryUnavailableException(null, this.router.version(), ex);
+		}
 	}
 
 	/** @return tenant id to its shard at the start, in directory order within each shard */
@@ -181,7 +237,7 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 		}
 		for (String shardId : this.topology.shardIds()) {
 			try {
-				readTenants(this.topology.dataSource(shardId), SELECT_MARKS, name, completed);
+				readMarks(this.topology.dataSource(shardId), this.dialects.apply(shardId), name, completed);
 			}
 			catch (SQLException ex) {
 				throw new ShardUnavailableException(null, shardId, this.router.version(), ex);
@@ -199,6 +255,30 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 				while (rs.next()) {
 					into.add(rs.getString(1));
 				}
+			}
+		}
+	}
+
+	/**
+	 * Adds to {@code into} the tenants marked for a run on a shard, read as library maintenance: the marks are a
+	 * tenant table, which row-level security would otherwise hide from a connection with no tenant bound.
+	 */
+	private static void readMarks(DataSource shard, FenceDialect dialect, String name, Set<String> into)
+			throws SQLException {
+		try (Connection c = shard.getConnection()) {
+			dialect.beginMaintenance(c);
+			try (PreparedStatement s = c.prepareStatement(SELECT_MARKS)) {
+				s.setString(1, name);
+				try (ResultSet rs = s.executeQuery()) {
+					while (rs.next()) {
+						into.add(rs.getString(1));
+					}
+				}
+			}
+			finally {
+				c.rollback();
+				c.setAutoCommit(true);
+				dialect.releaseSession(c);
 			}
 		}
 	}
@@ -266,29 +346,54 @@ public final class DefaultTenantTasks implements TenantTasks, AutoCloseable {
 	}
 
 	private ExecutorService queryExecutor() {
-		ExecutorService executor = this.queryExecutor.get();
-		if (executor == null) {
+		return lazily(this.queryExecutor, () -> {
 			AtomicInteger count = new AtomicInteger();
-			ExecutorService created = Executors.newCachedThreadPool((task) -> {
-				Thread thread = new Thread(task, "shard-tenancy-query-" + count.incrementAndGet());
-				thread.setDaemon(true);
-				return thread;
-			});
-			if (this.queryExecutor.compareAndSet(null, created)) {
+			return Executors.newCachedThreadPool((task) -> daemon(task, "shard-tenancy-query-" + count.incrementAndGet()));
+		});
+	}
+
+	private ScheduledExecutorService heartbeats() {
+		return lazily(this.heartbeats,
+				() -> Executors.newSingleThreadScheduledExecutor((task) -> daemon(task, "shard-tenancy-task-lease")));
+	}
+
+	/** @return the executor held, or one created and held now (of two threads creating one, one is kept) */
+	private static <E extends ExecutorService> E lazily(AtomicReference<E> held, Supplier<E> create) {
+		E executor = held.get();
+		while (executor == null) {
+			E created = create.get();
+			if (held.compareAndSet(null, created)) {
 				return created;
 			}
 			created.shutdown();
-			executor = this.queryExecutor.get();
+			executor = held.get();
 		}
 		return executor;
 	}
 
-	/** Stops the threads of the scatter-gather queries; queries still running are interrupted. */
+	private static Thread daemon(Runnable task, String name) {
+		Thread thread = new Thread(task, name);
+		thread.setDaemon(true);
+		return thread;
+	}
+
+	/**
+	 * Stops the threads of the scatter-gather queries (queries still running are interrupted), and closes the named
+	 * runs still going: each commits no further tenant and ends its lease, so that another instance resumes it.
+	 */
 	@Override
 	public void close() {
+		this.closed = true;
+		for (TaskRun<?> run : List.copyOf(this.running)) {
+			run.close();
+		}
 		ExecutorService executor = this.queryExecutor.getAndSet(null);
 		if (executor != null) {
 			executor.shutdownNow();
+		}
+		ScheduledExecutorService beats = this.heartbeats.getAndSet(null);
+		if (beats != null) {
+			beats.shutdownNow();
 		}
 	}
 

@@ -19,6 +19,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,6 +29,7 @@ import javax.sql.DataSource;
 
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.TenantTaskLeaseLostException;
 import io.github.shardtenancy.TenantRouter;
 import io.github.shardtenancy.TenantTaskOptions;
 import io.github.shardtenancy.TenantTaskProgress;
@@ -41,7 +44,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One run of {@link DefaultTenantTasks#start}: a queue of tenants per shard (the shard each had when the run started),
- * drained by at most {@code perShard} workers per shard on the executor. Thread-safe.
+ * drained by at most {@code perShard} workers per shard on the executor. A named run holds its {@link RunLease},
+ * renewed by a heartbeat while it runs and released when it ends; once the lease is lost, no further tenant is
+ * committed and the tenants left are {@code FAILED} with a {@link TenantTaskLeaseLostException}. Thread-safe.
  */
 final class TaskRun<T> implements TenantTaskRun<T> {
 
@@ -59,6 +64,14 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 
 	private final DefaultTenantTasks.Outcomes outcomes;
 
+	/** The run's lease; {@code null} for an unnamed run. */
+	private final RunLease lease;
+
+	/** Told once when the run ended. */
+	private final Runnable ended;
+
+	private volatile ScheduledFuture<?> heartbeat;
+
 	private final Map<String, TenantTaskResult<T>> results = new ConcurrentHashMap<>();
 
 	private final CompletableFuture<Map<String, TenantTaskResult<T>>> completion = new CompletableFuture<>();
@@ -74,21 +87,28 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 	private ExecutorService ownExecutor;
 
 	TaskRun(TenantTaskOptions options, TenantWork<T> work, TenantTaskRetry retry, DataSource dataSource,
-			TenantRouter router, DefaultTenantTasks.Outcomes outcomes) {
+			TenantRouter router, DefaultTenantTasks.Outcomes outcomes, RunLease lease, Runnable ended) {
 		this.options = options;
 		this.work = work;
 		this.retry = retry;
 		this.dataSource = dataSource;
 		this.router = router;
 		this.outcomes = outcomes;
+		this.lease = lease;
+		this.ended = ended;
 	}
 
 	/**
 	 * @param tenants tenant id to its shard at the start ({@code null}: not in the directory)
 	 * @param completed the tenants an earlier run of the same name completed
+	 * @param heartbeats runs the lease's heartbeat
 	 */
-	void start(Map<String, String> tenants, Set<String> completed) {
+	void start(Map<String, String> tenants, Set<String> completed, ScheduledExecutorService heartbeats) {
 		this.completed = completed;
+		if (this.lease != null && !tenants.isEmpty()) {
+			long every = this.lease.heartbeat().toMillis();
+			this.heartbeat = heartbeats.scheduleAtFixedRate(this.lease::renew, every, every, TimeUnit.MILLISECONDS);
+		}
 		this.total = tenants.size();
 		this.remaining.set(tenants.size());
 		Map<String, Queue<String>> queues = new LinkedHashMap<>();
@@ -122,7 +142,12 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 		String tenantId;
 		while ((tenantId = queue.poll()) != null) {
 			TenantTaskResult<T> result;
-			if (this.stopped) {
+			String lost = (this.lease != null) ? this.lease.lost() : null;
+			if (lost != null) {
+				result = new TenantTaskResult<>(tenantId, Status.FAILED, null, null,
+						this.lease.refused(tenantId, null, lost));
+			}
+			else if (this.stopped) {
 				result = new TenantTaskResult<>(tenantId, Status.NOT_RUN, null, null, null);
 			}
 			else {
@@ -156,14 +181,26 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 	}
 
 	/**
-	 * One transaction: the mark is checked, the work runs, the mark is inserted, all committed together, in the
-	 * options' transaction or the library's own.
+	 * One transaction: the mark is checked, the work runs, the mark is inserted with the run's fencing token, the
+	 * lease is confirmed, all committed together, in the options' transaction or the library's own.
 	 */
 	private Attempt<T> attempt(String tenantId) throws Exception {
 		TenantWork<Attempt<T>> body = (tenant, c) -> {
 			String name = this.options.name();
-			if (name != null && marked(c, name, tenant)) {
-				return new Attempt<>(null, true);
+			if (name != null) {
+				String lost = this.lease.lost();
+				if (lost != null) {
+					throw this.lease.refused(tenant, shardOf(tenant), lost);
+				}
+				long marked = markToken(c, name, tenant);
+				if (marked > this.lease.token()) {
+					String why = "the tenant's completion mark carries token " + marked + " of a newer run";
+					this.lease.lose(why);
+					throw this.lease.refused(tenant, shardOf(tenant), why);
+				}
+				if (marked >= 0) {
+					return new Attempt<>(null, true);
+				}
 			}
 			T value = this.work.run(tenant, c);
 			if (name != null) {
@@ -171,8 +208,16 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 					s.setString(1, name);
 					s.setString(2, tenant);
 					s.setTimestamp(3, Timestamp.from(Instant.now()));
+					s.setLong(4, this.lease.token());
 					s.executeUpdate();
 				}
+				catch (SQLException ex) {
+					// A mark inserted meanwhile (its key): by a newer run, if this one lost its lease.
+					this.lease.confirm(tenant, shardOf(tenant));
+					throw ex;
+				}
+				// The fence of the lease: only the run that holds it now commits.
+				this.lease.confirm(tenant, shardOf(tenant));
 			}
 			return new Attempt<>(value, false);
 		};
@@ -199,14 +244,23 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 		}
 	}
 
-	private static boolean marked(Connection c, String name, String tenantId) throws SQLException {
+	/** @return the token of the tenant's mark on its shard (0 for a mark without one), or -1 if it has none */
+	private static long markToken(Connection c, String name, String tenantId) throws SQLException {
 		try (PreparedStatement s = c.prepareStatement(DefaultTenantTasks.SELECT_MARK)) {
 			s.setString(1, name);
 			s.setString(2, tenantId);
 			try (ResultSet rs = s.executeQuery()) {
-				return rs.next();
+				if (!rs.next()) {
+					return -1;
+				}
+				long token = rs.getLong(1);
+				return rs.wasNull() ? 0 : token;
 			}
 		}
+	}
+
+	private String shardOf(String tenantId) {
+		return this.router.cached(tenantId).map(DirectoryEntry::shardId).orElse(null);
 	}
 
 	private static void rollbackQuietly(Connection c) {
@@ -220,7 +274,9 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 
 	private void record(TenantTaskResult<T> result) {
 		String name = this.options.name();
-		if (name == null || result.status() == Status.ALREADY_DONE) {
+		if (name == null || result.status() == Status.ALREADY_DONE
+				|| result.error() instanceof TenantTaskLeaseLostException) {
+			// A run that lost its lease writes no outcome: the run that holds it now may have written DONE.
 			return;
 		}
 		try {
@@ -238,7 +294,32 @@ final class TaskRun<T> implements TenantTaskRun<T> {
 		if (this.ownExecutor != null) {
 			this.ownExecutor.shutdown();
 		}
+		endLease();
 		this.completion.complete(results());
+	}
+
+	/** Stops the heartbeat and ends the lease, so that the name can be resumed at once; then tells the owner. */
+	private void endLease() {
+		ScheduledFuture<?> beat = this.heartbeat;
+		if (beat != null) {
+			beat.cancel(false);
+		}
+		if (this.lease != null) {
+			this.lease.release();
+		}
+		this.ended.run();
+	}
+
+	/**
+	 * The instance closes: the run commits no further tenant (the lease is lost for it, so a transaction still running
+	 * is rolled back at its end) and its lease is ended, so that another instance can resume the name at once.
+	 */
+	void close() {
+		this.stopped = true;
+		if (this.lease != null) {
+			this.lease.lose("the instance was closed");
+		}
+		endLease();
 	}
 
 	@Override
