@@ -30,8 +30,9 @@ final class LibraryMigrations {
 			repeatable("directory notification (PostgreSQL)", new ChangeSet("directory.xml", "directory-pg-1")));
 
 	/**
-	 * A shard: the changelog shard.xml and its include. The PostgreSQL fence's functions, the change capture and the
-	 * regeneration of the registered tables' triggers are one repeatable migration, so that a change of any of them
+	 * A shard: the changelog shard.xml and its includes. The PostgreSQL fence's functions, the change capture, the
+	 * regeneration of the registered tables' triggers and their installation on the completion marks are one
+	 * repeatable migration, so that a change of any of them
 	 * runs them again in the changelog's order.
 	 */
 	static final List<ChangeSetMigration> SHARD = List.of(
@@ -44,7 +45,8 @@ final class LibraryMigrations {
 			repeatable("fence functions and triggers (PostgreSQL)", new ChangeSet("shard.xml", "fence-pg-capture-1"),
 					new ChangeSet("shard.xml", "fence-pg-1"), new ChangeSet("shard-changes.xml", "changes-pg-1"),
 					new ChangeSet("shard-changes.xml", "fence-pg-triggers-2"),
-					new ChangeSet("shard-changes.xml", "fence-pg-capture-2")));
+					new ChangeSet("shard-changes.xml", "fence-pg-capture-2"),
+					new ChangeSet("shard-tasks.xml", "tasks-pg-1")));
 
 	/**
 	 * The change set Liquibase runs at every update ({@code runAlways}): the PostgreSQL fence's DDL refusal, installed

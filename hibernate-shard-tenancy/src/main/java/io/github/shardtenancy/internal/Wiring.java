@@ -1,6 +1,7 @@
 package io.github.shardtenancy.internal;
 
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -269,8 +270,9 @@ public final class Wiring implements AutoCloseable {
 			}
 			// The library's completion marks move with the tenant, as its other rows (unless declared already;
 			// without tenant tables moves are refused, and the marks stay where they are).
-			if (!tenantTables.isEmpty() && tenantTables.stream().noneMatch((t) -> t.table().equalsIgnoreCase(DefaultTenantTasks.MARKS.table()))) {
-				List<TenantTable> withMarks = new java.util.ArrayList<>(tenantTables);
+			String marks = DefaultTenantTasks.MARKS.table();
+			if (!tenantTables.isEmpty() && tenantTables.stream().noneMatch((t) -> t.table().equalsIgnoreCase(marks))) {
+				List<TenantTable> withMarks = new ArrayList<>(tenantTables);
 				withMarks.add(DefaultTenantTasks.MARKS);
 				tenantTables = List.copyOf(withMarks);
 			}

@@ -15,6 +15,7 @@ import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.ids.IdStrategyIntegrator;
 import io.github.shardtenancy.internal.move.TablePlan;
+import io.github.shardtenancy.internal.tasks.DefaultTenantTasks;
 import org.jspecify.annotations.Nullable;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.FenceDialect;
@@ -139,6 +140,11 @@ public final class ShardPreparation {
 				shard.dialect().installWriteCheck(c, table.table(), table.tenantColumn(), this.rowLevelSecurity);
 			}
 			catch (SQLException ex) {
+				if (INSUFFICIENT_PRIVILEGE.equals(ex.getSQLState()) && shard.dialect().hasRowLevelSecurity()
+						&& table.table().equalsIgnoreCase(DefaultTenantTasks.MARKS.table())
+						&& marksAsInstalled(shard, table)) {
+					continue;
+				}
 				if (this.rowLevelSecurity && INSUFFICIENT_PRIVILEGE.equals(ex.getSQLState())
 						&& shard.dialect().hasRowLevelSecurity()) {
 					throw new ShardTenancyConfigurationException(ROW_LEVEL_SECURITY, "Cannot install the fence "
@@ -166,6 +172,27 @@ public final class ShardPreparation {
 		if (this.capture) {
 			installCapture(shard, tenantTables);
 		}
+	}
+
+	/**
+	 * The library's completion marks when the shard's role does not own them and their row-level security is not as
+	 * configured: the migration installs it on them (shard-tasks.xml, tasks-pg-1), and only their owner may change
+	 * it. The write check is installed leaving row-level security as it is: the library reads the marks as
+	 * maintenance and writes them with the tenant bound, so either way they are read and written as before.
+	 * @return whether the write check is installed
+	 */
+	private boolean marksAsInstalled(Topology.Shard shard, TenantTable marks) {
+		try (Connection c = shard.dataSource().getConnection()) {
+			c.setAutoCommit(true);
+			shard.dialect().installWriteCheck(c, marks.table(), marks.tenantColumn(), !this.rowLevelSecurity);
+		}
+		catch (SQLException ex) {
+			return false;
+		}
+		log.info("Row-level security of the completion marks ({}) of shard '{}' is {}, as installed by their owner: "
+				+ "the shard's role may not change it", marks.table(), shard.id(),
+				this.rowLevelSecurity ? "off" : "on");
+		return true;
 	}
 
 	private void checkGeneratedKeys(Topology.Shard shard, List<TenantTable> tenantTables) {

@@ -428,7 +428,7 @@ class PostgresRowSecurityTest {
 	}
 
 	@Test
-	@DisplayName("row-level-security=false switches the policy off (and true back on)")
+	@DisplayName("row-level-security=false switches the policy off (and true back on); the completion marks, owned by the migrating role, keep theirs")
 	void rowLevelSecurityCanBeSwitchedOff() throws Exception {
 		String t1 = tenantWithNotes("rls-off-a", "shard-1", "a");
 		String t2 = tenantWithNotes("rls-off-b", "shard-1", "b");
@@ -436,6 +436,14 @@ class PostgresRowSecurityTest {
 			try (ConfigurableApplicationContext off = start(ROLE, ROLE, "shard-tenancy.fence.row-level-security=false")) {
 				assertThat(TenantContext.callAs(t2, () -> off.getBean(RlsNoteService.class).bodiesNative()))
 					.contains("a", "b");
+			}
+			// The completion marks, which the application's role does not own, keep the owner's row-level security
+			try (HikariDataSource ds = cluster.pool(cluster.shard("shard-1"), 1, "rls-marks");
+					Connection c = ds.getConnection(); Statement st = c.createStatement();
+					ResultSet rs = st.executeQuery("SELECT relrowsecurity AND relforcerowsecurity FROM pg_class "
+							+ "WHERE oid = 'shard_task_log'::regclass")) {
+				assertThat(rs.next()).isTrue();
+				assertThat(rs.getBoolean(1)).as("row-level security of shard_task_log").isTrue();
 			}
 		}
 		finally {
