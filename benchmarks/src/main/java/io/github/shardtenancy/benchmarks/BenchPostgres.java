@@ -28,16 +28,26 @@ final class BenchPostgres implements AutoCloseable {
 	}
 
 	static BenchPostgres start() {
+		return start(java.util.Map.of());
+	}
+
+	/**
+	 * Starts a server with the settings of {@link #start()} and more.
+	 * @param settings further server settings (name to value), for example {@code max_prepared_transactions}
+	 * @return the running server
+	 */
+	static BenchPostgres start(java.util.Map<String, String> settings) {
 		try {
-			return new BenchPostgres(EmbeddedPostgres.builder()
+			EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
 				.setServerConfig("max_connections", "200")
 				.setServerConfig("fsync", "off")
 				.setServerConfig("synchronous_commit", "off")
 				.setServerConfig("full_page_writes", "off")
-				.setServerConfig("shared_buffers", "256MB")
-				// track_functions stays at its default (none) while timed; a counting pass switches it on through
-				// ALTER SYSTEM, which a command-line setting here would override.
-				.start());
+				.setServerConfig("shared_buffers", "256MB");
+			// track_functions stays at its default (none) while timed; a counting pass switches it on through
+			// ALTER SYSTEM, which a command-line setting here would override.
+			settings.forEach(builder::setServerConfig);
+			return new BenchPostgres(builder.start());
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot start embedded PostgreSQL", ex);
@@ -267,7 +277,12 @@ final class BenchPostgres implements AutoCloseable {
 		}
 	}
 
-	private String setting(String name) {
+	/**
+	 * @param name a server setting
+	 * @return its value in force ({@code current_setting})
+	 * @throws IllegalStateException if the server cannot be read
+	 */
+	String setting(String name) {
 		try (Connection c = DriverManager.getConnection(url("postgres"), user(), password());
 				java.sql.PreparedStatement ps = c.prepareStatement("SELECT current_setting(?)")) {
 			ps.setString(1, name);

@@ -27,7 +27,8 @@ import liquibase.ui.LoggerUIService;
  * {@code --smoke} takes seconds with tiny sizes and exists only to keep the harness compiling and running (its numbers
  * mean nothing). The table is also written to {@code FILE} (default {@code target/bench-results.md}). {@code --only} takes keys of {@link #FIGURES}: the routing
  * figure's workloads are {@code h2}, {@code pg} (write-only), {@code h2-web}, {@code pg-web} (80 % read-only) and
- * {@code h2-hot}, {@code pg-hot} (one hot tenant).
+ * {@code h2-hot}, {@code pg-hot} (one hot tenant); {@code reference} is the cost of one reference write on 1, 2 and
+ * 4 PostgreSQL shards, with and without two-phase commit ({@link ReferenceWriteFigure}).
  *
  * The library runs with its defaults, row-level security on (the PostgreSQL shard's tenant tables filter rows by the
  * session's tenant); {@code --no-row-level-security} starts it with
@@ -41,7 +42,7 @@ public final class BenchmarkHarness {
 
 	/** Keys of the figures, for {@code --only}. */
 	public static final List<String> FIGURES = List.of("h2", "h2-web", "h2-hot", "pg", "pg-web", "pg-hot", "lookup",
-			"invalidation", "move", "memory", "stale");
+			"invalidation", "move", "memory", "stale", "reference");
 
 	private static final Logger QUIET_LIQUIBASE = Logger.getLogger("liquibase");
 
@@ -165,6 +166,11 @@ public final class BenchmarkHarness {
 		}
 		if (only.contains("stale")) {
 			figures.add(guard("cost of a stale event", "exactly +1 read, +1 attempt", () -> StaleEventFigure.run(run)));
+		}
+		if (only.contains("reference")) {
+			// Its own two servers: max_prepared_transactions above 0 and 0, a setting that needs a restart.
+			figures.addAll(guardAll("reference writes, PostgreSQL", ReferenceWriteFigure.GOAL,
+					() -> ReferenceWriteFigure.run(sizes)));
 		}
 		return figures;
 	}

@@ -25,7 +25,10 @@ public record Figure(String name, String baseline, String ours, double ratio, St
 		NO,
 
 		/** The figure was not measured in this run. */
-		NOT_MEASURED
+		NOT_MEASURED,
+
+		/** The figure is measured and reported as a cost, with no goal to meet. */
+		NO_GOAL
 
 	}
 

@@ -23,7 +23,7 @@ final class ResultsTable {
 					switch (f.met()) {
 						case YES -> "yes";
 						case NO -> "NO";
-						case NOT_MEASURED -> "-";
+						case NOT_MEASURED, NO_GOAL -> "-";
 					} };
 			for (int i = 0; i < header.length; i++) {
 				width[i] = Math.max(width[i], rows[r][i].length());

@@ -44,7 +44,9 @@ class BenchmarkHarnessSmokeTest {
 			.anyMatch((n) -> n.startsWith("cold start"))
 			.anyMatch((n) -> n.startsWith("cost of a stale event"))
 			.anyMatch((n) -> n.startsWith("move: freeze window"))
-			.anyMatch((n) -> n.startsWith("move: copy rate"));
+			.anyMatch((n) -> n.startsWith("move: copy rate"))
+			.anyMatch((n) -> n.startsWith("reference write, 4 shards, two-phase commit"))
+			.anyMatch((n) -> n.startsWith("reference write, 4 shards, transactions held open"));
 		// Everything is measured except the copy rate against PostgreSQL COPY, which needs the online mover on
 		// PostgreSQL shards (the freeze window is measured on H2 meanwhile).
 		assertThat(figures).filteredOn((f) -> !f.name().startsWith(MoveFigure.COPY))
