@@ -18,6 +18,27 @@ import java.util.Optional;
 public interface TenantMover {
 
 	/**
+	 * Reads, on the calling thread, everything that would make a move of the tenant to the shard be refused or fail,
+	 * without changing anything: the tenant's state and unfinished move; on both shards every tenant table, its tenant
+	 * column and primary key; the columns of each table on the source and the target (a column missing on the target,
+	 * a different type, a column only the target has that is {@code NOT NULL} without a default); the application's
+	 * triggers the move's writes would fire; and, reading the tenant's keys on the source and looking them up on the
+	 * target, rows of other tenants with the same primary key or a unique key of the target (the copy would fail on
+	 * them). It also counts the rows the move would copy and their bytes. Every move runs the same checks, except the
+	 * counts, before it records anything, and is refused ({@link MoveRefusedException}) if one finds a problem.
+	 * <p>It reads every key of the tenant on the source and looks them up on the target, in batches: for a large
+	 * tenant it costs about a scan of the tenant's rows on each side.
+	 * @param tenantId the tenant
+	 * @param targetShardId the shard it would move to, in the topology
+	 * @return the problems found (empty if none) and the rows and bytes to copy
+	 * @throws InvalidTenantIdException if the tenant id breaks the tenant id rule
+	 * @throws UnknownTenantException if the directory has no entry for the tenant
+	 * @throws UnknownShardException if either shard is not in the topology
+	 * @throws MoveException if a shard cannot be reached or its schema read (the message names the shard)
+	 */
+	MoveCheck check(String tenantId, String targetShardId);
+
+	/**
 	 * Starts a move and returns once it is recorded (step {@link MoveStep#PLANNED}); the steps then run on the
 	 * mover's executor. A failure of a step is recorded in the move log ({@link MoveStatus#error()}): before the flip
 	 * the move is aborted ({@link MoveStep#ABORTED}), after it left for {@link #resume(String)}. Follow the move with
@@ -30,9 +51,10 @@ public interface TenantMover {
 	 * @throws UnknownTenantException if the directory has no entry for the tenant
 	 * @throws UnknownShardException if either shard is not in the topology
 	 * @throws MoveInProgressException if the tenant has an unfinished move
-	 * @throws MoveRefusedException before anything is recorded, if the move's writes on the source or the target would
-	 * fire triggers of the application on tenant tables ({@link MoveRefusedException#reasons()} names each table and
-	 * trigger and the remedy; {@code docs/moves.md}, "Triggers")
+	 * @throws MoveRefusedException before anything is recorded, if {@link #check} finds a problem other than the
+	 * tenant's state: the move's writes on the source or the target would fire triggers of the application on tenant
+	 * tables ({@code docs/moves.md}, "Triggers"), a table's columns differ between the shards, or a row of another
+	 * tenant on the target has one of the tenant's keys ({@link MoveRefusedException#reasons()} names each)
 	 * @throws MoveException if the tenant is not ACTIVE, the target is its owner, a tenant table is missing or lacks
 	 * its tenant column or primary key (named in the message), or the executor refused the move (it is then recorded
 	 * as aborted)
@@ -51,9 +73,10 @@ public interface TenantMover {
 	 * @throws UnknownTenantException if the directory has no entry for the tenant
 	 * @throws UnknownShardException if either shard is not in the topology
 	 * @throws MoveInProgressException if the tenant has an unfinished move
-	 * @throws MoveRefusedException before anything is recorded, if the move's writes on the source or the target would
-	 * fire triggers of the application on tenant tables ({@link MoveRefusedException#reasons()} names each table and
-	 * trigger and the remedy; {@code docs/moves.md}, "Triggers")
+	 * @throws MoveRefusedException before anything is recorded, if {@link #check} finds a problem other than the
+	 * tenant's state: the move's writes on the source or the target would fire triggers of the application on tenant
+	 * tables ({@code docs/moves.md}, "Triggers"), a table's columns differ between the shards, or a row of another
+	 * tenant on the target has one of the tenant's keys ({@link MoveRefusedException#reasons()} names each)
 	 * @throws MoveException if the tenant is not ACTIVE, the target is its owner, a tenant table is missing or lacks
 	 * its tenant column or primary key (named in the message), the source shard has no change capture (online), or a
 	 * step failed: the move was then aborted before the flip (the tenant is ACTIVE on its source), or left for

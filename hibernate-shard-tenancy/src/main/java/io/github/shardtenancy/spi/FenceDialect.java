@@ -464,6 +464,32 @@ public interface FenceDialect {
 		}
 	}
 
+	/**
+	 * Measures one tenant's rows in one table, and the bytes they take where the database can estimate it, for a
+	 * move's pre-flight check ({@link io.github.shardtenancy.TenantMover#check}). One query; it reads the tenant's
+	 * rows.
+	 * <p>The default counts them ({@code SELECT COUNT(*) ... WHERE tenantColumn = ?}) and estimates no bytes
+	 * ({@code -1}), as on H2; the PostgreSQL dialect adds the sum of {@code pg_column_size} of the rows.
+	 * @param connection a connection to this shard, in a transaction that may read every tenant's rows
+	 * ({@link #beginMaintenance})
+	 * @param table the table, a plain SQL identifier (optionally schema-qualified)
+	 * @param tenantColumn the column holding the tenant id
+	 * @param tenantId the tenant
+	 * @param sink told the tenant's {@code (tenantId, rows, bytes)} once, bytes {@code -1} when not estimated
+	 * @throws SQLException on a database error (a missing table or column)
+	 */
+	default void tenantStorage(Connection connection, String table, String tenantColumn, String tenantId,
+			TenantStorageSink sink) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement("SELECT COUNT(*) FROM "
+				+ DialectSql.identifier(table) + " WHERE " + DialectSql.identifier(tenantColumn) + " = ?")) {
+			ps.setString(1, tenantId);
+			try (java.sql.ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				sink.tenant(tenantId, rs.getLong(1), -1);
+			}
+		}
+	}
+
 	/** Told one tenant's storage in one table by {@link #tenantStorage}. */
 	@FunctionalInterface
 	interface TenantStorageSink {

@@ -112,6 +112,9 @@ public final class PostgresFenceDialect implements FenceDialect {
 
 	private static final String TENANT_STORAGE = DialectSql.load(PostgresFenceDialect.class, "tenant-storage");
 
+	private static final String TENANT_STORAGE_OF_ONE = DialectSql.load(PostgresFenceDialect.class,
+			"tenant-storage-of-one");
+
 	private static final String PREPARE_CHECK = DialectSql.load(PostgresFenceDialect.class, "prepare-check");
 
 	private static final String PREPARED_TRANSACTIONS = DialectSql.load(PostgresFenceDialect.class,
@@ -587,6 +590,21 @@ public final class PostgresFenceDialect implements FenceDialect {
 		try (PreparedStatement ps = connection.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
 			while (rs.next()) {
 				sink.tenant(rs.getString(1), rs.getLong(2), rs.getLong(3));
+			}
+		}
+	}
+
+	/** One tenant's rows and the sum of their {@code pg_column_size}, as {@link #tenantStorage} measures them. */
+	@Override
+	public void tenantStorage(Connection connection, String table, String tenantColumn, String tenantId,
+			TenantStorageSink sink) throws SQLException {
+		String sql = DialectSql.fill(TENANT_STORAGE_OF_ONE, Map.of("table", DialectSql.identifier(table),
+				"tenantColumn", DialectSql.identifier(tenantColumn)));
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			ps.setString(1, tenantId);
+			try (ResultSet rs = ps.executeQuery()) {
+				rs.next();
+				sink.tenant(tenantId, rs.getLong(1), rs.getLong(2));
 			}
 		}
 	}

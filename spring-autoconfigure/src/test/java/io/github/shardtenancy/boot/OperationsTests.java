@@ -453,6 +453,32 @@ class OperationsTests {
 		}
 
 		@Test
+		@DisplayName("the check read answers a move's pre-flight check and changes nothing; an unknown shard is 400, "
+				+ "another selector than check is 400")
+		void checksAMove() throws Exception {
+			String tenant = newTenant("chk");
+			admin.create(tenant, "shard-1");
+			TenantContext.runAs(tenant, () -> audit.record("to check"));
+			long version = admin.find(tenant).orElseThrow().version();
+
+			this.mvc.perform(get("/actuator/shardtenancy/" + tenant + "/check/shard-2"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.tenantId").value(tenant))
+				.andExpect(jsonPath("$.sourceShardId").value("shard-1"))
+				.andExpect(jsonPath("$.targetShardId").value("shard-2"))
+				.andExpect(jsonPath("$.problems").isEmpty())
+				.andExpect(jsonPath("$.bytes").value(-1));
+			assertThat(admin.find(tenant).orElseThrow().version()).as("nothing marked").isEqualTo(version);
+			this.mvc.perform(get("/actuator/shardtenancy/" + tenant + "/check/shard-1"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.problems[0]").value(org.hamcrest.Matchers.containsString("already lives")));
+			this.mvc.perform(get("/actuator/shardtenancy/" + tenant + "/check/shard-9"))
+				.andExpect(status().isBadRequest());
+			this.mvc.perform(get("/actuator/shardtenancy/" + tenant + "/move/shard-2"))
+				.andExpect(status().isBadRequest());
+		}
+
+		@Test
 		@DisplayName("the write operation starts an online move, whose end the tenant read then shows")
 		void startsAMove() throws Exception {
 			String tenant = newTenant("mv");

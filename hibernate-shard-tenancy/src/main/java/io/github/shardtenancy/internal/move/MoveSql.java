@@ -110,10 +110,15 @@ final class MoveSql {
 	}
 
 	static void bindRows(PreparedStatement insert, List<Object[]> rows) throws SQLException {
-		int i = 1;
+		bindRows(insert, rows, 1);
+	}
+
+	/** Binds the rows' values one after the other, from parameter {@code first} on. */
+	static void bindRows(PreparedStatement statement, List<Object[]> rows, int first) throws SQLException {
+		int i = first;
 		for (Object[] row : rows) {
 			for (Object value : row) {
-				insert.setObject(i++, value);
+				statement.setObject(i++, value);
 			}
 		}
 	}

@@ -4,7 +4,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -18,6 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import io.github.shardtenancy.DirectoryUnavailableException;
+import io.github.shardtenancy.MoveCheck;
 import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.MoveRefusedException;
 import io.github.shardtenancy.ShardTenancyException;
@@ -173,6 +177,95 @@ public class Mover implements TenantMover {
 	/** @return this instance's owner identity in the move log ({@code actor/uuid}) */
 	public String owner() {
 		return this.owner;
+	}
+
+	@Override
+	public MoveCheck check(String tenantId, String targetShardId) {
+		TenantIds.requireValid(tenantId);
+		Objects.requireNonNull(targetShardId, "targetShardId");
+		DirectoryEntry entry = this.directory.find(tenantId)
+			.orElseThrow(() -> new UnknownTenantException(tenantId, this.router.version()));
+		Topology.Shard source = this.topology.shard(entry.shardId());
+		Topology.Shard target = this.topology.shard(targetShardId);
+		List<String> problems = new ArrayList<>();
+		if (entry.state() != TenantState.ACTIVE) {
+			problems.add("Tenant '" + tenantId + "' is " + entry.state() + " on shard '" + source.id()
+					+ "'; only an ACTIVE tenant can be moved");
+		}
+		if (source.id().equals(targetShardId)) {
+			problems.add("Tenant '" + tenantId + "' already lives on shard '" + targetShardId + "'");
+		}
+		this.moveLog.findActive(tenantId)
+			.ifPresent(row -> problems.add(inProgress(entry, row.status()).getMessage()));
+		if (this.tables.isEmpty()) {
+			problems.add(noTables(tenantId, source).getMessage());
+			return new MoveCheck(tenantId, source.id(), targetShardId, problems, Map.of(), -1);
+		}
+		List<TablePlan> from = planEach(source, tenantId, problems);
+		List<TablePlan> to = planEach(target, tenantId, problems);
+		problems.addAll(triggerRefusals(tenantId, source));
+		problems.addAll(triggerRefusals(tenantId, target));
+		problems.addAll(preFlight(source, from, target, to, tenantId));
+		Map<String, Long> rows = new LinkedHashMap<>();
+		long bytes;
+		try {
+			bytes = PreFlight.size(source, tenantId, from, rows);
+		}
+		catch (SQLException ex) {
+			throw PreFlight.unreadable(source, tenantId, ex);
+		}
+		return new MoveCheck(tenantId, source.id(), targetShardId, problems, rows, bytes);
+	}
+
+	/**
+	 * The plans of the tables a shard has as a move needs them; each table it cannot move adds its problem instead.
+	 */
+	private List<TablePlan> planEach(Topology.Shard shard, String tenantId, List<String> problems) {
+		try (Connection c = shard.dataSource().getConnection()) {
+			List<TenantTable> movable = new ArrayList<>();
+			for (TenantTable table : this.tables) {
+				try {
+					TablePlan.plan(c, shard.id(), tenantId, List.of(table));
+					movable.add(table);
+				}
+				catch (MoveException ex) {
+					problems.add(ex.getMessage());
+				}
+			}
+			return TablePlan.plan(c, shard.id(), tenantId, movable);
+		}
+		catch (SQLException ex) {
+			throw PreFlight.unreadable(shard, tenantId, ex);
+		}
+	}
+
+	/**
+	 * The columns' differences between the shards and the tenant's keys the target holds for other tenants, for the
+	 * tables both shards have.
+	 */
+	private static List<String> preFlight(Topology.Shard source, List<TablePlan> from, Topology.Shard target,
+			List<TablePlan> to, String tenantId) {
+		List<String> names = to.stream().map(TablePlan::sqlName).toList();
+		List<TablePlan> both = from.stream().filter(p -> names.contains(p.sqlName())).toList();
+		List<TablePlan> bothOnTarget = to.stream()
+			.filter(p -> both.stream().anyMatch(b -> b.sqlName().equals(p.sqlName())))
+			.toList();
+		List<String> problems = new ArrayList<>();
+		try {
+			problems.addAll(PreFlight.drift(source, both, target, bothOnTarget));
+		}
+		catch (SQLException ex) {
+			throw PreFlight.unreadable(target, tenantId, ex);
+		}
+		if (problems.isEmpty()) {
+			try {
+				problems.addAll(PreFlight.clashes(source, target, tenantId, both));
+			}
+			catch (SQLException ex) {
+				throw PreFlight.unreadable(target, tenantId, ex);
+			}
+		}
+		return problems;
 	}
 
 	@Override
@@ -418,9 +511,16 @@ public class Mover implements TenantMover {
 					+ "' (directory version " + entry.version() + ")", tenantId, source, entry.version(), null);
 		}
 		List<TablePlan> plans = plan(this.topology.shard(source), tenantId);
-		plan(this.topology.shard(targetShardId), tenantId);
+		List<TablePlan> targetPlans = plan(this.topology.shard(targetShardId), tenantId);
 		refuseTriggers(entry, this.topology.shard(source), targetShardId);
 		refuseTriggers(entry, this.topology.shard(targetShardId), targetShardId);
+		List<String> problems = preFlight(this.topology.shard(source), plans, this.topology.shard(targetShardId),
+				targetPlans, tenantId);
+		if (!problems.isEmpty()) {
+			throw new MoveRefusedException("The move of tenant '" + tenantId + "' from '" + source + "' to '"
+					+ targetShardId + "' is refused before it starts (nothing marked, nothing copied): "
+					+ String.join("; ", problems), tenantId, targetShardId, entry.version(), problems);
+		}
 		String moveId = UUID.randomUUID().toString();
 		if (!this.moveLog.insert(moveId, tenantId, source, targetShardId, settings, this.owner)) {
 			throw this.moveLog.findActive(tenantId).map(row -> inProgress(entry, row.status()))
@@ -687,19 +787,33 @@ public class Mover implements TenantMover {
 	 */
 	private void refuseTriggers(DirectoryEntry entry, Topology.Shard shard, String targetShardId) {
 		String tenantId = entry.tenantId();
-		List<String> reasons;
-		try (Connection c = shard.dataSource().getConnection()) {
-			reasons = shard.dialect().moveTriggerRefusals(c, this.tables.stream().map(TenantTable::table).toList());
-		}
-		catch (SQLException ex) {
-			throw new MoveException("Cannot read the triggers of shard '" + shard.id() + "' for the move of tenant '"
-					+ tenantId + "': " + ex.getMessage(), tenantId, shard.id(), -1, ex);
-		}
+		List<String> reasons = triggerRefusals(tenantId, shard);
 		if (!reasons.isEmpty()) {
 			throw new MoveRefusedException("The move of tenant '" + tenantId + "' from '" + entry.shardId()
 					+ "' to '" + targetShardId + "' is refused before it starts (nothing marked, nothing copied): "
 					+ "its writes on shard '" + shard.id() + "' would fire triggers of the application: "
 					+ String.join("; ", reasons), tenantId, shard.id(), entry.version(), reasons);
+		}
+	}
+
+	private static MoveException noTables(String tenantId, Topology.Shard shard) {
+		return new MoveException("The mover has no tenant tables, so it cannot move tenant '" + tenantId
+				+ "' from or to shard '" + shard.id() + "': configure them (shard-tenancy.tenant-tables) or map "
+				+ "the entities with @TenantId", tenantId, shard.id(), -1, null);
+	}
+
+	/**
+	 * @return one sentence per table and trigger of the application on the shard that the move's writes would fire
+	 * ({@link io.github.shardtenancy.spi.FenceDialect#moveTriggerRefusals})
+	 * @throws MoveException if the triggers cannot be read
+	 */
+	private List<String> triggerRefusals(String tenantId, Topology.Shard shard) {
+		try (Connection c = shard.dataSource().getConnection()) {
+			return shard.dialect().moveTriggerRefusals(c, this.tables.stream().map(TenantTable::table).toList());
+		}
+		catch (SQLException ex) {
+			throw new MoveException("Cannot read the triggers of shard '" + shard.id() + "' for the move of tenant '"
+					+ tenantId + "': " + ex.getMessage(), tenantId, shard.id(), -1, ex);
 		}
 	}
 
@@ -710,9 +824,7 @@ public class Mover implements TenantMover {
 	 */
 	private List<TablePlan> plan(Topology.Shard shard, String tenantId) {
 		if (this.tables.isEmpty()) {
-			throw new MoveException("The mover has no tenant tables, so it cannot move tenant '" + tenantId
-					+ "' from or to shard '" + shard.id() + "': configure them (shard-tenancy.tenant-tables) or map "
-					+ "the entities with @TenantId", tenantId, shard.id(), -1, null);
+			throw noTables(tenantId, shard);
 		}
 		try (Connection c = shard.dataSource().getConnection()) {
 			return TablePlan.plan(c, shard.id(), tenantId, this.tables);

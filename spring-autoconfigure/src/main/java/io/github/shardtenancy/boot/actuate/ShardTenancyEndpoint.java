@@ -12,6 +12,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.shardtenancy.DirectoryDownPolicy;
 import io.github.shardtenancy.DirectoryEntry;
+import io.github.shardtenancy.MoveCheck;
 import io.github.shardtenancy.InvalidTenantIdException;
 import io.github.shardtenancy.MoveSettings;
 import io.github.shardtenancy.MoveStatus;
@@ -192,6 +193,48 @@ public class ShardTenancyEndpoint {
 	}
 
 	/**
+	 * The pre-flight check of a move of the tenant to the shard ({@link TenantMover#check}), changing nothing
+	 * ({@code GET /actuator/shardtenancy/{tenant}/check/{targetShard}}).
+	 * @param tenant the tenant
+	 * @param check the word {@code check}
+	 * @param targetShard the shard it would move to
+	 * @return the check; {@code null} (HTTP 404) when tenant ids are not shown ({@link Show#NEVER}): its problems name
+	 * other tenants' rows
+	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id breaks the tenant id rule, the second
+	 * selector is not {@code check}, or no {@link TenantMover} bean exists
+	 * @throws io.github.shardtenancy.ShardTenancyException as {@link TenantMover#check} throws it
+	 */
+	@ReadOperation
+	public @Nullable MoveCheck check(@Selector String tenant, @Selector String check, @Selector String targetShard) {
+		return check(tenant, check, targetShard, this.showValues.isShown(true));
+	}
+
+	/**
+	 * @param showValues whether tenant ids are shown to this request
+	 * @return as {@link #check(String, String, String)}
+	 */
+	@Nullable MoveCheck check(String tenant, String check, String targetShard, boolean showValues) {
+		requireValid(tenant);
+		if (!"check".equals(check)) {
+			throw new InvalidEndpointRequestException("Unknown read: " + check + " (expected check)",
+					"Expected /actuator/shardtenancy/{tenant}/check/{targetShard}");
+		}
+		if (!showValues) {
+			return null;
+		}
+		return requireMover().check(tenant, targetShard);
+	}
+
+	private TenantMover requireMover() {
+		TenantMover tenantMover = this.mover.getIfAvailable();
+		if (tenantMover == null) {
+			throw new InvalidEndpointRequestException("No TenantMover bean: moves cannot be started here",
+					"No mover is configured");
+		}
+		return tenantMover;
+	}
+
+	/**
 	 * Starts an online move (with this endpoint's move settings) and answers once it is recorded; the mover's executor
 	 * runs it. A write operation: available only when the endpoint's access is unrestricted.
 	 * @param tenant the tenant to move
@@ -210,11 +253,7 @@ public class ShardTenancyEndpoint {
 		if (targetShard == null || targetShard.isBlank()) {
 			throw new InvalidEndpointRequestException("targetShard is required", "targetShard is required");
 		}
-		TenantMover tenantMover = this.mover.getIfAvailable();
-		if (tenantMover == null) {
-			throw new InvalidEndpointRequestException("No TenantMover bean: moves cannot be started here",
-					"No mover is configured");
-		}
+		TenantMover tenantMover = requireMover();
 		return MoveDescriptor.of(tenantMover.status(tenantMover.move(tenant, targetShard, this.moveSettings)));
 	}
 

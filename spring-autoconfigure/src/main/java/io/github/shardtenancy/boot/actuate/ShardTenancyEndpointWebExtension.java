@@ -130,6 +130,35 @@ public class ShardTenancyEndpointWebExtension {
 	}
 
 	/**
+	 * The pre-flight check of a move, as {@link ShardTenancyEndpoint#check(String, String, String)} answers it.
+	 * @param securityContext the request's security context, which decides whether tenant ids are shown
+	 * @param tenant the tenant
+	 * @param check the word {@code check}
+	 * @param targetShard the shard it would move to
+	 * @return 200 with a {@link io.github.shardtenancy.MoveCheck}; 400 (invalid tenant id, unknown shard), 404
+	 * (unknown tenant, or any tenant when tenant ids are not shown to this request) or 503 with a
+	 * {@link ProblemDetail}; never {@code null}
+	 */
+	@ReadOperation
+	public WebEndpointResponse<Object> check(SecurityContext securityContext, @Selector String tenant,
+			@Selector String check, @Selector String targetShard) {
+		boolean shown = this.showValues.isShown(securityContext, this.roles);
+		try {
+			Object body = this.delegate.check(tenant, check, targetShard, shown);
+			if (body == null) {
+				return problem(HttpStatus.NOT_FOUND, NOT_SHOWN, null, null, null);
+			}
+			return new WebEndpointResponse<>(body);
+		}
+		catch (InvalidEndpointRequestException ex) {
+			return problem(HttpStatus.BAD_REQUEST, ex.getReason(), tenant, targetShard, null);
+		}
+		catch (ShardTenancyException ex) {
+			return problem(status(ex), ex.getMessage(), tenant, targetShard, ex);
+		}
+	}
+
+	/**
 	 * Starts an online move, as {@link ShardTenancyEndpoint#move(String, String)} does.
 	 * @param tenant the tenant to move
 	 * @param targetShard the shard to move it to

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -26,6 +27,21 @@ public final class H2Shards {
 		config.setMaximumPoolSize(10);
 		config.setPoolName(name);
 		return new HikariDataSource(config);
+	}
+
+	/**
+	 * Shuts the pool's in-memory database down (H2's {@code SHUTDOWN}, which ends {@code DB_CLOSE_DELAY=-1}) and closes
+	 * the pool. A database already gone is ignored.
+	 * @param pool a pool of {@link #pool(String)}
+	 */
+	public static void shutdown(HikariDataSource pool) {
+		try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+			s.execute("SHUTDOWN");
+		}
+		catch (SQLException ex) {
+			// already gone
+		}
+		pool.close();
 	}
 
 	/**
