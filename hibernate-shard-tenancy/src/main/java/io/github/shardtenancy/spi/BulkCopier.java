@@ -45,7 +45,9 @@ public interface BulkCopier {
 	 * @param batchSize rows per batch, {@code >= 1}
 	 * @param batchWritten called after each batch
 	 * @return rows copied
-	 * @throws SQLException on a database error; the caller rolls both transactions back
+	 * @throws SQLException on a database error, the first one (a failure to cancel what the copy started belongs in
+	 * its suppressed exceptions); the caller rolls both transactions back where it still can and discards both
+	 * connections, never returning them to their pools, so they need not be left usable
 	 */
 	long copy(Connection source, String select, Connection target, String table, String columnList, int batchSize,
 			BatchWritten batchWritten) throws SQLException;

@@ -11,6 +11,7 @@ import io.github.shardtenancy.spi.DialectSql;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 import org.postgresql.copy.CopyManager;
+import org.postgresql.copy.CopyOperation;
 import org.postgresql.copy.CopyOut;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -156,13 +157,25 @@ public final class PostgresBulkCopier implements BulkCopier {
 			}
 			return rows;
 		}
-		finally {
-			if (in != null && in.isActive()) {
-				in.cancelCopy();
+		catch (SQLException | RuntimeException ex) {
+			cancel(in, ex);
+			cancel(out, ex);
+			throw ex;
+		}
+	}
+
+	/**
+	 * Cancels a copy still active after a failure; what the cancel throws is added to the failure, which stays the
+	 * one reported (the caller discards both connections, whatever state the cancel left them in).
+	 */
+	private static void cancel(CopyOperation copy, Exception failure) {
+		try {
+			if (copy != null && copy.isActive()) {
+				copy.cancelCopy();
 			}
-			if (out.isActive()) {
-				out.cancelCopy();
-			}
+		}
+		catch (SQLException | RuntimeException ex) {
+			failure.addSuppressed(ex);
 		}
 	}
 

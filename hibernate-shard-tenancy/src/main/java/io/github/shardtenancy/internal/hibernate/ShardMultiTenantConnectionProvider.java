@@ -8,8 +8,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import javax.sql.DataSource;
-
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.NoTenantBoundException;
 import io.github.shardtenancy.ReplicaSettings;
@@ -308,7 +306,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 					entry.version(), reads != null ? reads.tables() : Set.of());
 		}
 		catch (SQLException ex) {
-			discard(shard, connection);
+			returnToPool(shard, connection);
 			if (ShardConnectionLostException.isConnectionFailure(ex)) {
 				// A pooled connection the shard's restart cut: the begin was the first statement, nothing ran.
 				throw new ShardUnavailableException(tenantIdentifier, shard.id(), entry.version(), ex);
@@ -316,7 +314,7 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			throw ex;
 		}
 		catch (RuntimeException ex) {
-			discard(shard, connection);
+			returnToPool(shard, connection);
 			throw ex;
 		}
 		ConnectionGuard.acquired(tenantIdentifier, shard.id(), connection);
@@ -391,14 +389,18 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			connection.close();
 			return;
 		}
-		discard(shard, connection);
+		returnToPool(shard, connection);
 	}
 
 	private static boolean isClosed(Topology.Shard shard) {
 		return shard.dataSource() instanceof HikariDataSource pool && pool.isClosed();
 	}
 
-	private static void discard(Topology.Shard shard, Connection handedOut) throws SQLException {
+	/**
+	 * Returns a connection handed out for a shard to its pool with its session variables cleared, or discards it
+	 * ({@link Topology.Shard#discard}) when they cannot be cleared.
+	 */
+	private static void returnToPool(Topology.Shard shard, Connection handedOut) throws SQLException {
 		Connection connection = TenantConnection.unwrapPooled(handedOut);
 		try {
 			shard.dialect().end(connection);
@@ -406,19 +408,10 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 		catch (SQLException | RuntimeException ex) {
 			log.warn("Could not clear session variables on a connection of shard '{}'; evicting it: {}", shard.id(),
 					ex.getMessage());
-			evict(shard.dataSource(), connection);
+			shard.discard(connection);
 			return;
 		}
 		connection.close();
-	}
-
-	private static void evict(DataSource dataSource, Connection connection) throws SQLException {
-		if (dataSource instanceof HikariDataSource pool) {
-			pool.evictConnection(connection);
-		}
-		else {
-			connection.close();
-		}
 	}
 
 	@Override

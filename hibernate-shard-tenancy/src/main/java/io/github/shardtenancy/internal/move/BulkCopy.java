@@ -21,8 +21,8 @@ import static io.github.shardtenancy.internal.move.MoveSql.MAX_ROWS_PER_INSERT;
 import static io.github.shardtenancy.internal.move.MoveSql.bindRows;
 import static io.github.shardtenancy.internal.move.MoveSql.multiRowInsert;
 import static io.github.shardtenancy.internal.move.MoveSql.pause;
-import static io.github.shardtenancy.internal.move.MoveSql.rollbackQuietly;
 import static io.github.shardtenancy.internal.move.MoveSql.values;
+import static io.github.shardtenancy.internal.move.MoveSql.withConnection;
 
 /**
  * The bulk copy of a tenant's rows from one snapshot of the source to the target, through a {@link BulkCopier} found
@@ -66,107 +66,128 @@ final class BulkCopy {
 
 	/**
 	 * Copies a tenant's rows from one snapshot of the source to the target, table by table (parents first), committing
-	 * on the target every {@code batchSize} rows. The target must hold none of the tenant's rows.
+	 * on the target every {@code batchSize} rows. The target must hold none of the tenant's rows. If the copy fails,
+	 * both its connections are discarded ({@link MoveSql#withConnection}), never returned to their pools: a failed or
+	 * cancelled {@code COPY} can leave a connection whose protocol state is broken.
 	 * @return rows copied per table
-	 * @throws SQLException on a database error
+	 * @throws SQLException on a database error; the failure of a table's copy names the table and both shards and
+	 * keeps the SQLState of the database's error, which is its cause
 	 */
 	static Map<String, Long> copy(Topology.Shard from, Topology.Shard to, String tenantId,
 			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress) throws SQLException {
-		Map<String, Long> copied = new LinkedHashMap<>();
-		try (Connection source = from.dataSource().getConnection();
-				Connection target = to.dataSource().getConnection()) {
+		return withConnection(from, source -> {
 			int isolation = source.getTransactionIsolation();
 			from.dialect().beginSnapshotRead(source);
-			try {
+			Map<String, Long> copied = withConnection(to, target -> {
 				target.setAutoCommit(false);
 				to.dialect().beginMover(target, tenantId);
-				BulkCopier copier = bulkCopier(source, target);
-				if (copier != null) {
-					TenantIds.requireValid(tenantId); // inlined as a literal: letters, digits and . _ : - only
-				}
-				for (TablePlan table : tables) {
-					if (copier != null) {
-						String select = "SELECT " + table.columnList() + " FROM " + table.sqlName() + " WHERE "
-								+ table.tenantColumn() + " = '" + tenantId.replace("'", "''") + "'";
-						long rows = copier.copy(source, select, target, table.sqlName(), table.columnList(), batchSize,
-								soFar -> {
-									target.commit();
-									to.dialect().beginMover(target, tenantId);
-									progress.batchDone("copy table=" + table.sqlName() + " rows=" + soFar);
-									pause(throttle);
-								});
-						copied.put(table.sqlName(), rows);
-						progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows + " (table done)");
-						continue;
-					}
-					long rows = 0;
-					int columns = table.columns().size();
-					boolean withoutTriggers = to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
-					// Multi-row INSERTs: one statement (and one execution of the target's row triggers' plan) per
-					// chunk instead of per row, the largest round-trip saving on PostgreSQL.
-					int perStatement = Math.max(1, Math.min(Math.min(batchSize, MAX_ROWS_PER_INSERT),
-							MAX_PARAMETERS / columns));
-					List<Object[]> chunk = new ArrayList<>(perStatement);
-					try (PreparedStatement select = source.prepareStatement("SELECT " + table.columnList() + " FROM "
-							+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ?");
-							PreparedStatement insert = target.prepareStatement(multiRowInsert(table, perStatement))) {
-						select.setString(1, tenantId);
-						select.setFetchSize(Math.min(Math.max(batchSize, perStatement), 5000));
-						long sinceCommit = 0;
-						try (ResultSet rs = select.executeQuery()) {
-							while (rs.next()) {
-								chunk.add(values(rs, columns));
-								rows++;
-								if (chunk.size() == perStatement) {
-									bindRows(insert, chunk);
-									insert.executeUpdate();
-									sinceCommit += chunk.size();
-									chunk.clear();
-									if (sinceCommit >= batchSize) {
-										target.commit();
-										to.dialect().beginMover(target, tenantId);
-										to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
-										sinceCommit = 0;
-										progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows);
-										pause(throttle);
-									}
-								}
-							}
-						}
-						if (!chunk.isEmpty()) {
-							try (PreparedStatement last = target.prepareStatement(multiRowInsert(table, chunk.size()))) {
-								bindRows(last, chunk);
-								last.executeUpdate();
-							}
-						}
-						target.commit();
-						to.dialect().beginMover(target, tenantId);
-						if (withoutTriggers && rows > 0) {
-							// The foreign keys' own checks were off with the triggers: check the copied rows now.
-							to.dialect().checkForeignKeys(target, table.sqlName(), table.tenantColumn(), tenantId,
-									table.keys().stream().map(TablePlan.KeyColumn::name).toList(), null);
-							target.commit();
-							to.dialect().beginMover(target, tenantId);
-						}
-					}
-					copied.put(table.sqlName(), rows);
-					progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows + " (table done)");
-				}
-				source.commit();
-			}
-			catch (SQLException | RuntimeException ex) {
-				rollbackQuietly(source, ex);
-				rollbackQuietly(target, ex);
-				throw ex;
-			}
-			finally {
+				Map<String, Long> rows = copyTables(source, from, target, to, tenantId, tables, batchSize, throttle,
+						progress);
 				to.dialect().end(target);
 				target.setAutoCommit(true);
-				source.setAutoCommit(true);
-				source.setTransactionIsolation(isolation);
+				return rows;
+			});
+			source.commit();
+			source.setAutoCommit(true);
+			source.setTransactionIsolation(isolation);
+			return copied;
+		});
+	}
+
+	/** Copies every table on the two connections: the source in its snapshot, the target under the mover's mark. */
+	private static Map<String, Long> copyTables(Connection source, Topology.Shard from, Connection target,
+			Topology.Shard to, String tenantId, List<TablePlan> tables, int batchSize, Duration throttle,
+			Progress progress) throws SQLException {
+		Map<String, Long> copied = new LinkedHashMap<>();
+		BulkCopier copier = bulkCopier(source, target);
+		if (copier != null) {
+			TenantIds.requireValid(tenantId); // inlined as a literal: letters, digits and . _ : - only
+		}
+		for (TablePlan table : tables) {
+			long rows;
+			try {
+				rows = (copier != null)
+						? copyTable(copier, source, target, to, tenantId, table, batchSize, throttle, progress)
+						: insertTable(source, target, to, tenantId, table, batchSize, throttle, progress);
 			}
+			catch (SQLException ex) {
+				throw new SQLException("copy of table " + table.sqlName() + " from shard '" + from.id()
+						+ "' to shard '" + to.id() + "' failed: " + Mover.reason(ex), ex.getSQLState(),
+						ex.getErrorCode(), ex);
+			}
+			copied.put(table.sqlName(), rows);
+			progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows + " (table done)");
 		}
 		return copied;
+	}
+
+	/** Copies one table with the bulk copier. @return rows copied */
+	private static long copyTable(BulkCopier copier, Connection source, Connection target, Topology.Shard to,
+			String tenantId, TablePlan table, int batchSize, Duration throttle, Progress progress)
+			throws SQLException {
+		String select = "SELECT " + table.columnList() + " FROM " + table.sqlName() + " WHERE "
+				+ table.tenantColumn() + " = '" + tenantId.replace("'", "''") + "'";
+		return copier.copy(source, select, target, table.sqlName(), table.columnList(), batchSize, soFar -> {
+			target.commit();
+			to.dialect().beginMover(target, tenantId);
+			progress.batchDone("copy table=" + table.sqlName() + " rows=" + soFar);
+			pause(throttle);
+		});
+	}
+
+	/** Copies one table with multi-row {@code INSERT}s. @return rows copied */
+	private static long insertTable(Connection source, Connection target, Topology.Shard to, String tenantId,
+			TablePlan table, int batchSize, Duration throttle, Progress progress) throws SQLException {
+		long rows = 0;
+		int columns = table.columns().size();
+		boolean withoutTriggers = to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
+		// Multi-row INSERTs: one statement (and one execution of the target's row triggers' plan) per
+		// chunk instead of per row, the largest round-trip saving on PostgreSQL.
+		int perStatement = Math.max(1, Math.min(Math.min(batchSize, MAX_ROWS_PER_INSERT), MAX_PARAMETERS / columns));
+		List<Object[]> chunk = new ArrayList<>(perStatement);
+		try (PreparedStatement select = source.prepareStatement("SELECT " + table.columnList() + " FROM "
+				+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ?");
+				PreparedStatement insert = target.prepareStatement(multiRowInsert(table, perStatement))) {
+			select.setString(1, tenantId);
+			select.setFetchSize(Math.min(Math.max(batchSize, perStatement), 5000));
+			long sinceCommit = 0;
+			try (ResultSet rs = select.executeQuery()) {
+				while (rs.next()) {
+					chunk.add(values(rs, columns));
+					rows++;
+					if (chunk.size() == perStatement) {
+						bindRows(insert, chunk);
+						insert.executeUpdate();
+						sinceCommit += chunk.size();
+						chunk.clear();
+						if (sinceCommit >= batchSize) {
+							target.commit();
+							to.dialect().beginMover(target, tenantId);
+							to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
+							sinceCommit = 0;
+							progress.batchDone("copy table=" + table.sqlName() + " rows=" + rows);
+							pause(throttle);
+						}
+					}
+				}
+			}
+			if (!chunk.isEmpty()) {
+				try (PreparedStatement last = target.prepareStatement(multiRowInsert(table, chunk.size()))) {
+					bindRows(last, chunk);
+					last.executeUpdate();
+				}
+			}
+			target.commit();
+			to.dialect().beginMover(target, tenantId);
+			if (withoutTriggers && rows > 0) {
+				// The foreign keys' own checks were off with the triggers: check the copied rows now.
+				to.dialect().checkForeignKeys(target, table.sqlName(), table.tenantColumn(), tenantId,
+						table.keys().stream().map(TablePlan.KeyColumn::name).toList(), null);
+				target.commit();
+				to.dialect().beginMover(target, tenantId);
+			}
+		}
+		return rows;
 	}
 
 }

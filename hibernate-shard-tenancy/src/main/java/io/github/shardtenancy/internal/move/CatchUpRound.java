@@ -21,9 +21,10 @@ import static io.github.shardtenancy.internal.move.KeyedRows.delete;
 import static io.github.shardtenancy.internal.move.KeyedRows.read;
 import static io.github.shardtenancy.internal.move.KeyedRows.upsert;
 import static io.github.shardtenancy.internal.move.MoveSql.chunks;
+import static io.github.shardtenancy.internal.move.MoveSql.inTransaction;
 import static io.github.shardtenancy.internal.move.MoveSql.pause;
 import static io.github.shardtenancy.internal.move.MoveSql.reversed;
-import static io.github.shardtenancy.internal.move.MoveSql.rollbackQuietly;
+import static io.github.shardtenancy.internal.move.MoveSql.withConnection;
 
 /**
  * One catch-up round of the online move: the change-log entries of a tenant visible in one snapshot of the source
@@ -83,71 +84,54 @@ final class CatchUpRound {
 			List<TablePlan> tables, int batchSize, Duration throttle, Progress progress, SnapshotCheck check,
 			Map<TablePlan, Set<String>> applied) throws SQLException {
 		List<Long> seqs = new ArrayList<>();
-		try (Connection source = from.dataSource().getConnection()) {
+		withConnection(from, source -> {
 			int isolation = source.getTransactionIsolation();
 			from.dialect().beginSnapshotRead(source);
-			try {
-				Map<TablePlan, LinkedHashSet<String>> keys = new LinkedHashMap<>();
-				try (PreparedStatement ps = source.prepareStatement("SELECT seq, table_name, row_key FROM shard_change "
-						+ "WHERE tenant_id = ? ORDER BY seq")) {
-					ps.setString(1, tenantId);
-					ps.setFetchSize(Math.min(batchSize, 5000));
-					try (ResultSet rs = ps.executeQuery()) {
-						while (rs.next()) {
-							seqs.add(rs.getLong(1));
-							TablePlan table = find(tables, rs.getString(2));
-							if (table != null) { // a table captured for another move's table list: not moved here
-								keys.computeIfAbsent(table, t -> new LinkedHashSet<>()).add(rs.getString(3));
-							}
+			Map<TablePlan, LinkedHashSet<String>> keys = new LinkedHashMap<>();
+			try (PreparedStatement ps = source.prepareStatement("SELECT seq, table_name, row_key FROM shard_change "
+					+ "WHERE tenant_id = ? ORDER BY seq")) {
+				ps.setString(1, tenantId);
+				ps.setFetchSize(Math.min(batchSize, 5000));
+				try (ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						seqs.add(rs.getLong(1));
+						TablePlan table = find(tables, rs.getString(2));
+						if (table != null) { // a table captured for another move's table list: not moved here
+							keys.computeIfAbsent(table, t -> new LinkedHashSet<>()).add(rs.getString(3));
 						}
 					}
 				}
-				if (!keys.isEmpty()) {
-					apply(source, to, tenantId, tables, keys, batchSize, throttle, progress);
-				}
-				if (applied != null) {
-					keys.forEach((table, tableKeys) -> applied.computeIfAbsent(table, t -> new LinkedHashSet<>())
-						.addAll(tableKeys));
-				}
-				if (check != null) {
-					check.check(source);
-				}
-				source.commit();
 			}
-			catch (SQLException | RuntimeException ex) {
-				rollbackQuietly(source, ex);
-				throw ex;
+			if (!keys.isEmpty()) {
+				apply(source, to, tenantId, tables, keys, batchSize, throttle, progress);
 			}
-			finally {
-				source.setAutoCommit(true);
-				source.setTransactionIsolation(isolation);
+			if (applied != null) {
+				keys.forEach((table, tableKeys) -> applied.computeIfAbsent(table, t -> new LinkedHashSet<>())
+					.addAll(tableKeys));
 			}
-		}
+			if (check != null) {
+				check.check(source);
+			}
+			source.commit();
+			source.setAutoCommit(true);
+			source.setTransactionIsolation(isolation);
+			return null;
+		});
 		if (!seqs.isEmpty()) {
-			try (Connection c = from.dataSource().getConnection()) {
-				c.setAutoCommit(false);
-				try {
-					// One statement per thousand entries, not one per entry.
-					for (List<Long> chunk : chunks(seqs, 1000)) {
-						try (PreparedStatement ps = c.prepareStatement("DELETE FROM shard_change WHERE seq IN ("
-								+ String.join(", ", chunk.stream().map(seq -> "?").toList()) + ")")) {
-							int i = 1;
-							for (long seq : chunk) {
-								ps.setLong(i++, seq);
-							}
-							ps.executeUpdate();
+			withConnection(from, c -> inTransaction(c, () -> {
+				// One statement per thousand entries, not one per entry.
+				for (List<Long> chunk : chunks(seqs, 1000)) {
+					try (PreparedStatement ps = c.prepareStatement("DELETE FROM shard_change WHERE seq IN ("
+							+ String.join(", ", chunk.stream().map(seq -> "?").toList()) + ")")) {
+						int i = 1;
+						for (long seq : chunk) {
+							ps.setLong(i++, seq);
 						}
+						ps.executeUpdate();
 					}
-					c.commit();
 				}
-				catch (SQLException | RuntimeException ex) {
-					rollbackQuietly(c, ex);
-					throw ex;
-				}
-				finally {
-					c.setAutoCommit(true);
-				}
-			}
+				return null;
+			}));
 		}
 		return lag(from, tenantId);
 	}
@@ -185,76 +169,69 @@ final class CatchUpRound {
 				}
 			}
 		}
-		try (Connection target = to.dataSource().getConnection()) {
+		withConnection(to, target -> {
 			TargetWriter writer = new TargetWriter(target, to, tenantId, throttle, progress);
 			Map<TablePlan, List<String>> deferredDeletes = new LinkedHashMap<>();
 			Map<TablePlan, List<Object[]>> deferredUpserts = new LinkedHashMap<>();
-			try {
-				target.setAutoCommit(false);
-				to.dialect().beginMover(target, tenantId);
-				// Each write is preceded by the dialect's switch for the mover's writes into its table (the
-				// application's triggers off where it can), again after every commit and rollback.
-				Map<TablePlan, List<Object[]>> withoutTriggers = new LinkedHashMap<>();
-				for (TablePlan table : reversed(tables)) {
-					for (List<String> chunk : chunks(gone.getOrDefault(table, List.of()), chunkSize)) {
-						if (!writer.attempt(chunk.size(), () -> {
-							to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
-							delete(target, table, chunk, tenantId);
-						})) {
-							deferredDeletes.computeIfAbsent(table, t -> new ArrayList<>()).addAll(chunk);
-						}
+			target.setAutoCommit(false);
+			to.dialect().beginMover(target, tenantId);
+			// Each write is preceded by the dialect's switch for the mover's writes into its table (the
+			// application's triggers off where it can), again after every commit and rollback.
+			Map<TablePlan, List<Object[]>> withoutTriggers = new LinkedHashMap<>();
+			for (TablePlan table : reversed(tables)) {
+				for (List<String> chunk : chunks(gone.getOrDefault(table, List.of()), chunkSize)) {
+					if (!writer.attempt(chunk.size(), () -> {
+						to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
+						delete(target, table, chunk, tenantId);
+					})) {
+						deferredDeletes.computeIfAbsent(table, t -> new ArrayList<>()).addAll(chunk);
 					}
 				}
+			}
+			for (TablePlan table : tables) {
+				LinkedHashSet<String> tableKeys = keys.get(table);
+				if (tableKeys == null) {
+					continue;
+				}
+				for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
+					Map<String, Object[]> found = read(source, table, chunk, tenantId);
+					List<Object[]> present = chunk.stream().map(found::get).filter(row -> row != null).toList();
+					if (!writer.attempt(present.size(), () -> {
+						if (to.dialect().moverWritesWithoutTriggers(target, table.sqlName())) {
+							withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).addAll(present);
+						}
+						upsert(target, to, table, present);
+					})) {
+						deferredUpserts.computeIfAbsent(table, t -> new ArrayList<>()).addAll(present);
+					}
+				}
+			}
+			while (!deferredDeletes.isEmpty() || !deferredUpserts.isEmpty()) {
+				int applied = 0;
 				for (TablePlan table : tables) {
-					LinkedHashSet<String> tableKeys = keys.get(table);
-					if (tableKeys == null) {
-						continue;
-					}
-					for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
-						Map<String, Object[]> found = read(source, table, chunk, tenantId);
-						List<Object[]> present = chunk.stream().map(found::get).filter(row -> row != null).toList();
-						if (!writer.attempt(present.size(), () -> {
-							if (to.dialect().moverWritesWithoutTriggers(target, table.sqlName())) {
-								withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).addAll(present);
-							}
-							upsert(target, to, table, present);
-						})) {
-							deferredUpserts.computeIfAbsent(table, t -> new ArrayList<>()).addAll(present);
+					applied += retryOneByOne(deferredUpserts, table, row -> writer.attempt(1, () -> {
+						if (to.dialect().moverWritesWithoutTriggers(target, table.sqlName())) {
+							withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
 						}
-					}
+						upsert(target, to, table, Collections.singletonList(row));
+					}));
 				}
-				while (!deferredDeletes.isEmpty() || !deferredUpserts.isEmpty()) {
-					int applied = 0;
-					for (TablePlan table : tables) {
-						applied += retryOneByOne(deferredUpserts, table, row -> writer.attempt(1, () -> {
-							if (to.dialect().moverWritesWithoutTriggers(target, table.sqlName())) {
-								withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
-							}
-							upsert(target, to, table, Collections.singletonList(row));
-						}));
-					}
-					for (TablePlan table : reversed(tables)) {
-						applied += retryOneByOne(deferredDeletes, table, key -> writer.attempt(1, () -> {
-							to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
-							delete(target, table, List.of(key), tenantId);
-						}));
-					}
-					if (applied == 0) {
-						throw writer.lastViolation;
-					}
+				for (TablePlan table : reversed(tables)) {
+					applied += retryOneByOne(deferredDeletes, table, key -> writer.attempt(1, () -> {
+						to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
+						delete(target, table, List.of(key), tenantId);
+					}));
 				}
-				checkForeignKeys(target, to, tenantId, withoutTriggers, chunkSize);
-				target.commit();
+				if (applied == 0) {
+					throw writer.lastViolation;
+				}
 			}
-			catch (SQLException | RuntimeException ex) {
-				rollbackQuietly(target, ex);
-				throw ex;
-			}
-			finally {
-				to.dialect().end(target);
-				target.setAutoCommit(true);
-			}
-		}
+			checkForeignKeys(target, to, tenantId, withoutTriggers, chunkSize);
+			target.commit();
+			to.dialect().end(target);
+			target.setAutoCommit(true);
+			return null;
+		});
 	}
 
 	/**

@@ -14,6 +14,7 @@ import io.github.shardtenancy.spi.FenceDialect;
 
 import static io.github.shardtenancy.internal.move.MoveSql.acrossTenants;
 import static io.github.shardtenancy.internal.move.MoveSql.chunks;
+import static io.github.shardtenancy.internal.move.MoveSql.withConnection;
 
 /**
  * What verification compares: a tenant's row count and an order-independent checksum per table, and the rows of
@@ -46,11 +47,9 @@ final class Checksums {
 	 */
 	static long[] countAndChecksum(Topology.Shard shard, TablePlan table, String tenantId,
 			boolean inDatabase) throws SQLException {
-		try (Connection c = shard.dataSource().getConnection()) {
-			boolean byDatabase = inDatabase && shard.dialect().checksumAlgorithm() != null;
-			return acrossTenants(shard, c,
-					() -> countAndChecksum(c, byDatabase ? shard.dialect() : null, table, tenantId));
-		}
+		boolean byDatabase = inDatabase && shard.dialect().checksumAlgorithm() != null;
+		return withConnection(shard, c -> acrossTenants(shard, c,
+				() -> countAndChecksum(c, byDatabase ? shard.dialect() : null, table, tenantId)));
 	}
 
 	/**

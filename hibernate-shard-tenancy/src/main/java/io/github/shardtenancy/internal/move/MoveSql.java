@@ -52,29 +52,78 @@ final class MoveSql {
 	static final int MAX_PARAMETERS = 30_000;
 
 	/**
+	 * Work on a connection lent by {@link #withConnection}.
+	 * @param <T> its result
+	 */
+	@FunctionalInterface
+	interface ConnectionWork<T> {
+
+		/**
+		 * @param c the connection, for this work only: not to be closed or kept
+		 * @return the result
+		 * @throws SQLException on a database error
+		 */
+		T run(Connection c) throws SQLException;
+
+	}
+
+	/**
+	 * Runs work on a connection borrowed from a shard's pool: returned to the pool once the work has returned, or,
+	 * if it threw, its open transaction rolled back where the connection still answers and the connection discarded
+	 * ({@link Topology.Shard#discard}), whatever state the failure left it in (a failed or cancelled {@code COPY}, a
+	 * session setting not reset), so that no later borrower gets it. Failures to roll back or to discard are added
+	 * to the work's failure, which is rethrown as it was.
+	 * @param shard the shard whose pool lends the connection
+	 * @param work the work
+	 * @return what the work returned
+	 * @throws SQLException if no connection can be had, or what the work threw
+	 */
+	static <T> T withConnection(Topology.Shard shard, ConnectionWork<T> work) throws SQLException {
+		Connection c = shard.dataSource().getConnection();
+		T result;
+		try {
+			result = work.run(c);
+		}
+		catch (SQLException | RuntimeException | Error ex) {
+			rollbackQuietly(c, ex);
+			try {
+				shard.discard(c);
+			}
+			catch (SQLException | RuntimeException discard) {
+				ex.addSuppressed(discard);
+			}
+			throw ex;
+		}
+		c.close();
+		return result;
+	}
+
+	/**
 	 * Runs work in one transaction on the connection: commits it, or rolls it back and rethrows; auto-commit is on
-	 * again afterwards either way.
+	 * again afterwards either way. A failure to roll back or to restore auto-commit after the work failed is added to
+	 * the work's failure, which is rethrown as it was.
 	 */
 	static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
 		c.setAutoCommit(false);
+		T result;
 		try {
-			T result = work.run();
+			result = work.run();
 			c.commit();
-			return result;
 		}
 		catch (SQLException | RuntimeException ex) {
-			c.rollback();
+			rollbackQuietly(c, ex);
+			autoCommitQuietly(c, ex);
 			throw ex;
 		}
-		finally {
-			c.setAutoCommit(true);
-		}
+		c.setAutoCommit(true);
+		return result;
 	}
 
 	/**
 	 * Runs read-only work that reads a tenant's rows without being bound to it, in a transaction under the
 	 * maintenance mark ({@link io.github.shardtenancy.spi.FenceDialect#beginMaintenance}), which row-level security
-	 * lets read every row; rolls the transaction back and restores auto-commit afterwards.
+	 * lets read every row; rolls the transaction back and restores auto-commit afterwards (if the work failed, failures
+	 * to do so are added to its failure, which is rethrown as it was).
 	 * @param shard the shard of the connection
 	 * @param c a connection of the shard, in auto-commit mode
 	 * @param work the reads
@@ -83,17 +132,22 @@ final class MoveSql {
 	 */
 	static <T> T acrossTenants(Topology.Shard shard, Connection c, SqlWork<T> work) throws SQLException {
 		shard.dialect().beginMaintenance(c);
+		T result;
 		try {
-			return work.run();
+			result = work.run();
+		}
+		catch (SQLException | RuntimeException ex) {
+			rollbackQuietly(c, ex);
+			autoCommitQuietly(c, ex);
+			throw ex;
+		}
+		try {
+			c.rollback();
 		}
 		finally {
-			try {
-				c.rollback();
-			}
-			finally {
-				c.setAutoCommit(true);
-			}
+			c.setAutoCommit(true);
 		}
+		return result;
 	}
 
 	/** @return {@code INSERT INTO t (c1, c2) VALUES (?, ?), (?, ?), ...} with {@code rows} rows */
@@ -154,13 +208,27 @@ final class MoveSql {
 		return copy;
 	}
 
-	static void rollbackQuietly(Connection c, Exception cause) {
+	/**
+	 * Rolls back the connection's transaction, if one is open, after a failure; what the rollback throws (pgjdbc
+	 * may throw a {@link RuntimeException} on a connection a failed {@code COPY} left behind) is added to the failure.
+	 */
+	static void rollbackQuietly(Connection c, Throwable cause) {
 		try {
 			if (!c.getAutoCommit()) {
 				c.rollback();
 			}
 		}
-		catch (SQLException ex) {
+		catch (SQLException | RuntimeException ex) {
+			cause.addSuppressed(ex);
+		}
+	}
+
+	/** Turns auto-commit on again after a failure; what that throws is added to the failure. */
+	static void autoCommitQuietly(Connection c, Throwable cause) {
+		try {
+			c.setAutoCommit(true);
+		}
+		catch (SQLException | RuntimeException ex) {
 			cause.addSuppressed(ex);
 		}
 	}

@@ -1,6 +1,5 @@
 package io.github.shardtenancy.internal.move;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
@@ -9,6 +8,7 @@ import io.github.shardtenancy.internal.topology.Topology;
 
 import static io.github.shardtenancy.internal.move.MoveSql.inTransaction;
 import static io.github.shardtenancy.internal.move.MoveSql.reversed;
+import static io.github.shardtenancy.internal.move.MoveSql.withConnection;
 
 /**
  * Deletes a tenant's rows from a shard: the clean of a move's source, the removal of an aborted move's copy, and the
@@ -49,28 +49,25 @@ public final class RowDeletion {
 
 	private static long delete(Topology.Shard shard, String tenantId, List<TablePlan> tables, boolean moved)
 			throws SQLException {
-		try (Connection c = shard.dataSource().getConnection()) {
-			try {
-				return inTransaction(c, () -> {
-					shard.dialect().beginMover(c, tenantId);
-					long deleted = 0;
-					for (TablePlan table : reversed(tables)) {
-						if (moved) {
-							shard.dialect().moverWritesWithoutTriggers(c, table.sqlName());
-						}
-						try (PreparedStatement ps = c.prepareStatement(
-								"DELETE FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
-							ps.setString(1, tenantId);
-							deleted += ps.executeUpdate();
-						}
+		return withConnection(shard, c -> {
+			long deleted = inTransaction(c, () -> {
+				shard.dialect().beginMover(c, tenantId);
+				long rows = 0;
+				for (TablePlan table : reversed(tables)) {
+					if (moved) {
+						shard.dialect().moverWritesWithoutTriggers(c, table.sqlName());
 					}
-					return deleted;
-				});
-			}
-			finally {
-				shard.dialect().end(c);
-			}
-		}
+					try (PreparedStatement ps = c.prepareStatement(
+							"DELETE FROM " + table.sqlName() + " WHERE " + table.tenantColumn() + " = ?")) {
+						ps.setString(1, tenantId);
+						rows += ps.executeUpdate();
+					}
+				}
+				return rows;
+			});
+			shard.dialect().end(c);
+			return deleted;
+		});
 	}
 
 }

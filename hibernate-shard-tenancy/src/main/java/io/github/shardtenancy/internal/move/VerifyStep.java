@@ -94,9 +94,8 @@ final class VerifyStep implements Step {
 		if (snapshot != null) {
 			return work.run();
 		}
-		try (Connection c = shard.dataSource().getConnection()) {
-			return MoveSql.acrossTenants(shard, c, () -> read(shard, c, run, keys, count));
-		}
+		return MoveSql.withConnection(shard,
+				c -> MoveSql.acrossTenants(shard, c, () -> read(shard, c, run, keys, count)));
 	}
 
 	/**

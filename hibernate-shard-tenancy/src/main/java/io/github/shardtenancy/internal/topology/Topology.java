@@ -86,6 +86,31 @@ public class Topology implements ShardTopology, AutoCloseable {
 	 * @param owned whether the topology created the pool and closes it
 	 */
 	public record Shard(String id, DataSource dataSource, FenceDialect dialect, boolean owned) {
+
+		/**
+		 * Discards a connection borrowed from this shard's pool instead of returning it, so that no later borrower
+		 * gets it: for a connection whose protocol or session state is unknown or broken, such as one whose
+		 * {@code COPY} failed or was cancelled, or whose session variables could not be cleared. From an open
+		 * {@link HikariDataSource} it is evicted ({@link HikariDataSource#evictConnection}): the pool closes the
+		 * physical connection and opens a new one when it needs one. Any other connection (from another pool, from a
+		 * closed pool, or not a HikariCP proxy) is closed, and it is up to its pool to check it.
+		 * <p>Do not close the connection afterwards: after an eviction its {@code close()} would reset and recycle
+		 * a connection the pool no longer has. Thread-safe, as the pool is.
+		 * @param connection a connection this shard's pool handed out, itself (not a wrapper of it), not closed yet
+		 * @throws SQLException if closing the connection fails (an eviction does not throw)
+		 */
+		public void discard(Connection connection) throws SQLException {
+			// HikariCP evicts only its own proxies of an open pool and ignores any other connection (HikariDataSource
+			// .evictConnection in https://github.com/brettwooldridge/HikariCP): that connection is closed instead.
+			if (this.dataSource instanceof HikariDataSource pool && !pool.isClosed()
+					&& connection.getClass().getName().startsWith("com.zaxxer.hikari.")) {
+				pool.evictConnection(connection);
+			}
+			else {
+				connection.close();
+			}
+		}
+
 	}
 
 	/**
