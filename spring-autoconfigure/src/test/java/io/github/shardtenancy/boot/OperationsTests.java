@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.shardtenancy.NoTenantBoundException;
 import io.github.shardtenancy.RetriesExhaustedException;
 import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.TenantMover;
 import io.github.shardtenancy.TenantAdmin;
@@ -59,6 +60,7 @@ import org.springframework.web.context.WebApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
@@ -476,6 +478,40 @@ class OperationsTests {
 				.andExpect(status().isBadRequest());
 			this.mvc.perform(get("/actuator/shardtenancy/" + tenant + "/move/shard-2"))
 				.andExpect(status().isBadRequest());
+		}
+
+		@Test
+		@DisplayName("the create write creates a tenant (on a shard, or where placement puts it) and the delete "
+				+ "operation deletes it; a second create is 409, a delete of an unknown tenant 404")
+		void createsAndDeletes() throws Exception {
+			String onShard = newTenant("new");
+			String placed = newTenant("placed");
+
+			this.mvc.perform(post("/actuator/shardtenancy/" + onShard + "/create")
+					.contentType(MediaType.APPLICATION_JSON)
+					.content("{\"shard\": \"shard-2\"}"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.shard").value("shard-2"))
+				.andExpect(jsonPath("$.state").value("ACTIVE"));
+			this.mvc.perform(post("/actuator/shardtenancy/" + placed + "/create").contentType(MediaType.APPLICATION_JSON)
+					.content("{}"))
+				.andExpect(status().isOk());
+			assertThat(admin.find(onShard).orElseThrow().shardId()).isEqualTo("shard-2");
+			assertThat(admin.find(placed).orElseThrow().state()).isEqualTo(TenantState.ACTIVE);
+			TenantContext.runAs(onShard, () -> audit.record("created over the endpoint"));
+			assertThat(TenantContext.callAs(onShard, () -> audit.count())).isEqualTo(1);
+			this.mvc.perform(post("/actuator/shardtenancy/" + onShard + "/create").contentType(MediaType.APPLICATION_JSON)
+					.content("{}"))
+				.andExpect(status().isConflict())
+				.andExpect(jsonPath("$.exception").value("TenantAlreadyExistsException"));
+
+			this.mvc.perform(delete("/actuator/shardtenancy/" + onShard))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.state").value("DELETED"));
+			assertThat(admin.find(onShard).orElseThrow().state()).isEqualTo(TenantState.DELETED);
+			this.mvc.perform(delete("/actuator/shardtenancy/" + newTenant("never")))
+				.andExpect(status().isNotFound());
+			this.mvc.perform(delete("/actuator/shardtenancy/bad!id")).andExpect(status().isBadRequest());
 		}
 
 		@Test

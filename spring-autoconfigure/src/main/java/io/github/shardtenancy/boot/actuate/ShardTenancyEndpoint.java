@@ -29,6 +29,7 @@ import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.Show;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -39,7 +40,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * tenant's placement, and starting an online move. Exposed like any Actuator endpoint (over HTTP only when listed in
  * {@code management.endpoints.web.exposure.include}).
  *
- * <p>Its default access is {@link Access#READ_ONLY}: the write operation, which moves tenants, exists only once
+ * <p>Its default access is {@link Access#READ_ONLY}: the write and delete operations, which move, create and delete
+ * tenants, exist only once
  * {@code management.endpoint.shardtenancy.access=unrestricted} (or {@code management.endpoints.access.default})
  * allows it, as Actuator's access model decides for every endpoint; secure it as an administrative operation.
  *
@@ -52,6 +54,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>write ({@code POST /actuator/shardtenancy/{tenant}} with {@code {"targetShard": "shard-2"}}): starts an online
  * move of the tenant on the mover's executor and answers with the move's status as soon as it is recorded (or its
  * error if it was refused). Needs a {@link TenantMover} bean.</li>
+ * <li>read a move's pre-flight check ({@code GET /actuator/shardtenancy/{tenant}/check/{targetShard}}): what
+ * {@link TenantMover#check} finds, changing nothing.</li>
+ * <li>write ({@code POST /actuator/shardtenancy/{tenant}/create}, optionally with {@code {"shard": "shard-2"}}):
+ * creates the tenant, as {@code TenantAdmin.create} does; delete ({@code DELETE /actuator/shardtenancy/{tenant}}):
+ * deletes it, as {@code TenantAdmin.delete} does.</li>
  * <li>read the timeline ({@code GET /actuator/shardtenancy/timeline/{seconds}}): the {@link Timeline} of the last
  * {@code seconds} seconds (committed transactions, retries and fence rejections per second, in total and per tenant
  * being moved, and each move's freeze window), when a {@link TimelineRecorder} is set.</li>
@@ -255,6 +262,51 @@ public class ShardTenancyEndpoint {
 		}
 		TenantMover tenantMover = requireMover();
 		return MoveDescriptor.of(tenantMover.status(tenantMover.move(tenant, targetShard, this.moveSettings)));
+	}
+
+	/**
+	 * Creates a tenant ({@code POST /actuator/shardtenancy/{tenant}/create}, optionally with {@code {"shard": "..."}}),
+	 * as {@link io.github.shardtenancy.TenantAdmin#create(String)} or
+	 * {@link io.github.shardtenancy.TenantAdmin#create(String, String)} does: placed, fenced and seeded. A write
+	 * operation: available only when the endpoint's access is unrestricted.
+	 * @param tenant the new tenant
+	 * @param create the word {@code create}
+	 * @param shard the shard to create it on, or {@code null} for the placement policy's choice
+	 * @return its ACTIVE entry; never {@code null}
+	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id breaks the tenant id rule or the second
+	 * selector is not {@code create}
+	 * @throws io.github.shardtenancy.ShardTenancyException as {@code TenantAdmin.create} throws it:
+	 * {@link io.github.shardtenancy.TenantAlreadyExistsException}, {@link io.github.shardtenancy.PlacementException},
+	 * {@link io.github.shardtenancy.UnknownShardException}, {@link io.github.shardtenancy.TenantSeedException},
+	 * {@link io.github.shardtenancy.DirectoryUnavailableException}
+	 */
+	@WriteOperation
+	public EntryDescriptor create(@Selector String tenant, @Selector String create, @Nullable String shard) {
+		requireValid(tenant);
+		if (!"create".equals(create)) {
+			throw new InvalidEndpointRequestException("Unknown write: " + create + " (expected create)",
+					"Expected /actuator/shardtenancy/{tenant}/create");
+		}
+		DirectoryEntry entry = (shard == null || shard.isBlank()) ? this.tenancy.admin().create(tenant)
+				: this.tenancy.admin().create(tenant, shard);
+		return EntryDescriptor.of(entry);
+	}
+
+	/**
+	 * Deletes a tenant ({@code DELETE /actuator/shardtenancy/{tenant}}), as
+	 * {@link io.github.shardtenancy.TenantAdmin#delete(String)} does: its entry DELETED, its rows left on its shard
+	 * until a purge. A delete operation: available only when the endpoint's access is unrestricted.
+	 * @param tenant the tenant
+	 * @return its DELETED entry; never {@code null}
+	 * @throws InvalidEndpointRequestException (HTTP 400) if the tenant id breaks the tenant id rule
+	 * @throws io.github.shardtenancy.ShardTenancyException as {@code TenantAdmin.delete} throws it:
+	 * {@link io.github.shardtenancy.UnknownTenantException}, {@link io.github.shardtenancy.DirectoryConflictException}
+	 * (not ACTIVE: moving or deleted already), {@link io.github.shardtenancy.DirectoryUnavailableException}
+	 */
+	@DeleteOperation
+	public EntryDescriptor delete(@Selector String tenant) {
+		requireValid(tenant);
+		return EntryDescriptor.of(this.tenancy.admin().delete(tenant));
 	}
 
 	/**

@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.Show;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -32,11 +33,11 @@ import org.springframework.http.ProblemDetail;
  * {@code shard}, {@code directoryVersion}, {@code moveId} and {@code exception} where they apply):
  *
  * <ul>
- * <li>400: an invalid tenant id, a missing {@code targetShard}, an unknown target shard, or no {@code TenantMover}
+ * <li>400: an invalid tenant id, a missing {@code targetShard}, an unknown (target) shard, or no {@code TenantMover}
  * bean;</li>
  * <li>404: a tenant the directory does not know (on a read: any tenant, when tenant ids are not shown);</li>
  * <li>409: a move the tenant's state refuses (it is moving, not ACTIVE, already on the target shard, the mover could
- * not start it);</li>
+ * not start it), a create of a tenant that exists or that no shard fits, a delete of a tenant that is not ACTIVE;</li>
  * <li>503: the directory or a shard cannot be reached.</li>
  * </ul>
  *
@@ -175,6 +176,47 @@ public class ShardTenancyEndpointWebExtension {
 		}
 		catch (ShardTenancyException ex) {
 			return problem(status(ex), ex.getMessage(), tenant, targetShard, ex);
+		}
+	}
+
+	/**
+	 * Creates a tenant, as {@link ShardTenancyEndpoint#create(String, String, String)} does.
+	 * @param tenant the new tenant
+	 * @param create the word {@code create}
+	 * @param shard the shard to create it on, or {@code null} for the placement policy's choice
+	 * @return 200 with its {@link ShardTenancyEndpoint.EntryDescriptor}; or 400 (invalid id, unknown shard), 409 (the
+	 * tenant exists, no shard fits, the seed failed), 503 with a {@link ProblemDetail}; never {@code null}
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> create(@Selector String tenant, @Selector String create,
+			@Nullable String shard) {
+		try {
+			return new WebEndpointResponse<>(this.delegate.create(tenant, create, shard));
+		}
+		catch (InvalidEndpointRequestException ex) {
+			return problem(HttpStatus.BAD_REQUEST, ex.getReason(), tenant, null, null);
+		}
+		catch (ShardTenancyException ex) {
+			return problem(status(ex), ex.getMessage(), tenant, null, ex);
+		}
+	}
+
+	/**
+	 * Deletes a tenant, as {@link ShardTenancyEndpoint#delete(String)} does.
+	 * @param tenant the tenant
+	 * @return 200 with its DELETED {@link ShardTenancyEndpoint.EntryDescriptor}; or 400, 404 (unknown tenant), 409
+	 * (not ACTIVE), 503 with a {@link ProblemDetail}; never {@code null}
+	 */
+	@DeleteOperation
+	public WebEndpointResponse<Object> delete(@Selector String tenant) {
+		try {
+			return new WebEndpointResponse<>(this.delegate.delete(tenant));
+		}
+		catch (InvalidEndpointRequestException ex) {
+			return problem(HttpStatus.BAD_REQUEST, ex.getReason(), tenant, null, null);
+		}
+		catch (ShardTenancyException ex) {
+			return problem(status(ex), ex.getMessage(), tenant, null, ex);
 		}
 	}
 

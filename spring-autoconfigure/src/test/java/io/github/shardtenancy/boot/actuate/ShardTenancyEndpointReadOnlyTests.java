@@ -14,6 +14,7 @@ import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.context.WebApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
@@ -44,7 +45,7 @@ class ShardTenancyEndpointReadOnlyTests {
 	private WebApplicationContext context;
 
 	@Test
-	@DisplayName("without management.endpoint.shardtenancy.access=unrestricted the move is refused with 405 and nothing moves; the reads answer")
+	@DisplayName("without management.endpoint.shardtenancy.access=unrestricted the move, the create and the delete are refused with 405 and nothing changes; the reads answer")
 	void moveIsNotAvailable() throws Exception {
 		MockMvc mvc = MockMvcBuilders.webAppContextSetup(this.context).build();
 		DirectoryEntry before = this.admin.create("ro-1", "shard-1");
@@ -52,7 +53,12 @@ class ShardTenancyEndpointReadOnlyTests {
 		mvc.perform(post("/actuator/shardtenancy/ro-1").contentType(MediaType.APPLICATION_JSON)
 			.content("{\"targetShard\": \"shard-2\"}")).andExpect(status().isMethodNotAllowed());
 
+		mvc.perform(post("/actuator/shardtenancy/ro-2/create").contentType(MediaType.APPLICATION_JSON).content("{}"))
+			.andExpect(status().isMethodNotAllowed());
+		mvc.perform(delete("/actuator/shardtenancy/ro-1")).andExpect(status().isMethodNotAllowed());
+
 		assertThat(this.admin.find("ro-1")).contains(before);
+		assertThat(this.admin.find("ro-2")).as("not created").isEmpty();
 		assertThat(this.mover.findActive("ro-1")).isEmpty();
 		mvc.perform(get("/actuator/shardtenancy/ro-1"))
 			.andExpect(status().isOk())
