@@ -75,6 +75,7 @@ class FailedCopyTest {
 
 		assertThatThrownBy(() -> this.fixture.mover().moveAndWait(TENANT, "shard-2", settings))
 			.isInstanceOf(MoveException.class)
+			.hasMessageContaining("failed in its copy step")
 			.hasMessageContaining("copy of table customer_order")
 			.hasMessageContaining("COPY_REFUSED")
 			.hasMessageContaining("aborted")

@@ -41,6 +41,7 @@ import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.internal.routing.Router;
 import io.github.shardtenancy.spi.MoveHook;
 import io.github.shardtenancy.internal.topology.Topology;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -543,6 +544,7 @@ public class Mover implements TenantMover {
 	private MoveStatus run(MoveRun run, boolean cleanNow) {
 		MoveStatus move = run.move;
 		MoveStep step = move.step();
+		String running = null;
 		try {
 			while (!step.isFinal()) {
 				long stepStarted = System.nanoTime();
@@ -563,6 +565,7 @@ public class Mover implements TenantMover {
 				// A revert runs the forward steps from the freeze with source and target swapped.
 				MoveRun current = step.isReverting() ? run.reversed(this.topology) : run;
 				Step next = Step.after(step, run.settings.capture());
+				running = Step.name(next);
 				try (ShardTenancyObserver.Scope scope = this.router.observer().moveStepStarted(move.moveId(),
 						move.tenantId(), run.settings.capture() ? "online" : "basic", Step.name(next),
 						move.sourceShardId(), move.targetShardId())) {
@@ -598,14 +601,19 @@ public class Mover implements TenantMover {
 			throw ex;
 		}
 		catch (RuntimeException ex) {
-			throw fail(run, step, ex);
+			throw fail(run, step, running, ex);
 		}
 	}
 
-	private RuntimeException fail(MoveRun run, MoveStep step, RuntimeException ex) {
+	/**
+	 * @param step the move's last recorded step
+	 * @param running the step that failed ({@link Step#name}), or {@code null} if none had started
+	 */
+	private RuntimeException fail(MoveRun run, MoveStep step, @Nullable String running, RuntimeException ex) {
 		MoveStatus move = run.move;
 		String what = "Move " + move.moveId() + " of tenant '" + move.tenantId() + "' from '" + move.sourceShardId()
-				+ "' to '" + move.targetShardId() + "' failed after step " + step + ": " + reason(ex);
+				+ "' to '" + move.targetShardId() + "' failed " + (running != null ? "in its " + running + " step, " : "")
+				+ "after step " + step + ": " + reason(ex);
 		if (!step.isFlipped()) {
 			try {
 				abort(newRun(require(move.moveId())), what);

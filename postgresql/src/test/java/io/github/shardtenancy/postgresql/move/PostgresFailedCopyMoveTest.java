@@ -127,6 +127,7 @@ class PostgresFailedCopyMoveTest {
 	private void assertCopyFailsWith(String failure) {
 		assertThatThrownBy(() -> this.tenancy.mover().moveAndWait(TENANT, "shard-2", settings()))
 			.isInstanceOf(MoveException.class)
+			.hasMessageContaining("failed in its copy step, after step MARKED")
 			.hasMessageContaining("copy of table item from shard 'shard-1' to shard 'shard-2' failed: ")
 			.hasMessageMatching("(?s).*(" + failure + ").*")
 			.hasMessageContaining("the move was aborted and the tenant is ACTIVE on 'shard-1'")
