@@ -3,6 +3,7 @@ package io.github.shardtenancy.internal.move;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -109,19 +110,21 @@ final class MoveSql {
 		return sql.toString();
 	}
 
-	static void bindRows(PreparedStatement insert, List<Object[]> rows) throws SQLException {
+	static void bindRows(PreparedStatement insert, TablePlan table, List<Object[]> rows) throws SQLException {
 		int i = 1;
 		for (Object[] row : rows) {
 			for (Object value : row) {
-				insert.setObject(i++, value);
+				table.bind(insert, i++, value);
 			}
 		}
 	}
 
-	static Object[] values(ResultSet rs, int columns) throws SQLException {
-		Object[] values = new Object[columns];
-		for (int i = 0; i < columns; i++) {
-			values[i] = rs.getObject(i + 1);
+	/** @return the current row's values ({@link TablePlan#read}), in the order of the table's columns */
+	static Object[] values(ResultSet rs, TablePlan table) throws SQLException {
+		Object[] values = new Object[table.columns().size()];
+		ResultSetMetaData meta = rs.getMetaData();
+		for (int i = 0; i < values.length; i++) {
+			values[i] = table.read(rs, meta, i + 1);
 		}
 		return values;
 	}
