@@ -1,19 +1,14 @@
 package io.github.shardtenancy.move;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.MoveRefusedException;
 import io.github.shardtenancy.MoveSettings;
@@ -22,6 +17,7 @@ import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantState;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import io.github.shardtenancy.testing.H2MemoryDatabases;
 import io.github.shardtenancy.testing.move.AuditedItems;
 import org.h2.api.Trigger;
 import org.junit.jupiter.api.AfterEach;
@@ -44,11 +40,7 @@ class H2ApplicationTriggerMoveTest {
 
 	private static final String TENANT = "acme";
 
-	private final String name = "app-trigger-" + UUID.randomUUID().toString().substring(0, 8);
-
-	private final List<HikariDataSource> pools = new ArrayList<>();
-
-	private final List<String> urls = new ArrayList<>();
+	private final H2MemoryDatabases databases = new H2MemoryDatabases("app-trigger");
 
 	private ShardTenancy tenancy;
 
@@ -87,9 +79,9 @@ class H2ApplicationTriggerMoveTest {
 
 	@BeforeEach
 	void start() throws SQLException {
-		DataSource directory = pool("directory", 4);
-		this.shard1 = pool("shard-1", 8);
-		this.shard2 = pool("shard-2", 8);
+		DataSource directory = this.databases.pool("directory", 4);
+		this.shard1 = this.databases.pool("shard-1", 8);
+		this.shard2 = this.databases.pool("shard-2", 8);
 		ShardTenancyMigrations.migrateDirectory(directory);
 		for (DataSource shard : List.of(this.shard1, this.shard2)) {
 			ShardTenancyMigrations.migrateShard(shard, shard == this.shard1 ? "shard-1" : "shard-2", List.of());
@@ -120,15 +112,7 @@ class H2ApplicationTriggerMoveTest {
 		if (this.tenancy != null) {
 			this.tenancy.close();
 		}
-		this.pools.forEach(HikariDataSource::close);
-		for (String url : this.urls) {
-			try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-				s.execute("SHUTDOWN");
-			}
-			catch (SQLException ex) {
-				// already gone
-			}
-		}
+		this.databases.close();
 	}
 
 	@Test
@@ -184,17 +168,6 @@ class H2ApplicationTriggerMoveTest {
 			.isEqualTo(MoveStep.DONE);
 		assertThat(AuditedItems.audit(this.shard2, TENANT).values().stream().mapToInt(Integer::intValue).sum())
 			.isEqualTo(30);
-	}
-
-	private DataSource pool(String database, int size) {
-		String url = "jdbc:h2:mem:" + this.name + "-" + database + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(url);
-		config.setMaximumPoolSize(size);
-		HikariDataSource pool = new HikariDataSource(config);
-		this.pools.add(pool);
-		this.urls.add(url);
-		return pool;
 	}
 
 }

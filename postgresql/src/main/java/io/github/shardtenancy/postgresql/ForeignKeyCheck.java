@@ -80,9 +80,10 @@ final class ForeignKeyCheck {
 		}
 	}
 
+	/** Binds the tenant and the written rows' keys, text untyped ({@link PostgresFenceDialect#bindUntyped}). */
 	private static void bind(PreparedStatement ps, List<Object> parameters) throws SQLException {
 		for (int i = 0; i < parameters.size(); i++) {
-			ps.setObject(i + 1, parameters.get(i));
+			PostgresFenceDialect.bindUntyped(ps, i + 1, parameters.get(i));
 		}
 	}
 

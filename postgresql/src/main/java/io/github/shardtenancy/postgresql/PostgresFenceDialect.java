@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -518,7 +519,10 @@ public final class PostgresFenceDialect implements FenceDialect {
 	/**
 	 * Multi-row {@code INSERT ... ON CONFLICT (primary key) DO UPDATE}: one statement per chunk of up to 1000 rows
 	 * (and 30000 parameters) instead of an UPDATE and maybe an INSERT per row. An existing row is updated in place,
-	 * never deleted, so its children are untouched.
+	 * never deleted, so its children are untouched. A {@code String} value is bound untyped ({@link Types#OTHER}), so
+	 * that PostgreSQL reads it with its column's type: the mover moves every value as its text form (as {@code COPY}
+	 * does), and a {@code String} bound as {@code varchar} is refused by a column of an enum, a date or most other
+	 * types.
 	 * @return {@code true}: the rows were written
 	 */
 	@Override
@@ -545,13 +549,26 @@ public final class PostgresFenceDialect implements FenceDialect {
 				int i = 1;
 				for (Object[] values : chunk) {
 					for (Object value : values) {
-						ps.setObject(i++, value);
+						bindUntyped(ps, i++, value);
 					}
 				}
 				ps.executeUpdate();
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Binds a {@code String} untyped ({@link Types#OTHER}: pgjdbc sends it with no type, and PostgreSQL reads it with
+	 * the type the statement gives it, a column's), anything else as itself.
+	 */
+	static void bindUntyped(PreparedStatement ps, int index, Object value) throws SQLException {
+		if (value instanceof String) {
+			ps.setObject(index, value, Types.OTHER);
+		}
+		else {
+			ps.setObject(index, value);
+		}
 	}
 
 	/** @return {@code postgresql-hashtextextended-v1}: the checksum of {@link #countAndChecksum} */

@@ -145,7 +145,7 @@ final class BulkCopy {
 		// chunk instead of per row, the largest round-trip saving on PostgreSQL.
 		int perStatement = Math.max(1, Math.min(Math.min(batchSize, MAX_ROWS_PER_INSERT), MAX_PARAMETERS / columns));
 		List<Object[]> chunk = new ArrayList<>(perStatement);
-		try (PreparedStatement select = source.prepareStatement("SELECT " + table.columnList() + " FROM "
+		try (PreparedStatement select = source.prepareStatement("SELECT " + table.selectList() + " FROM "
 				+ table.sqlName() + " WHERE " + table.tenantColumn() + " = ?");
 				PreparedStatement insert = target.prepareStatement(multiRowInsert(table, perStatement))) {
 			select.setString(1, tenantId);
@@ -153,10 +153,10 @@ final class BulkCopy {
 			long sinceCommit = 0;
 			try (ResultSet rs = select.executeQuery()) {
 				while (rs.next()) {
-					chunk.add(values(rs, columns));
+					chunk.add(values(rs, table));
 					rows++;
 					if (chunk.size() == perStatement) {
-						bindRows(insert, chunk);
+						bindRows(insert, table, chunk);
 						insert.executeUpdate();
 						sinceCommit += chunk.size();
 						chunk.clear();
@@ -173,7 +173,7 @@ final class BulkCopy {
 			}
 			if (!chunk.isEmpty()) {
 				try (PreparedStatement last = target.prepareStatement(multiRowInsert(table, chunk.size()))) {
-					bindRows(last, chunk);
+					bindRows(last, table, chunk);
 					last.executeUpdate();
 				}
 			}

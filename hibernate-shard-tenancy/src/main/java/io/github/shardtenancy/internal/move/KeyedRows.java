@@ -36,13 +36,14 @@ final class KeyedRows {
 	 */
 	static Map<String, Object[]> read(Connection source, TablePlan table, List<String> keys, String tenantId)
 			throws SQLException {
-		return read(source, table, keys, tenantId, MoveSql::values);
+		return read(source, table, keys, tenantId, (rs, columns) -> values(rs, table));
 	}
 
 	/**
-	 * Reads the rows of some logged keys as the database writes each value as text ({@link ResultSet#getString}: a
-	 * {@code bytea} as its hex form, a {@code jsonb} normalized), for a comparison of two databases' rows that does
-	 * not depend on how Java objects print or compare.
+	 * Reads the rows of some logged keys as the database writes each value as text ({@link ResultSet#getString} of
+	 * {@link TablePlan#selectList()}: a {@code bytea} as its hex form, a {@code jsonb} normalized, on PostgreSQL
+	 * {@code c::text} whatever format the driver received), for a comparison of two databases' rows that does not
+	 * depend on how Java objects print or compare.
 	 * @return each row found as {@code (v1, v2, ...)}, by logged key; a key without a row is absent
 	 */
 	static Map<String, String> readAsText(Connection c, TablePlan table, List<String> keys, String tenantId)
@@ -75,21 +76,23 @@ final class KeyedRows {
 		String target = keyColumns.size() == 1 ? keyColumns.get(0).name()
 				: "(" + String.join(", ", keyColumns.stream().map(TablePlan.KeyColumn::name).toList()) + ")";
 		String marks = String.join(", ", java.util.Collections.nCopies(byValues.size(), one));
-		try (PreparedStatement ps = c.prepareStatement("SELECT " + table.columnList() + " FROM " + table.sqlName()
+		try (PreparedStatement ps = c.prepareStatement("SELECT " + table.selectList() + " FROM " + table.sqlName()
 				+ " WHERE " + table.tenantColumn() + " = ? AND " + target + " IN (" + marks + ")")) {
 			ps.setString(1, tenantId);
 			int i = 2;
 			for (List<Object> values : byValues.keySet()) {
 				for (Object value : values) {
-					ps.setObject(i++, value);
+					table.bind(ps, i++, value);
 				}
 			}
 			try (ResultSet rs = ps.executeQuery()) {
 				while (rs.next()) {
+					// The key as the capture trigger logs it (KeyColumn.logged), matched by its parsed values.
 					StringBuilder text = new StringBuilder();
 					for (int k = 0; k < keyIndexes.length; k++) {
 						text.append(k > 0 ? TablePlan.KEY_SEPARATOR : "")
-							.append(String.valueOf(rs.getObject(keyIndexes[k] + 1)));
+							.append(String.valueOf(
+									keyColumns.get(k).logged(rs, keyIndexes[k] + 1, table.valuesAsText())));
 					}
 					String logged = byValues.get(List.of(table.parseKey(text.toString())));
 					if (logged != null) {
@@ -154,12 +157,12 @@ final class KeyedRows {
 			for (Object[] row : rows) {
 				int i = 1;
 				for (String column : valueColumns) {
-					ps.setObject(i++, row[indexOf(table.columns(), column)]);
+					table.bind(ps, i++, row[indexOf(table.columns(), column)]);
 				}
 				for (int keyIndex : keyIndexes) {
-					ps.setObject(i++, row[keyIndex]);
+					table.bind(ps, i++, row[keyIndex]);
 				}
-				ps.setObject(i, row[tenantIndex]);
+				table.bind(ps, i, row[tenantIndex]);
 				ps.addBatch();
 			}
 			int[] counts = ps.executeBatch();
@@ -175,7 +178,7 @@ final class KeyedRows {
 					"INSERT INTO " + table.sqlName() + " (" + table.columnList() + ") VALUES (" + marks + ")")) {
 				for (Object[] row : missing) {
 					for (int i = 0; i < row.length; i++) {
-						ps.setObject(i + 1, row[i]);
+						table.bind(ps, i + 1, row[i]);
 					}
 					ps.addBatch();
 				}
@@ -189,7 +192,7 @@ final class KeyedRows {
 		Object[] values = table.parseKey(key);
 		int i = first;
 		for (Object value : values) {
-			ps.setObject(i++, value);
+			table.bind(ps, i++, value);
 		}
 		ps.setString(i, tenantId);
 	}

@@ -3,6 +3,7 @@ package io.github.shardtenancy.internal.move;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -163,11 +164,16 @@ final class MoveSql {
 		return sql.toString();
 	}
 
-	static void bindRows(PreparedStatement insert, List<Object[]> rows) throws SQLException {
-		bindRows(insert, rows, 1);
+	static void bindRows(PreparedStatement insert, TablePlan table, List<Object[]> rows) throws SQLException {
+		int i = 1;
+		for (Object[] row : rows) {
+			for (Object value : row) {
+				table.bind(insert, i++, value);
+			}
+		}
 	}
 
-	/** Binds the rows' values one after the other, from parameter {@code first} on. */
+	/** Binds the rows' values with {@code setObject}, one after the other, from parameter {@code first} on. */
 	static void bindRows(PreparedStatement statement, List<Object[]> rows, int first) throws SQLException {
 		int i = first;
 		for (Object[] row : rows) {
@@ -177,10 +183,12 @@ final class MoveSql {
 		}
 	}
 
-	static Object[] values(ResultSet rs, int columns) throws SQLException {
-		Object[] values = new Object[columns];
-		for (int i = 0; i < columns; i++) {
-			values[i] = rs.getObject(i + 1);
+	/** @return the current row's values ({@link TablePlan#read}), in the order of the table's columns */
+	static Object[] values(ResultSet rs, TablePlan table) throws SQLException {
+		Object[] values = new Object[table.columns().size()];
+		ResultSetMetaData meta = rs.getMetaData();
+		for (int i = 0; i < values.length; i++) {
+			values[i] = table.read(rs, meta, i + 1);
 		}
 		return values;
 	}

@@ -196,7 +196,11 @@ final class PreFlight {
 				while (more) {
 					more = rs.next();
 					if (more) {
-						batch.add(MoveSql.values(rs, key.size()));
+						Object[] values = new Object[key.size()];
+						for (int i = 0; i < values.length; i++) {
+							values[i] = rs.getObject(i + 1);
+						}
+						batch.add(values);
 					}
 					if (batch.size() == KEYS_PER_QUERY || (!more && !batch.isEmpty())) {
 						clashing += lookUp(to, tenantId, plan, key, batch, examples);

@@ -2,9 +2,16 @@ package io.github.shardtenancy.internal.move;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.OffsetTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,8 +33,23 @@ import io.github.shardtenancy.TenantTable;
  * @param columns every column the move writes, in ordinal order: generated columns are left out, the target computes
  * them
  * @param keys the primary key columns, in key order
+ * @param valuesAsText whether the mover reads every value as the database writes it as text and binds it untyped, for
+ * the database to read with the column's type ({@link #read}, {@link #bind}): on PostgreSQL, where the driver's Java
+ * objects of several types lose part of the value or cannot be bound back
  */
-public record TablePlan(TenantTable table, String name, List<String> columns, List<KeyColumn> keys) {
+public record TablePlan(TenantTable table, String name, List<String> columns, List<KeyColumn> keys,
+		boolean valuesAsText) {
+
+	/**
+	 * A plan that moves values as the driver's Java objects.
+	 * @param table the table as configured
+	 * @param name the table name as the database stores it
+	 * @param columns every column the move writes
+	 * @param keys the primary key columns
+	 */
+	public TablePlan(TenantTable table, String name, List<String> columns, List<KeyColumn> keys) {
+		this(table, name, columns, keys, false);
+	}
 
 	/**
 	 * A primary key column.
@@ -38,8 +60,38 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 	public record KeyColumn(String name, int jdbcType, String typeName) {
 
 		/**
-		 * @param text a key value as logged by the capture trigger
-		 * @return the value as a JDBC parameter of this column's type
+		 * Reads a row's value of this column in the form the capture trigger logs it, whose text
+		 * ({@code String.valueOf}) is then the logged text: with {@code asText} the text the query selected
+		 * (PostgreSQL's trigger logs {@code NEW.k::text}); otherwise the {@code java.time} object of a date or time,
+		 * which H2 hands its triggers ({@code H2CaptureTrigger}), where {@code getObject} returns a
+		 * {@link java.sql.Date} or {@link java.sql.Timestamp}, whose text differs (a {@code 0001-01-01} prints as
+		 * {@code 0001-01-03}, the Julian calendar's day), and any other value's object.
+		 * @param rs a result set on a row
+		 * @param column the column's index, from 1
+		 * @param asText whether the query selected the column's text form ({@link TablePlan#selectList()})
+		 * @return the value
+		 * @throws SQLException on a database error
+		 */
+		public Object logged(ResultSet rs, int column, boolean asText) throws SQLException {
+			if (asText) {
+				return rs.getString(column);
+			}
+			return switch (this.jdbcType) {
+				case Types.DATE -> rs.getObject(column, LocalDate.class);
+				case Types.TIME -> rs.getObject(column, LocalTime.class);
+				case Types.TIMESTAMP -> rs.getObject(column, LocalDateTime.class);
+				case Types.TIME_WITH_TIMEZONE -> rs.getObject(column, OffsetTime.class);
+				case Types.TIMESTAMP_WITH_TIMEZONE -> rs.getObject(column, OffsetDateTime.class);
+				default -> rs.getObject(column);
+			};
+		}
+
+		/**
+		 * @param text a key value as logged by the capture trigger, a date or time as its {@code java.time} object's
+		 * text ({@link #logged})
+		 * @return the value as a JDBC parameter of this column's type; a date or time as its {@code java.time} object
+		 * (H2 cannot read {@code 2024-01-01T01:02+05:00}, an {@link OffsetDateTime}'s text without its zero seconds,
+		 * as a {@code TIMESTAMP WITH TIME ZONE})
 		 */
 		public Object parse(String text) {
 			if ("uuid".equalsIgnoreCase(this.typeName)) {
@@ -49,10 +101,58 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 				case Types.BIGINT -> Long.valueOf(text);
 				case Types.INTEGER, Types.SMALLINT, Types.TINYINT -> Integer.valueOf(text);
 				case Types.NUMERIC, Types.DECIMAL -> new java.math.BigDecimal(text);
+				case Types.DATE -> LocalDate.parse(text);
+				case Types.TIME -> LocalTime.parse(text);
+				case Types.TIMESTAMP -> LocalDateTime.parse(text);
+				case Types.TIME_WITH_TIMEZONE -> OffsetTime.parse(text);
+				case Types.TIMESTAMP_WITH_TIMEZONE -> OffsetDateTime.parse(text);
 				default -> text;
 			};
 		}
 
+	}
+
+	/**
+	 * Reads a value the mover writes elsewhere, selected by {@link #selectList()}: with {@link #valuesAsText} its text
+	 * form; otherwise the driver's object ({@link ResultSet#getObject}), but a {@code TIME} as a {@link LocalTime},
+	 * since a {@link java.sql.Time} keeps milliseconds only (H2's {@code TIME(9)} has nanoseconds).
+	 * <p>Text on PostgreSQL because pgjdbc's objects are not the value for every type: a {@code time} or
+	 * {@code timetz} comes as a {@link java.sql.Time} (milliseconds, no offset; {@code 24:00:00} becomes midnight), an
+	 * infinite {@code interval} as a zero {@code PGInterval}, an {@code xml} without its declaration, a {@code money}
+	 * as a {@code double} that cannot be read once the text has a thousands separator and binds as
+	 * {@code double precision}, which the column refuses, and an enum as a {@code String} that binds as
+	 * {@code varchar}, refused likewise. The text form is what {@code COPY}'s text format moves, each value written by
+	 * its type's output function and read back by its input function
+	 * (https://www.postgresql.org/docs/current/sql-copy.html).
+	 * @param rs a result set on a row
+	 * @param meta its metadata
+	 * @param column the column's index, from 1
+	 * @return the value
+	 * @throws SQLException on a database error
+	 */
+	public Object read(ResultSet rs, ResultSetMetaData meta, int column) throws SQLException {
+		if (this.valuesAsText) {
+			return rs.getString(column);
+		}
+		return meta.getColumnType(column) == Types.TIME ? rs.getObject(column, LocalTime.class) : rs.getObject(column);
+	}
+
+	/**
+	 * Binds a value read by {@link #read} (or a key from {@link #parseKey}): with {@link #valuesAsText} a text value
+	 * untyped ({@link Types#OTHER}, which pgjdbc sends with no type), so that the database reads it with the type of
+	 * the column it is written to or compared with; otherwise as the object it is.
+	 * @param ps the statement
+	 * @param index the parameter's index, from 1
+	 * @param value the value
+	 * @throws SQLException on a database error
+	 */
+	public void bind(PreparedStatement ps, int index, Object value) throws SQLException {
+		if (this.valuesAsText && value instanceof String) {
+			ps.setObject(index, value, Types.OTHER);
+		}
+		else {
+			ps.setObject(index, value);
+		}
 	}
 
 	/** Separates the values of a composite key in the change log, as the capture triggers write it. */
@@ -73,6 +173,17 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 		return String.join(", ", this.columns);
 	}
 
+	/**
+	 * @return the columns as the mover selects the values it writes elsewhere or compares: with
+	 * {@link #valuesAsText} each as its text form ({@code c1::text, c2::text}: pgjdbc's {@code getString} of a
+	 * {@code float8} or {@code point} column it received in binary writes Java's {@code 1.0E300} where PostgreSQL
+	 * writes {@code 1e+300}), otherwise {@link #columnList()}
+	 */
+	public String selectList() {
+		return this.valuesAsText ? String.join(", ", this.columns.stream().map(c -> c + "::text").toList())
+				: columnList();
+	}
+
 	/** @return {@code k1 = ? AND k2 = ? AND tenant = ?} */
 	public String keyPredicate() {
 		StringJoiner where = new StringJoiner(" AND ");
@@ -89,7 +200,9 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 
 	/**
 	 * @param rowKey a logged key
-	 * @return its values as parameters, in key order
+	 * @return its values as parameters, in key order: with {@link #valuesAsText} the logged texts, which
+	 * {@link #bind} binds untyped for the database to read (a {@code numeric} key may be {@code NaN}, a {@code date}
+	 * {@code infinity}); otherwise each parsed by {@link KeyColumn#parse}
 	 * @throws IllegalArgumentException if it does not have one value per key column
 	 */
 	public Object[] parseKey(String rowKey) {
@@ -100,7 +213,7 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 		}
 		Object[] values = new Object[parts.length];
 		for (int i = 0; i < parts.length; i++) {
-			values[i] = this.keys.get(i).parse(parts[i]);
+			values[i] = this.valuesAsText ? parts[i] : this.keys.get(i).parse(parts[i]);
 		}
 		return values;
 	}
@@ -119,6 +232,7 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 	public static List<TablePlan> plan(Connection c, String shardId, String tenantId, List<TenantTable> tables)
 			throws SQLException {
 		DatabaseMetaData meta = c.getMetaData();
+		boolean asText = "PostgreSQL".equalsIgnoreCase(meta.getDatabaseProductName());
 		Map<String, TablePlan> byName = new LinkedHashMap<>();
 		for (TenantTable table : tables) {
 			String name = normalise(meta, table.table());
@@ -172,7 +286,7 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 					keys.add(new KeyColumn(key, rs.getInt("DATA_TYPE"), rs.getString("TYPE_NAME")));
 				}
 			}
-			byName.put(name, new TablePlan(table, name, List.copyOf(columns), List.copyOf(keys)));
+			byName.put(name, new TablePlan(table, name, List.copyOf(columns), List.copyOf(keys), asText));
 		}
 		List<TablePlan> ordered = new ArrayList<>();
 		List<String> pending = new ArrayList<>(byName.keySet());
