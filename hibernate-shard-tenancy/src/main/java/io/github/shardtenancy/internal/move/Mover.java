@@ -246,27 +246,17 @@ public class Mover implements TenantMover {
 	 */
 	private static List<String> preFlight(Topology.Shard source, List<TablePlan> from, Topology.Shard target,
 			List<TablePlan> to, String tenantId) {
-		List<String> names = to.stream().map(TablePlan::sqlName).toList();
-		List<TablePlan> both = from.stream().filter(p -> names.contains(p.sqlName())).toList();
-		List<TablePlan> bothOnTarget = to.stream()
-			.filter(p -> both.stream().anyMatch(b -> b.sqlName().equals(p.sqlName())))
-			.toList();
-		List<String> problems = new ArrayList<>();
+		List<String> onSource = from.stream().map(TablePlan::sqlName).toList();
+		List<String> onTarget = to.stream().map(TablePlan::sqlName).toList();
+		List<TablePlan> both = from.stream().filter(p -> onTarget.contains(p.sqlName())).toList();
+		List<TablePlan> bothOnTarget = to.stream().filter(p -> onSource.contains(p.sqlName())).toList();
 		try {
-			problems.addAll(PreFlight.drift(source, both, target, bothOnTarget));
+			List<String> drift = PreFlight.drift(source, both, target, bothOnTarget);
+			return drift.isEmpty() ? PreFlight.clashes(source, target, tenantId, both) : drift;
 		}
 		catch (SQLException ex) {
 			throw PreFlight.unreadable(target, tenantId, ex);
 		}
-		if (problems.isEmpty()) {
-			try {
-				problems.addAll(PreFlight.clashes(source, target, tenantId, both));
-			}
-			catch (SQLException ex) {
-				throw PreFlight.unreadable(target, tenantId, ex);
-			}
-		}
-		return problems;
 	}
 
 	@Override
