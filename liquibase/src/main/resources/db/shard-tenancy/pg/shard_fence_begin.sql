@@ -5,6 +5,12 @@ DECLARE
   v_capture boolean;
   v_set text;
 BEGIN
+  -- A transaction the library's functions already sealed for another tenant (its tenant's, or the mover's or the
+  -- maintenance mark): the statement that calls this is SQL of that transaction, refused (42501, not retried).
+  IF nullif(current_setting('shard_tenancy.tenant', true), '') IS DISTINCT FROM p_tenant
+      AND coalesce(current_setting('shard_tenancy.seal', true), '') <> '' AND shard_fence_sealed() THEN
+    PERFORM shard_fence_refuse('TENANT_SWITCHED');
+  END IF;
   -- The tenant's fence lock, shared, until the transaction ends (same key as shard_fence_lock). Try, never wait: a
   -- freeze that holds the lock, or waits for it (PostgreSQL queues a new request behind a waiting conflicting one, so
   -- the try fails), rejects this transaction instead of queueing it behind the freeze. Waiting would let a nested
@@ -57,5 +63,7 @@ BEGIN
     PERFORM set_config('shard_tenancy.capture', CASE WHEN v_state = 'OWNED' AND v_capture THEN p_tenant ELSE '' END,
       true), set_config('shard_tenancy.role', '', true);
   END IF;
+  -- The seal of the settings just set (shard_fence_seal.sql): what the row trigger and row-level security trust.
+  PERFORM set_config('shard_tenancy.seal', shard_fence_seal(), true);
 END
 $fn$

@@ -9,6 +9,11 @@ BEGIN
   IF v_tenant IS NULL THEN
     PERFORM shard_fence_reject(p_row_tenant, 'NO_TENANT', -1, -1);
   END IF;
+  -- Settings the library's functions did not set in this transaction (a set_config of the application's SQL): refused
+  -- (42501, not retried), whatever they claim.
+  IF NOT shard_fence_sealed() THEN
+    PERFORM shard_fence_refuse('SETTINGS_CHANGED');
+  END IF;
   IF p_row_tenant IS DISTINCT FROM v_tenant OR (p_old_tenant IS NOT NULL AND p_old_tenant <> v_tenant) THEN
     PERFORM shard_fence_reject(v_tenant, 'FOREIGN_ROW', v_version, -1);
   END IF;
@@ -38,7 +43,7 @@ BEGIN
   IF v_version < v_min THEN
     PERFORM shard_fence_reject(v_tenant, 'STALE', v_version, v_min);
   END IF;
-  -- A tenant bound without shard_fence_begin (a set_config of its own): not fenced.
+  -- Sealed, OWNED and not stale, yet neither fenced nor captured: not a state shard_fence_begin leaves; rejected.
   PERFORM shard_fence_reject(v_tenant, 'NO_TENANT', v_version, v_min);
 END
 $fn$

@@ -12,6 +12,7 @@ DECLARE
   v_body text;
   v_oid oid;
   v_old text;
+  v_schema text;
 BEGIN
   SELECT string_agg(format('%I', part), '.' ORDER BY n) INTO v_table
     FROM unnest(v_parts) WITH ORDINALITY AS t(part, n);
@@ -40,42 +41,50 @@ BEGIN
     SELECT string_agg(format('NEW.%I::text', k), ', '), string_agg(format('OLD.%I::text', k), ', ')
       INTO v_new_key, v_old_key FROM unnest(v_keys) AS k;
     IF array_length(v_keys, 1) > 1 THEN
-      v_new_key := 'concat_ws(chr(31), ' || v_new_key || ')';
-      v_old_key := 'concat_ws(chr(31), ' || v_old_key || ')';
+      v_new_key := 'pg_catalog.concat_ws(pg_catalog.chr(31), ' || v_new_key || ')';
+      v_old_key := 'pg_catalog.concat_ws(pg_catalog.chr(31), ' || v_old_key || ')';
     END IF;
   END IF;
+  -- The schema of the fence's functions, which the row function names them by.
+  SELECT quote_ident(n.nspname) INTO v_schema
+    FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = to_regprocedure('shard_fence_sealed()');
   v_function := 'shard_fence_row_' || array_to_string(v_parts, '_');
   IF length(v_function) > 63 THEN
     v_function := left(v_function, 46) || '_' || left(md5(v_function), 16);
   END IF;
   -- The first line of each branch accepts a row of the tenant whose fence shard_fence_begin found OWNED and not
-  -- captured (shard_tenancy.fenced), the common case, without calling another function; every other row goes to
-  -- shard_fence_check_write. No WHEN clause: PostgreSQL prepares a trigger's WHEN expression again in every
-  -- statement that fires it (TriggerEnabled in
+  -- captured (shard_tenancy.fenced, trusted only while the transaction's seal matches: shard_fence_sealed), the
+  -- common case, without calling another function of the fence; every other row goes to shard_fence_check_write.
+  -- Qualified names throughout (the function runs with the search path of whoever writes, which could list a schema
+  -- with an operator or function of the same name before pg_catalog). No WHEN
+  -- clause: PostgreSQL prepares a trigger's WHEN expression again in every statement that fires it (TriggerEnabled in
   -- https://github.com/postgres/postgres/blob/master/src/backend/commands/trigger.c), which costs more than this
   -- function's first line.
   v_body := format($body$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    IF NEW.%1$I::text = current_setting('shard_tenancy.fenced', true) THEN
+  IF TG_OP OPERATOR(pg_catalog.=) 'INSERT' THEN
+    IF NEW.%1$I::text OPERATOR(pg_catalog.=) pg_catalog.current_setting('shard_tenancy.fenced', true)
+        AND %4$s.shard_fence_sealed() THEN
       RETURN NEW;
     END IF;
-    PERFORM shard_fence_check_write(TG_TABLE_NAME, NEW.%1$I::text, NULL, %2$s, NULL);
+    PERFORM %4$s.shard_fence_check_write(TG_TABLE_NAME, NEW.%1$I::text, NULL, %2$s, NULL);
     RETURN NEW;
-  ELSIF TG_OP = 'UPDATE' THEN
-    IF NEW.%1$I::text = current_setting('shard_tenancy.fenced', true) AND OLD.%1$I = NEW.%1$I THEN
+  ELSIF TG_OP OPERATOR(pg_catalog.=) 'UPDATE' THEN
+    IF NEW.%1$I::text OPERATOR(pg_catalog.=) pg_catalog.current_setting('shard_tenancy.fenced', true)
+        AND OLD.%1$I::text OPERATOR(pg_catalog.=) NEW.%1$I::text AND %4$s.shard_fence_sealed() THEN
       RETURN NEW;
     END IF;
-    PERFORM shard_fence_check_write(TG_TABLE_NAME, NEW.%1$I::text, OLD.%1$I::text, %2$s, %3$s);
+    PERFORM %4$s.shard_fence_check_write(TG_TABLE_NAME, NEW.%1$I::text, OLD.%1$I::text, %2$s, %3$s);
     RETURN NEW;
   END IF;
-  IF OLD.%1$I::text = current_setting('shard_tenancy.fenced', true) THEN
+  IF OLD.%1$I::text OPERATOR(pg_catalog.=) pg_catalog.current_setting('shard_tenancy.fenced', true)
+      AND %4$s.shard_fence_sealed() THEN
     RETURN OLD;
   END IF;
-  PERFORM shard_fence_check_write(TG_TABLE_NAME, OLD.%1$I::text, NULL, %3$s, NULL);
+  PERFORM %4$s.shard_fence_check_write(TG_TABLE_NAME, OLD.%1$I::text, NULL, %3$s, NULL);
   RETURN OLD;
 END
-$body$, v_column, v_new_key, v_old_key);
+$body$, v_column, v_new_key, v_old_key, v_schema);
   -- Replaced only if it changed, and the trigger created only if missing: every move's mark step gets here, and
   -- CREATE TRIGGER locks the table against every tenant's writes for a moment.
   SELECT p.oid, p.prosrc INTO v_oid, v_old FROM pg_proc p WHERE p.oid = to_regprocedure(format('%I()', v_function));

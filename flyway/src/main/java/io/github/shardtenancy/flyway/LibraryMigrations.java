@@ -45,6 +45,7 @@ final class LibraryMigrations {
 			repeatable("fence functions and triggers (PostgreSQL)", new ChangeSet("shard.xml", "fence-pg-capture-1"),
 					new ChangeSet("shard.xml", "fence-pg-1"), new ChangeSet("shard-changes.xml", "changes-pg-1"),
 					new ChangeSet("shard-changes.xml", "fence-pg-triggers-2"),
+					new ChangeSet("shard-changes.xml", "fence-pg-seal-1"),
 					new ChangeSet("shard-changes.xml", "fence-pg-capture-2"),
 					new ChangeSet("shard-tasks.xml", "tasks-pg-1")));
 

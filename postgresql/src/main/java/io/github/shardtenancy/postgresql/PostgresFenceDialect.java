@@ -436,7 +436,8 @@ public final class PostgresFenceDialect implements FenceDialect {
 
 	/**
 	 * {@code excess-privileges.sql}: ownership of a tenant table where the DDL refusal (the event trigger) is missing
-	 * or disabled, membership in a superuser or {@code BYPASSRLS} role, {@code CREATEROLE}; and on PostgreSQL 15 and
+	 * or disabled, membership in a superuser or {@code BYPASSRLS} role, {@code CREATEROLE}, the privilege to read the
+	 * fence's secret ({@code shard_fence_key}, with which SQL could seal settings of its own); and on PostgreSQL 15 and
 	 * later the privilege to set {@code session_replication_role}, which switches the write check off for a
 	 * transaction.
 	 * Nothing for a superuser ({@link #rowLevelSecurityBypass} reports it).

@@ -19,6 +19,11 @@ SELECT finding FROM (
   UNION ALL
   SELECT 3, 'has CREATEROLE: it may grant itself other roles (ALTER ROLE ... NOCREATEROLE)'
     FROM pg_roles WHERE rolname = current_user AND rolcreaterole
+  UNION ALL
+  SELECT 4, 'may read the fence''s secret shard_fence_key (it owns it, or was granted SELECT): SQL of a tenant''s '
+      || 'transaction could seal settings of its own and reach other tenants'' rows (REVOKE ALL ON shard_fence_key '
+      || 'FROM the role, or make another role the owner)'
+    WHERE to_regclass('shard_fence_key') IS NOT NULL AND has_table_privilege(current_user, 'shard_fence_key', 'SELECT')
 ) f
 WHERE NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
 ORDER BY n

@@ -27,9 +27,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The start-up report of a shard role's excess privileges on embedded PostgreSQL, with
  * {@code ShardTenancyBuilder.strictSecurity}: a role that owns the tenant tables and migrated the shard itself (so
- * the DDL event trigger, which needs a superuser, is missing), a role that is a member of a superuser role, and the
- * superuser itself are refused naming what they have; without strict security they start. The least-privilege role
- * that starts in strict mode is in {@code PostgresNoTenantIsolationTest}.
+ * the DDL event trigger, which needs a superuser, is missing, and the role can read the fence's secret), a role that
+ * is a member of a superuser role, and the superuser itself are refused naming what they have; without strict
+ * security they start. The least-privilege role that starts in strict mode is in
+ * {@code PostgresNoTenantIsolationTest}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @DisplayName("Shard role privileges on PostgreSQL: strict security refuses an owner, a superuser's member, a superuser")
@@ -78,6 +79,7 @@ class PostgresShardRolePrivilegesTest {
 				.hasMessageContaining("owns the tenant table(s) pet")
 				.hasMessageContaining("CREATEROLE")
 				.hasMessageContaining("shard_fence_ddl_check")
+				.hasMessageContaining("may read the fence's secret shard_fence_key")
 				.satisfies((ex) -> assertThat(((ShardTenancyConfigurationException) ex).setting())
 					.isEqualTo("strictSecurity"));
 		}

@@ -1,7 +1,6 @@
 package io.github.shardtenancy.postgresql.reference;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -13,14 +12,12 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.NoTenantBoundException;
 import io.github.shardtenancy.ReferenceStatement;
 import io.github.shardtenancy.ShardQueryResult;
 import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.TenantContext;
-import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.testing.pg.ScratchPostgres;
 import org.junit.jupiter.api.AfterAll;
@@ -59,16 +56,9 @@ class PostgresNoTenantIsolationTest {
 	void start() throws SQLException {
 		this.postgres = ScratchPostgres.start("no-tenant");
 		HikariDataSource directory = this.postgres.createDatabase("directory", 2);
-		try (Connection c = superuser("postgres"); Statement s = c.createStatement()) {
-			s.execute("CREATE ROLE " + ROLE + " LOGIN PASSWORD '" + ROLE + "' NOSUPERUSER NOBYPASSRLS");
-		}
-		for (String shard : List.of("shard1", "shard2")) {
-			try (HikariDataSource owner = this.postgres.createDatabase(shard, 1)) {
-				ShardTenancyMigrations.migrateShard(owner, shard.replace("shard", "shard-"),
-						List.of("db/testing/pets.xml"));
-			}
+		PetShards.prepare(this.postgres, ROLE);
+		for (String shard : PetShards.DATABASES) {
 			try (Connection c = superuser(shard); Statement s = c.createStatement()) {
-				s.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO " + ROLE);
 				// A function that writes, called in a query's select list: the reading of table names cannot see it.
 				s.execute("CREATE FUNCTION forget_dogs() RETURNS int LANGUAGE sql AS "
 						+ "'DELETE FROM pet_type WHERE id = 2 RETURNING 1'");
@@ -77,9 +67,8 @@ class PostgresNoTenantIsolationTest {
 		ShardTenancyMigrations.migrateDirectory(directory);
 		// The owner installs the fence on the tenant table once (trigger functions, row-level security); the
 		// application's role then starts with what it was granted.
-		try (HikariDataSource owner1 = pool("shard1", this.postgres.server().user(), this.postgres.server().password());
-				HikariDataSource owner2 = pool("shard2", this.postgres.server().user(),
-						this.postgres.server().password());
+		try (HikariDataSource owner1 = pool("shard1", this.postgres.server().user());
+				HikariDataSource owner2 = pool("shard2", this.postgres.server().user());
 				ShardTenancy owners = tenancy(directory, owner1, owner2, false)) {
 			owners.start();
 		}
@@ -221,15 +210,7 @@ class PostgresNoTenantIsolationTest {
 	}
 
 	private static ShardTenancy tenancy(DataSource directory, DataSource shard1, DataSource shard2, boolean strict) {
-		return ShardTenancy.builder()
-			.strictSecurity(strict)
-			.directory(directory)
-			.shard("shard-1", shard1)
-			.shard("shard-2", shard2)
-			.tenantTables(List.of(new TenantTable("pet", "tenant_id")))
-			.referenceTables(List.of("pet_type"))
-			.actor("no-tenant@pg")
-			.build();
+		return PetShards.tenancy(directory, shard1, shard2, strict, "no-tenant@pg");
 	}
 
 	private void insertPet(String tenant, String name) {
@@ -274,23 +255,17 @@ class PostgresNoTenantIsolationTest {
 	}
 
 	private Connection superuser(String database) throws SQLException {
-		return DriverManager.getConnection(this.postgres.server().jdbcUrl().replace("/postgres", "/" + database),
-				this.postgres.server().user(), this.postgres.server().password());
+		return PetShards.superuser(this.postgres, database);
 	}
 
 	private HikariDataSource application(String database) {
-		HikariDataSource pool = pool(database, ROLE, ROLE);
+		HikariDataSource pool = pool(database, ROLE);
 		this.pools.add(pool);
 		return pool;
 	}
 
-	private HikariDataSource pool(String database, String user, String password) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(this.postgres.server().jdbcUrl().replace("/postgres", "/" + database));
-		config.setUsername(user);
-		config.setPassword(password);
-		config.setMaximumPoolSize(1);
-		return new HikariDataSource(config);
+	private HikariDataSource pool(String database, String user) {
+		return PetShards.pool(this.postgres, database, user, 1);
 	}
 
 }
