@@ -187,8 +187,8 @@ class PostgresSealedSettingsTest {
 
 	@Test
 	@DisplayName("a search path that lists, before pg_catalog, a schema whose functions answer what the fence asks "
-			+ "(current_setting, shard_fence_sealed, shard_fence_check_write): the other tenant's rows stay out of "
-			+ "reach")
+			+ "(current_setting, shard_fence_sealed, shard_fence_check_write, shard_fence_refuse): writes and TRUNCATE "
+			+ "are still refused, the other tenant's rows stay out of reach")
 	void searchPathCannotStandInForTheFence() throws SQLException {
 		for (String database : PetShards.DATABASES) {
 			try (Connection c = connect(database); Statement s = c.createStatement()) {
@@ -200,6 +200,8 @@ class PostgresSealedSettingsTest {
 						+ "AS 'SELECT true'");
 				s.execute("CREATE OR REPLACE FUNCTION lure.shard_fence_check_write(text, text, text, text, text) "
 						+ "RETURNS void LANGUAGE sql AS 'SELECT'");
+				s.execute("CREATE OR REPLACE FUNCTION lure.shard_fence_refuse(text) RETURNS void LANGUAGE sql "
+						+ "AS 'SELECT'");
 			}
 		}
 		String path = "SELECT set_config('search_path', 'lure, pg_catalog, public', true)";
@@ -208,6 +210,14 @@ class PostgresSealedSettingsTest {
 			return List.of(String.valueOf(update(c, "UPDATE pet SET name = 'mine' WHERE tenant_id = 'globex'")));
 		}));
 		assertThat(sqlState(refused)).isNotNull();
+		Throwable truncate = catchThrowable(() -> inTenant(this.superuser, "acme", (c) -> {
+			query(c, path);
+			try (Statement s = ((Connection) c.unwrap(PGConnection.class)).createStatement()) {
+				s.execute("TRUNCATE pet");
+			}
+			return List.of();
+		}));
+		assertThat(sqlState(truncate)).isEqualTo("42501");
 		assertThat(petNames("shard1", "globex")).containsExactly("Rex");
 		assertThat(inTenant(this.tenancy, "acme", (c) -> {
 			query(c, path);
