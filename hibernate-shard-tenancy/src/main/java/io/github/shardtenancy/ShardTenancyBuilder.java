@@ -385,9 +385,9 @@ public final class ShardTenancyBuilder {
 	 * @param on whether a shard whose role has more privileges than an application's shard role needs fails
 	 * {@link ShardTenancy#prepareShards()} naming every one, instead of one logged warning per shard: on PostgreSQL a
 	 * superuser or {@code BYPASSRLS} role (as {@link #requireRowLevelSecurity(boolean)}), a member of one,
-	 * {@code CREATEROLE}, the privilege to set {@code session_replication_role}, or the owner of a tenant table on a
-	 * shard without the event trigger that refuses DDL of a tenant's transaction; on H2 an administrator (its default
-	 * user {@code sa} is one). Default off.
+	 * {@code CREATEROLE}, the privilege to set {@code session_replication_role}, the owner of a tenant table on a
+	 * shard without the event trigger that refuses DDL of a tenant's transaction, or a role that may read the fence's
+	 * secret ({@code shard_fence_key}); on H2 an administrator (its default user {@code sa} is one). Default off.
 	 * @return this builder
 	 */
 	public ShardTenancyBuilder strictSecurity(boolean on) {
