@@ -2,8 +2,11 @@ package io.github.shardtenancy.postgresql.reference;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -98,6 +101,28 @@ final class PetShards {
 			.referenceTables(List.of("pet_type"))
 			.actor(actor)
 			.build();
+	}
+
+	/**
+	 * @param c a connection
+	 * @param sql a query
+	 * @param parameters its parameters, in order
+	 * @return the first column of every row, as text, in the query's order
+	 * @throws SQLException on a database error
+	 */
+	static List<String> firstColumn(Connection c, String sql, Object... parameters) throws SQLException {
+		List<String> rows = new ArrayList<>();
+		try (PreparedStatement ps = c.prepareStatement(sql)) {
+			for (int i = 0; i < parameters.length; i++) {
+				ps.setObject(i + 1, parameters[i]);
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					rows.add(rs.getString(1));
+				}
+			}
+		}
+		return rows;
 	}
 
 }

@@ -245,13 +245,7 @@ class PostgresNoTenantIsolationTest {
 	}
 
 	private static List<String> names(Connection c, String sql) throws SQLException {
-		List<String> names = new ArrayList<>();
-		try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-			while (rs.next()) {
-				names.add(rs.getString(1));
-			}
-		}
-		return names;
+		return PetShards.firstColumn(c, sql);
 	}
 
 	private Connection superuser(String database) throws SQLException {

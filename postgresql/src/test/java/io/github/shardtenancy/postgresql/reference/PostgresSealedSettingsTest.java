@@ -280,13 +280,7 @@ class PostgresSealedSettingsTest {
 	}
 
 	private static List<String> query(Connection c, String sql) throws SQLException {
-		List<String> rows = new ArrayList<>();
-		try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-			while (rs.next()) {
-				rows.add(rs.getString(1));
-			}
-		}
-		return rows;
+		return PetShards.firstColumn(c, sql);
 	}
 
 	private static int update(Connection c, String sql) throws SQLException {
@@ -319,16 +313,8 @@ class PostgresSealedSettingsTest {
 
 	/** The tenant's pet names on a shard database, read as the server's superuser (past row-level security). */
 	private List<String> petNames(String database, String tenant) throws SQLException {
-		try (Connection c = connect(database);
-				PreparedStatement ps = c.prepareStatement("SELECT name FROM pet WHERE tenant_id = ? ORDER BY name")) {
-			ps.setString(1, tenant);
-			List<String> names = new ArrayList<>();
-			try (ResultSet rs = ps.executeQuery()) {
-				while (rs.next()) {
-					names.add(rs.getString(1));
-				}
-			}
-			return names;
+		try (Connection c = connect(database)) {
+			return PetShards.firstColumn(c, "SELECT name FROM pet WHERE tenant_id = ? ORDER BY name", tenant);
 		}
 	}
 
