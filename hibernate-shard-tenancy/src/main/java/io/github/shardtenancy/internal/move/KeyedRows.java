@@ -30,8 +30,7 @@ final class KeyedRows {
 	}
 
 	/**
-	 * Reads the rows of some logged keys on the source, in one query whatever the key's shape ({@code k IN (...)} for
-	 * a single-column key, {@code (k1, k2) IN ((...), ...)} for a composite one).
+	 * Reads the rows of some logged keys on the source, in one query whatever the key's shape (a list of parameters, or the table's key list).
 	 * @return the rows found, by logged key; a key without a row is absent
 	 */
 	static Map<String, Object[]> read(Connection source, TablePlan table, List<String> keys, String tenantId)
