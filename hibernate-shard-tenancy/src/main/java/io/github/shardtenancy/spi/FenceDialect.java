@@ -408,6 +408,25 @@ public interface FenceDialect {
 	}
 
 	/**
+	 * A query that answers a list of primary keys as rows of the key's columns, typed as the table's columns, from one
+	 * parameter per key column: a {@code text} array (bound with {@link Connection#createArrayOf} of {@code "text"})
+	 * of that column's values, the values of one key at the same index in every array, each value as the capture
+	 * trigger logs it (the column's text form). The online mover reads and deletes rows by key with
+	 * {@code (k1, k2) IN (keyList)}: one statement of a fixed text per table, whatever the number of keys, which the
+	 * database plans once, where a list of parameters ({@code (k1, k2) IN ((?, ?), ...)}) is planned again for every
+	 * list and costs more the longer the list and the key.
+	 * <p>The default is {@code null}: the mover lists every key's values as parameters.
+	 * @param connection a connection to this shard
+	 * @param table the table, a plain SQL identifier (optionally schema-qualified)
+	 * @param keyColumns the primary key's columns, in key order, as the database stores their names
+	 * @return the query, with exactly {@code keyColumns.size()} parameters, or {@code null}
+	 * @throws SQLException on a database error, or if the table or a column is not found
+	 */
+	default String keyList(Connection connection, String table, List<String> keyColumns) throws SQLException {
+		return null;
+	}
+
+	/**
 	 * Names how {@link #countAndChecksum} computes its checksum. The online mover lets the databases compute the
 	 * checksums of a move's verification only when the source's and the target's dialects answer the same non-null
 	 * name (both sides of a comparison must be computed the same way); otherwise it reads the rows and computes a

@@ -111,6 +111,10 @@ public final class PostgresFenceDialect implements FenceDialect {
 
 	private static final String UPSERT = DialectSql.load(PostgresFenceDialect.class, "upsert");
 
+	private static final String KEY_TYPES = DialectSql.load(PostgresFenceDialect.class, "key-types");
+
+	private static final String KEY_LIST = DialectSql.load(PostgresFenceDialect.class, "key-list");
+
 	private static final String TENANT_STORAGE = DialectSql.load(PostgresFenceDialect.class, "tenant-storage");
 
 	private static final String TENANT_STORAGE_OF_ONE = DialectSql.load(PostgresFenceDialect.class,
@@ -229,11 +233,14 @@ public final class PostgresFenceDialect implements FenceDialect {
 			if (keys.isEmpty()) {
 				return;
 			}
-			String one = "(" + String.join(", ", Collections.nCopies(keyColumns.size(), "?")) + ")";
 			keyCondition = "AND (" + String.join(", ", keyColumns.stream().map(DialectSql::identifier).toList())
-					+ ") IN (" + String.join(", ", Collections.nCopies(keys.size(), one)) + ")";
-			for (Object[] key : keys) {
-				parameters.addAll(java.util.Arrays.asList(key));
+					+ ") IN (" + keyList(connection, table, keyColumns) + ")";
+			for (int column = 0; column < keyColumns.size(); column++) {
+				String[] values = new String[keys.size()];
+				for (int k = 0; k < values.length; k++) {
+					values[k] = String.valueOf(keys.get(k)[column]);
+				}
+				parameters.add(connection.createArrayOf("text", values));
 			}
 		}
 		String rows = DialectSql.fill(MOVER_WRITTEN_ROWS, Map.of("table", DialectSql.identifier(table),
@@ -557,6 +564,37 @@ public final class PostgresFenceDialect implements FenceDialect {
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * {@code key-list.sql}: {@code SELECT k.c1::type1, ... FROM unnest(?::text[], ...) AS k(c1, ...)}, each type as
+	 * {@code key-types.sql} reads it from the catalog ({@code format_type}), so that a key column of any type (a
+	 * domain, an enum, {@code numeric(10, 2)}, an array) is compared with values of its own type and its index is used.
+	 */
+	@Override
+	public String keyList(Connection connection, String table, List<String> keyColumns) throws SQLException {
+		List<String> types = new ArrayList<>();
+		try (PreparedStatement ps = connection.prepareStatement(KEY_TYPES)) {
+			ps.setArray(1, connection.createArrayOf("text", keyColumns.toArray()));
+			ps.setString(2, table);
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					types.add(rs.getString(1));
+				}
+			}
+		}
+		if (types.size() != keyColumns.size()) {
+			throw new SQLException("Table " + table + " or one of its key columns " + keyColumns + " was not found",
+					"42P01");
+		}
+		List<String> columns = new ArrayList<>();
+		List<String> names = new ArrayList<>();
+		for (int i = 0; i < types.size(); i++) {
+			columns.add("k.c" + (i + 1) + "::" + types.get(i));
+			names.add("c" + (i + 1));
+		}
+		return DialectSql.fill(KEY_LIST, Map.of("columns", String.join(", ", columns), "arrays",
+				String.join(", ", Collections.nCopies(types.size(), "?::text[]")), "names", String.join(", ", names)));
 	}
 
 	/**

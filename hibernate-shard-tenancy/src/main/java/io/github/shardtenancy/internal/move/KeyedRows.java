@@ -30,8 +30,7 @@ final class KeyedRows {
 	}
 
 	/**
-	 * Reads the rows of some logged keys on the source, in one query whatever the key's shape ({@code k IN (...)} for
-	 * a single-column key, {@code (k1, k2) IN ((...), ...)} for a composite one).
+	 * Reads the rows of some logged keys on the source, in one query whatever the key's shape (a list of parameters, or the table's key list).
 	 * @return the rows found, by logged key; a key without a row is absent
 	 */
 	static Map<String, Object[]> read(Connection source, TablePlan table, List<String> keys, String tenantId)
@@ -71,20 +70,10 @@ final class KeyedRows {
 		for (String logged : keys) {
 			byValues.put(List.of(table.parseKey(logged)), logged);
 		}
-		String one = keyColumns.size() == 1 ? "?"
-				: "(" + String.join(", ", keyColumns.stream().map(k -> "?").toList()) + ")";
-		String target = keyColumns.size() == 1 ? keyColumns.get(0).name()
-				: "(" + String.join(", ", keyColumns.stream().map(TablePlan.KeyColumn::name).toList()) + ")";
-		String marks = String.join(", ", java.util.Collections.nCopies(byValues.size(), one));
 		try (PreparedStatement ps = c.prepareStatement("SELECT " + table.selectList() + " FROM " + table.sqlName()
-				+ " WHERE " + table.tenantColumn() + " = ? AND " + target + " IN (" + marks + ")")) {
+				+ " WHERE " + table.tenantColumn() + " = ? AND " + keyIn(table, byValues.size()))) {
 			ps.setString(1, tenantId);
-			int i = 2;
-			for (List<Object> values : byValues.keySet()) {
-				for (Object value : values) {
-					table.bind(ps, i++, value);
-				}
-			}
+			bindKeys(c, ps, 2, table, List.copyOf(byValues.values()));
 			try (ResultSet rs = ps.executeQuery()) {
 				while (rs.next()) {
 					// The key as the capture trigger logs it (KeyColumn.logged), matched by its parsed values.
@@ -112,8 +101,67 @@ final class KeyedRows {
 
 	}
 
+	/**
+	 * @param table the table
+	 * @param keys how many keys the condition lists
+	 * @return {@code k IN (?, ...)} or {@code (k1, k2) IN ((?, ?), ...)}, or with the table's
+	 * {@linkplain TablePlan#keyList key list} {@code (k1, k2) IN (keyList)}
+	 */
+	private static String keyIn(TablePlan table, int keys) {
+		List<TablePlan.KeyColumn> keyColumns = table.keys();
+		String target = keyColumns.size() == 1 ? keyColumns.get(0).name()
+				: "(" + String.join(", ", keyColumns.stream().map(TablePlan.KeyColumn::name).toList()) + ")";
+		if (table.keyList() != null) {
+			return target + " IN (" + table.keyList() + ")";
+		}
+		String one = keyColumns.size() == 1 ? "?"
+				: "(" + String.join(", ", keyColumns.stream().map(k -> "?").toList()) + ")";
+		return target + " IN (" + String.join(", ", java.util.Collections.nCopies(keys, one)) + ")";
+	}
+
+	/**
+	 * Binds the parameters of {@link #keyIn}: with the table's key list one {@code text} array per key column, the
+	 * logged values; otherwise each key's values parsed ({@link TablePlan#parseKey}), key after key.
+	 * @param keys the logged keys, each once
+	 * @return the index of the next parameter
+	 */
+	private static int bindKeys(Connection c, PreparedStatement ps, int first, TablePlan table, List<String> keys)
+			throws SQLException {
+		int i = first;
+		if (table.keyList() != null) {
+			List<String[]> split = new ArrayList<>(keys.size());
+			for (String key : keys) {
+				String[] parts = key.split(TablePlan.KEY_SEPARATOR, -1);
+				if (parts.length != table.keys().size()) {
+					table.parseKey(key); // throws, naming the key and the table
+				}
+				split.add(parts);
+			}
+			return MoveSql.bindKeyList(c, ps, i, table.keys().size(), split);
+		}
+		for (String key : keys) {
+			for (Object value : table.parseKey(key)) {
+				table.bind(ps, i++, value);
+			}
+		}
+		return i;
+	}
+
+	/**
+	 * Deletes the rows of some logged keys of the tenant on the target: with the table's key list one statement,
+	 * otherwise one batch of a statement per key.
+	 */
 	static void delete(Connection target, TablePlan table, List<String> keys, String tenantId)
 			throws SQLException {
+		if (table.keyList() != null) {
+			try (PreparedStatement ps = target.prepareStatement("DELETE FROM " + table.sqlName() + " WHERE "
+					+ table.tenantColumn() + " = ? AND " + keyIn(table, keys.size()))) {
+				ps.setString(1, tenantId);
+				bindKeys(target, ps, 2, table, keys);
+				ps.executeUpdate();
+			}
+			return;
+		}
 		try (PreparedStatement ps = target
 			.prepareStatement("DELETE FROM " + table.sqlName() + " WHERE " + table.keyPredicate())) {
 			for (String key : keys) {

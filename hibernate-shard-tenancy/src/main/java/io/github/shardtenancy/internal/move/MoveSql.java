@@ -183,6 +183,25 @@ final class MoveSql {
 		}
 	}
 
+	/**
+	 * Binds keys for a dialect's {@linkplain io.github.shardtenancy.spi.FenceDialect#keyList key list}: one
+	 * {@code text} array per key column, the values of one key at the same index in each.
+	 * @param keys the keys, each with one value (its text) per key column
+	 * @return the index of the next parameter
+	 */
+	static int bindKeyList(Connection c, PreparedStatement ps, int first, int columns, List<? extends Object[]> keys)
+			throws SQLException {
+		for (int column = 0; column < columns; column++) {
+			String[] values = new String[keys.size()];
+			for (int k = 0; k < values.length; k++) {
+				Object[] key = keys.get(k);
+				values[k] = String.valueOf(key[column]);
+			}
+			ps.setArray(first + column, c.createArrayOf("text", values));
+		}
+		return first + columns;
+	}
+
 	/** @return the current row's values ({@link TablePlan#read}), in the order of the table's columns */
 	static Object[] values(ResultSet rs, TablePlan table) throws SQLException {
 		Object[] values = new Object[table.columns().size()];

@@ -226,14 +226,14 @@ public class Mover implements TenantMover {
 			List<TenantTable> movable = new ArrayList<>();
 			for (TenantTable table : this.tables) {
 				try {
-					TablePlan.plan(c, shard.id(), tenantId, List.of(table));
+					TablePlan.plan(c, shard.dialect(), shard.id(), tenantId, List.of(table));
 					movable.add(table);
 				}
 				catch (MoveException ex) {
 					problems.add(ex.getMessage());
 				}
 			}
-			return TablePlan.plan(c, shard.id(), tenantId, movable);
+			return TablePlan.plan(c, shard.dialect(), shard.id(), tenantId, movable);
 		}
 		catch (SQLException ex) {
 			throw PreFlight.unreadable(shard, tenantId, ex);
@@ -825,7 +825,7 @@ public class Mover implements TenantMover {
 			throw noTables(tenantId, shard);
 		}
 		try (Connection c = shard.dataSource().getConnection()) {
-			return TablePlan.plan(c, shard.id(), tenantId, this.tables);
+			return TablePlan.plan(c, shard.dialect(), shard.id(), tenantId, this.tables);
 		}
 		catch (SQLException ex) {
 			throw new MoveException("Cannot read the schema of shard '" + shard.id() + "' for the move of tenant '"

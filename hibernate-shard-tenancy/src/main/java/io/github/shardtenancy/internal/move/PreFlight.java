@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.internal.topology.Topology;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The checks a move runs on both shards before it records anything ({@link io.github.shardtenancy.TenantMover#check}):
@@ -184,9 +185,14 @@ final class PreFlight {
 			List<String> key, Topology.Shard source, Topology.Shard target) throws SQLException {
 		String columns = String.join(", ", key);
 		String notNull = String.join(" AND ", key.stream().map(k -> k + " IS NOT NULL").toList());
+		// With the dialect's key list, the values travel as the source writes them as text and the target reads them
+		// with its columns' types (an enum, a domain); otherwise as the driver's objects.
+		String keyList = target.dialect().keyList(to, plan.sqlName(), key);
+		String selected = keyList == null ? columns
+				: String.join(", ", key.stream().map(k -> k + "::text").toList());
 		long clashing = 0;
 		List<String> examples = new ArrayList<>();
-		try (PreparedStatement read = from.prepareStatement("SELECT " + columns + " FROM " + plan.sqlName()
+		try (PreparedStatement read = from.prepareStatement("SELECT " + selected + " FROM " + plan.sqlName()
 				+ " WHERE " + plan.tenantColumn() + " = ? AND " + notNull)) {
 			read.setString(1, tenantId);
 			read.setFetchSize(KEYS_PER_QUERY);
@@ -198,12 +204,12 @@ final class PreFlight {
 					if (more) {
 						Object[] values = new Object[key.size()];
 						for (int i = 0; i < values.length; i++) {
-							values[i] = rs.getObject(i + 1);
+							values[i] = keyList == null ? rs.getObject(i + 1) : rs.getString(i + 1);
 						}
 						batch.add(values);
 					}
 					if (batch.size() == KEYS_PER_QUERY || (!more && !batch.isEmpty())) {
-						clashing += lookUp(to, tenantId, plan, key, batch, examples);
+						clashing += lookUp(to, tenantId, plan, key, keyList, batch, examples);
 						batch.clear();
 					}
 				}
@@ -219,18 +225,28 @@ final class PreFlight {
 				+ "(ShardTenancy.nextId(), @ShardSafeId)");
 	}
 
-	/** @return how many of the batch's keys the target holds for other tenants; adds a few to the examples */
-	private static long lookUp(Connection to, String tenantId, TablePlan plan, List<String> key, List<Object[]> batch,
-			List<String> examples) throws SQLException {
+	/**
+	 * @param keyList the target dialect's key list of the key's columns ({@code text} arrays), or {@code null}: the
+	 * batch's values are bound one by one
+	 * @return how many of the batch's keys the target holds for other tenants; adds a few to the examples
+	 */
+	private static long lookUp(Connection to, String tenantId, TablePlan plan, List<String> key,
+			@Nullable String keyList, List<Object[]> batch, List<String> examples) throws SQLException {
 		String tuple = key.size() == 1 ? "?" : "(" + String.join(", ", key.stream().map(k -> "?").toList()) + ")";
 		String target = key.size() == 1 ? key.get(0) : "(" + String.join(", ", key) + ")";
 		String sql = "SELECT " + String.join(", ", key) + ", " + plan.tenantColumn() + " FROM " + plan.sqlName()
 				+ " WHERE (" + plan.tenantColumn() + " <> ? OR " + plan.tenantColumn() + " IS NULL) AND " + target
-				+ " IN (" + String.join(", ", Collections.nCopies(batch.size(), tuple)) + ")";
+				+ " IN (" + (keyList != null ? keyList
+						: String.join(", ", Collections.nCopies(batch.size(), tuple))) + ")";
 		long found = 0;
 		try (PreparedStatement ps = to.prepareStatement(sql)) {
 			ps.setString(1, tenantId);
-			MoveSql.bindRows(ps, batch, 2);
+			if (keyList == null) {
+				MoveSql.bindRows(ps, batch, 2);
+			}
+			else {
+				MoveSql.bindKeyList(to, ps, 2, key.size(), batch);
+			}
 			try (ResultSet rs = ps.executeQuery()) {
 				while (rs.next()) {
 					found++;

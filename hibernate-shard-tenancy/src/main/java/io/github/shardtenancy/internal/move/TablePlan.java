@@ -23,6 +23,8 @@ import java.util.UUID;
 
 import io.github.shardtenancy.MoveException;
 import io.github.shardtenancy.TenantTable;
+import io.github.shardtenancy.spi.FenceDialect;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One tenant table as the online mover sees it on a shard: its columns in order, its primary key (with the types
@@ -36,9 +38,24 @@ import io.github.shardtenancy.TenantTable;
  * @param valuesAsText whether the mover reads every value as the database writes it as text and binds it untyped, for
  * the database to read with the column's type ({@link #read}, {@link #bind}): on PostgreSQL, where the driver's Java
  * objects of several types lose part of the value or cannot be bound back
+ * @param keyList the dialect's query answering a list of keys as typed rows ({@link FenceDialect#keyList}), or
+ * {@code null}: reads and deletes by key then list every key's values as parameters
  */
 public record TablePlan(TenantTable table, String name, List<String> columns, List<KeyColumn> keys,
-		boolean valuesAsText) {
+		boolean valuesAsText, @Nullable String keyList) {
+
+	/**
+	 * A plan without the dialect's key list.
+	 * @param table the table as configured
+	 * @param name the table name as the database stores it
+	 * @param columns every column the move writes
+	 * @param keys the primary key columns
+	 * @param valuesAsText whether the mover moves values as their text form
+	 */
+	public TablePlan(TenantTable table, String name, List<String> columns, List<KeyColumn> keys,
+			boolean valuesAsText) {
+		this(table, name, columns, keys, valuesAsText, null);
+	}
 
 	/**
 	 * A plan that moves values as the driver's Java objects.
@@ -48,7 +65,7 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 	 * @param keys the primary key columns
 	 */
 	public TablePlan(TenantTable table, String name, List<String> columns, List<KeyColumn> keys) {
-		this(table, name, columns, keys, false);
+		this(table, name, columns, keys, false, null);
 	}
 
 	/**
@@ -231,6 +248,23 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 	 */
 	public static List<TablePlan> plan(Connection c, String shardId, String tenantId, List<TenantTable> tables)
 			throws SQLException {
+		return plan(c, null, shardId, tenantId, tables);
+	}
+
+	/**
+	 * As {@link #plan(Connection, String, String, List)}, with the shard's dialect's key list of each table
+	 * ({@link FenceDialect#keyList}).
+	 * @param c a connection to the shard
+	 * @param dialect the shard's dialect, or {@code null} for plans without key lists
+	 * @param shardId the shard, for messages
+	 * @param tenantId the tenant being moved, for messages
+	 * @param tables the configured tables
+	 * @return the plans, parents first
+	 * @throws MoveException naming the first table that cannot be moved
+	 * @throws SQLException if the metadata cannot be read
+	 */
+	public static List<TablePlan> plan(Connection c, @Nullable FenceDialect dialect, String shardId, String tenantId,
+			List<TenantTable> tables) throws SQLException {
 		DatabaseMetaData meta = c.getMetaData();
 		boolean asText = "PostgreSQL".equalsIgnoreCase(meta.getDatabaseProductName());
 		Map<String, TablePlan> byName = new LinkedHashMap<>();
@@ -286,7 +320,9 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 					keys.add(new KeyColumn(key, rs.getInt("DATA_TYPE"), rs.getString("TYPE_NAME")));
 				}
 			}
-			byName.put(name, new TablePlan(table, name, List.copyOf(columns), List.copyOf(keys), asText));
+			String keyList = dialect == null ? null
+					: dialect.keyList(c, table.table(), keys.stream().map(KeyColumn::name).toList());
+			byName.put(name, new TablePlan(table, name, List.copyOf(columns), List.copyOf(keys), asText, keyList));
 		}
 		List<TablePlan> ordered = new ArrayList<>();
 		List<String> pending = new ArrayList<>(byName.keySet());

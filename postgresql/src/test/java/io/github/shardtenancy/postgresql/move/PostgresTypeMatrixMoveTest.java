@@ -252,6 +252,20 @@ class PostgresTypeMatrixMoveTest extends TypeMatrixMoveScenarios {
 					case 2 -> "'-Infinity'";
 					default -> "'" + v + ".50'";
 				}), column("note", "text", "'x'", "NULL")), List.of(TENANT_COLUMN, "n")));
+		// The catch-up looks keys up as text arrays cast to each key column's catalog type (key-list.sql): an enum, a
+		// domain with a CHECK, a varchar(40) whose values hold what array literals and quoting treat specially, a
+		// timestamptz and a numeric(10,2) among the keys.
+		tables.add(new TypeTable("t_typed_key", "primary key (tenant_id, enum, domain, varchar(40), timestamptz, "
+				+ "numeric(10,2)): values with quotes, braces, commas and backslashes", List.of(tenantColumn(tenantType()),
+						key("k_mood", "matrix_mood NOT NULL", v -> List.of("'sad'", "'with space'", "'happy'").get(v % 3)),
+						key("k_code", "matrix_code NOT NULL", v -> "'AB-" + (v % 5) + "'"),
+						key("k_label", "varchar(40) NOT NULL", v -> List.of("'a\"b''c'", "'{x,y}'", "'back\\slash'",
+								"'NULL'", "''", "'comma, ok'").get(v % 6)),
+						key("k_at", "timestamptz NOT NULL", v -> "TIMESTAMPTZ '2024-03-31 01:30:00.123456+02' + interval '"
+								+ v + " hours'"),
+						key("k_amount", "numeric(10,2) NOT NULL", v -> "'" + v + ".25'"),
+						column("note", "text", "'x'", "NULL")),
+				List.of(TENANT_COLUMN, "k_mood", "k_code", "k_label", "k_at", "k_amount")));
 		List<String> checks = new ArrayList<>();
 		checks.add("SELECT COUNT(*) > 0 FROM t_bytea WHERE tenant_id = ? AND octet_length(b) > 1048576");
 		checks.add("SELECT COUNT(*) > 0 FROM t_json WHERE tenant_id = ? AND j::text = " + json[0]);
