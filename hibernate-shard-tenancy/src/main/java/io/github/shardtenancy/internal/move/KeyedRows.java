@@ -30,7 +30,8 @@ final class KeyedRows {
 	}
 
 	/**
-	 * Reads the rows of some logged keys on the source, in one query whatever the key's shape (a list of parameters, or the table's key list).
+	 * Reads the rows of some logged keys on the source, in one query whatever the key's shape (a list of parameters,
+	 * or the table's key list).
 	 * @return the rows found, by logged key; a key without a row is absent
 	 */
 	static Map<String, Object[]> read(Connection source, TablePlan table, List<String> keys, String tenantId)
