@@ -183,7 +183,8 @@ public final class BenchmarkHarness {
 		catch (Exception ex) {
 			ex.printStackTrace();
 			return List.of(Figure.notMeasured(MoveFigure.FREEZE, "<= 150 ms p99", "failed: " + ex),
-					Figure.notMeasured(MoveFigure.COPY, ">= 0.90 of COPY", "failed: " + ex));
+					Figure.notMeasured(MoveFigure.COPY, ">= 0.90 of COPY", "failed: " + ex),
+					Figure.notMeasured(MoveFigure.CATCH_UP, MoveFigure.CATCH_UP_GOAL, "failed: " + ex));
 		}
 	}
 

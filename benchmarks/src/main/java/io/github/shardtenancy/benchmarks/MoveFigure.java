@@ -36,6 +36,7 @@ import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.benchmarks.BenchApps.Db;
+import io.github.shardtenancy.benchmarks.app.domain.LineItemService;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.internal.move.Mover;
@@ -52,13 +53,15 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * Figure 4, the move: a tenant of 100k rows (2k in the smoke run) moved 10 times (2 in the smoke run), back and forth
- * between two shards, by the online mover ({@link Mover}) while 8 writers add lines to it through the application
- * (library Boot auto-configuration, automatic retry). Reports the freeze window (the move log's frozenAt to
+ * between two shards, by the online mover ({@link Mover}) while 8 writers add lines and items (a table with a
+ * composite primary key) to it through the application (library Boot auto-configuration, automatic retry). Reports
+ * the freeze window (the move log's frozenAt to
  * flippedAt) p50 and p99 over the moves, the time per step (a {@link MoveStep} hook), the writers' latency, and the
  * bulk copy step's rate against PostgreSQL {@code COPY} out of the owner shard and into the other shard of the same
  * rows, run right after each move (so the two alternate): the median and range of the per-move ratios. Runs on
  * PostgreSQL when the PostgreSQL dialect has the change capture the mover needs;
- * otherwise the freeze window is measured on H2 and the copy rate row says why it was not measured. A move that does
+ * otherwise the freeze window is measured on H2 and the copy rate row says why it was not measured. Also the first
+ * catch-up round's drain rate against the writers' rate ({@link CatchUpProbe}). A move that does
  * not finish within 6 minutes (3 in the smoke run) is reported as not measured, with the last step it recorded.
  */
 final class MoveFigure {
@@ -67,8 +70,13 @@ final class MoveFigure {
 
 	static final String COPY = "move: copy rate vs PostgreSQL COPY out+in";
 
+	static final String CATCH_UP = "move: catch-up rate vs the writers' change rate";
+
+	static final String CATCH_UP_GOAL = ">= 10x the writers' rate";
+
+	/** The tables of the moving tenant; {@code bench_line_item}'s primary key is {@code (order_id, line_no)}. */
 	private static final List<TenantTable> TABLES = List.of(new TenantTable("bench_order", "tenant_id"),
-			new TenantTable("bench_order_line", "tenant_id"));
+			new TenantTable("bench_order_line", "tenant_id"), new TenantTable("bench_line_item", "tenant_id"));
 
 	private MoveFigure() {
 	}
@@ -83,7 +91,7 @@ final class MoveFigure {
 		}
 		List<Figure> h2 = measure("H2", Db.h2("bench-move-directory-" + suffix), Db.h2("bench-move-shard-1-" + suffix),
 				Db.h2("bench-move-shard-2-" + suffix), sizes, "H2, not PostgreSQL: " + pgReason + ". ");
-		return List.of(h2.get(0), Figure.notMeasured(COPY, ">= 0.90 of COPY", pgReason));
+		return List.of(h2.get(0), Figure.notMeasured(COPY, ">= 0.90 of COPY", pgReason), h2.get(1));
 	}
 
 	/** @return why the online mover cannot run on PostgreSQL shards, or {@code null} if it can */
@@ -120,6 +128,7 @@ final class MoveFigure {
 				Map.of("shard-1", shard1, "shard-2", shard2), Map.of("shard-tenancy.shards.shard-1.maximum-pool-size",
 						"12", "shard-tenancy.shards.shard-2.maximum-pool-size", "12"))) {
 			OrderService service = app.getBean(OrderService.class);
+			LineItemService items = app.getBean(LineItemService.class);
 			TenantAdmin admin = app.getBean(TenantAdmin.class);
 			Router router = Internals.router(app.getBean(ShardTenancy.class));
 			Topology topology = Internals.topology(app.getBean(ShardTenancy.class));
@@ -149,10 +158,26 @@ final class MoveFigure {
 			List<Thread> threads = new ArrayList<>();
 			for (UUID order : orders) {
 				Thread t = new Thread(() -> {
+					int next = 0;
 					while (!stop.get()) {
 						long start = System.nanoTime();
+						long took;
 						try (TenantContext.Scope scope = TenantContext.bind(tenant)) {
 							service.addLine(order, 1);
+							took = System.nanoTime() - start;
+							// Then, in a transaction of its own (not in the latency), a change of the composite-key
+							// table: mostly new items, every fourth time a change of an earlier one, every tenth a
+							// removal.
+							int n = next++;
+							if (n % 10 == 9) {
+								items.remove(order, n - 5);
+							}
+							else if (n % 4 == 3) {
+								items.change(order, n - 2);
+							}
+							else {
+								items.add(order, n);
+							}
 						}
 						catch (RetriesExhaustedException ex) {
 							// The freeze outlasted the retry layer's freeze-wait: the caller sees an error.
@@ -163,7 +188,7 @@ final class MoveFigure {
 							failure.compareAndSet(null, ex);
 							return;
 						}
-						latencies.add(System.nanoTime() - start);
+						latencies.add(took);
 					}
 				}, "bench-move-writer");
 				threads.add(t);
@@ -173,9 +198,11 @@ final class MoveFigure {
 			Map<MoveStep, Long> stepNanos = Collections.synchronizedMap(new EnumMap<>(MoveStep.class));
 			long[] lastStep = new long[1];
 			MoveStep[] lastRecorded = new MoveStep[1];
-			// Per move: the COPIED step's time.
+			// Per move: the COPIED step's time, and the first catch-up round's rates.
 			long[] copyNanos = new long[moves];
 			int[] current = new int[1];
+			CatchUpProbe[] catchUps = new CatchUpProbe[moves];
+			String[] source = new String[1];
 			ExecutorService verifiers = Executors.newFixedThreadPool(2, (r) -> {
 				Thread t = new Thread(r, "bench-move-verify");
 				t.setDaemon(true);
@@ -189,6 +216,7 @@ final class MoveFigure {
 					}
 					if (step == MoveStep.COPIED) {
 						copyNanos[current[0]] = now - lastStep[0];
+						catchUps[current[0]] = CatchUpProbe.start(topology.shard(source[0]).dataSource(), tenant);
 					}
 					lastStep[0] = now;
 					lastRecorded[0] = step;
@@ -207,7 +235,8 @@ final class MoveFigure {
 			});
 			try {
 				for (int m = 0; m < moves; m++) {
-					movedRows[m] = countRows(topology.shard(router.route(tenant).shardId()).dataSource(), tenant);
+					source[0] = router.route(tenant).shardId();
+					movedRows[m] = countRows(topology.shard(source[0]).dataSource(), tenant);
 					current[0] = m;
 					long start = System.nanoTime();
 					String moveTarget = target;
@@ -272,8 +301,9 @@ final class MoveFigure {
 							+ "(RetriesExhaustedException: the freeze outlasted shard-tenancy.retry.freeze-wait, 10 s).",
 							prefixNote, moves, Spread.of(freezeMs).min(), Spread.of(freezeMs).max(), steps,
 							totalSeconds / moves, copyRate, writerLatency.length, wp99, wmax, gaveUp.get()));
+			Figure catchUp = CatchUpProbe.figure(catchUps, database, writers);
 			if (!postgres) {
-				return List.of(freeze);
+				return List.of(freeze, catchUp);
 			}
 			CopyRatios fenced = copyRatios(movedRows, copyNanos, baselineRates);
 			return List.of(freeze,
@@ -291,9 +321,10 @@ final class MoveFigure {
 									+ "into memory, then COPY ... FROM STDIN into a copy of each table (LIKE ... "
 									+ "INCLUDING ALL: same primary key and index, no triggers; emptied with DELETE "
 									+ "as the mover's clean step empties a shard) on the other shard, "
-									+ "both tables, while the 8 writers still ran; the mover streams the source's "
+									+ "every table, while the 8 writers still ran; the mover streams the source's "
 									+ "snapshot with COPY TO STDOUT into COPY FROM STDIN on the target tables "
-									+ "(PostgresBulkCopier).", fenced.ratio().describe("%.2f"))));
+									+ "(PostgresBulkCopier).", fenced.ratio().describe("%.2f"))),
+					catchUp);
 		}
 	}
 

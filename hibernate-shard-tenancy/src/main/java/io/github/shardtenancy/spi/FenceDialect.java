@@ -408,6 +408,21 @@ public interface FenceDialect {
 	}
 
 	/**
+	 * Refreshes the planner's statistics of a table the online mover has just filled with a tenant's rows, so that
+	 * the catch-up's statements, and the tenant's own once the move has flipped, are planned for the rows the table
+	 * holds now, not for what it held before the copy (often nothing, on a shard the tenant had left). Called on a
+	 * connection in auto-commit mode,
+	 * after the copy, per copied table; a role that may not do it must be left to the database's own schedule
+	 * (autovacuum), without an error.
+	 * <p>The default does nothing.
+	 * @param connection a connection to this shard
+	 * @param table the table, a plain SQL identifier (optionally schema-qualified)
+	 * @throws SQLException on a database error
+	 */
+	default void analyze(Connection connection, String table) throws SQLException {
+	}
+
+	/**
 	 * A query that answers a list of primary keys as rows of the key's columns, typed as the table's columns, from one
 	 * parameter per key column: a {@code text} array (bound with {@link Connection#createArrayOf} of {@code "text"})
 	 * of that column's values, the values of one key at the same index in every array, each value as the capture

@@ -115,6 +115,8 @@ public final class PostgresFenceDialect implements FenceDialect {
 
 	private static final String KEY_LIST = DialectSql.load(PostgresFenceDialect.class, "key-list");
 
+	private static final String ANALYZE = DialectSql.load(PostgresFenceDialect.class, "analyze");
+
 	private static final String TENANT_STORAGE = DialectSql.load(PostgresFenceDialect.class, "tenant-storage");
 
 	private static final String TENANT_STORAGE_OF_ONE = DialectSql.load(PostgresFenceDialect.class,
@@ -564,6 +566,21 @@ public final class PostgresFenceDialect implements FenceDialect {
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * {@code ANALYZE table} ({@code analyze.sql}), as PostgreSQL's advice on populating a database asks after a bulk
+	 * load (https://www.postgresql.org/docs/current/populate.html#POPULATE-ANALYZE); for a role that neither owns
+	 * the table nor has its MAINTAIN privilege PostgreSQL skips it with a warning, logged here at DEBUG.
+	 */
+	@Override
+	public void analyze(Connection connection, String table) throws SQLException {
+		try (java.sql.Statement statement = connection.createStatement()) {
+			statement.execute(DialectSql.fill(ANALYZE, Map.of("table", DialectSql.identifier(table))));
+			for (SQLWarning w = statement.getWarnings(); w != null; w = w.getNextWarning()) {
+				log.debug("{}", w.getMessage());
+			}
+		}
 	}
 
 	/**

@@ -38,8 +38,8 @@ import org.jspecify.annotations.Nullable;
  * @param valuesAsText whether the mover reads every value as the database writes it as text and binds it untyped, for
  * the database to read with the column's type ({@link #read}, {@link #bind}): on PostgreSQL, where the driver's Java
  * objects of several types lose part of the value or cannot be bound back
- * @param keyList the dialect's query answering a list of keys as typed rows ({@link FenceDialect#keyList}), or
- * {@code null}: reads and deletes by key then list every key's values as parameters
+ * @param keyList for a composite key, the dialect's query answering a list of keys as typed rows
+ * ({@link FenceDialect#keyList}), or {@code null}: reads and deletes by key then list every key's values as parameters
  */
 public record TablePlan(TenantTable table, String name, List<String> columns, List<KeyColumn> keys,
 		boolean valuesAsText, @Nullable String keyList) {
@@ -252,8 +252,8 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 	}
 
 	/**
-	 * As {@link #plan(Connection, String, String, List)}, with the shard's dialect's key list of each table
-	 * ({@link FenceDialect#keyList}).
+	 * As {@link #plan(Connection, String, String, List)}, with the shard's dialect's key list of each table whose
+	 * primary key has several columns ({@link FenceDialect#keyList}).
 	 * @param c a connection to the shard
 	 * @param dialect the shard's dialect, or {@code null} for plans without key lists
 	 * @param shardId the shard, for messages
@@ -320,7 +320,9 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 					keys.add(new KeyColumn(key, rs.getInt("DATA_TYPE"), rs.getString("TYPE_NAME")));
 				}
 			}
-			String keyList = dialect == null ? null
+			// A composite key's lookups by a list of parameters cost the planner most, the longer the list and the key;
+			// a one-column key's list is an = ANY(...) of one index column, cheap to plan and safe with any statistics.
+			String keyList = dialect == null || keys.size() < 2 ? null
 					: dialect.keyList(c, table.table(), keys.stream().map(KeyColumn::name).toList());
 			byName.put(name, new TablePlan(table, name, List.copyOf(columns), List.copyOf(keys), asText, keyList));
 		}

@@ -135,6 +135,10 @@ class PostgresTypeMatrixMoveTest extends TypeMatrixMoveScenarios {
 					default -> "(SELECT string_agg(decode(md5(i::text || '/" + v + "'), 'hex'), ''::bytea ORDER BY i) "
 							+ "FROM generate_series(1, 70000) i)";
 				}), column("small", "bytea", "'\\x7f80'::bytea", "NULL")));
+		// Every value over 1 MB, so that the checks below find one whatever variant each row of t_bytea ended with.
+		tables.add(table("t_bytea_big", "bytea, every value > 1 MB incompressible (TOASTed out of line)",
+				new Column("b", "bytea", null, v -> "(SELECT string_agg(decode(md5(i::text || '/" + v
+						+ "'), 'hex'), ''::bytea ORDER BY i) FROM generate_series(1, 70000) i)")));
 		String[] texts = { "'plain'", "NULL", "''", "'ÄÖÜ äöü ß 日本語 🎉'", "'quote '' and \\ backslash'",
 				"E'tab\\tnewline\\ncarriage return\\r'", "'NULL'", "'\\N'" };
 		List<Column> textColumns = new ArrayList<>();
@@ -267,12 +271,18 @@ class PostgresTypeMatrixMoveTest extends TypeMatrixMoveScenarios {
 						column("note", "text", "'x'", "NULL")),
 				List.of(TENANT_COLUMN, "k_mood", "k_code", "k_label", "k_at", "k_amount")));
 		List<String> checks = new ArrayList<>();
-		checks.add("SELECT COUNT(*) > 0 FROM t_bytea WHERE tenant_id = ? AND octet_length(b) > 1048576");
+		checks.add("SELECT COUNT(*) > 0 FROM t_bytea_big WHERE tenant_id = ? AND octet_length(b) > 1048576");
 		checks.add("SELECT COUNT(*) > 0 FROM t_json WHERE tenant_id = ? AND j::text = " + json[0]);
+		// The mover refreshed the target's statistics after the copy (ANALYZE, FenceDialect.analyze) of every table,
+		// as the superuser; the application role may not ANALYZE tables it does not own (PostgreSQL skips them with a
+		// warning), so there they are left to autovacuum.
+		checks.add("SELECT (coalesce(bool_and(s.last_analyze IS NOT NULL), false) OR EXISTS (SELECT 1 FROM pg_roles "
+				+ "WHERE rolname = '" + APPLICATION_ROLE + "')) AND ?::text IS NOT NULL FROM pg_stat_user_tables s "
+				+ "WHERE s.relname LIKE 't\\_%'");
 		if (major >= 17) {
 			// NULL unless the value is stored out of line in the TOAST table
 			// (https://www.postgresql.org/docs/17/functions-admin.html#FUNCTIONS-ADMIN-DBOBJECT)
-			checks.add("SELECT COUNT(*) > 0 FROM t_bytea WHERE tenant_id = ? AND pg_column_toast_chunk_id(b) IS NOT "
+			checks.add("SELECT COUNT(*) > 0 FROM t_bytea_big WHERE tenant_id = ? AND pg_column_toast_chunk_id(b) IS NOT "
 					+ "NULL");
 		}
 		return new Schema(setup, tables, skipped, checks);

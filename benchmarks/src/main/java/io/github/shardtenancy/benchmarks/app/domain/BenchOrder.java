@@ -13,7 +13,7 @@ import org.hibernate.annotations.TenantId;
  */
 @Entity
 @Table(name = "bench_order")
-public class BenchOrder extends PersistableEntity {
+public class BenchOrder extends PersistableEntity<UUID> {
 
 	@Id
 	private UUID id;

@@ -13,7 +13,7 @@ import org.hibernate.annotations.TenantId;
  */
 @Entity
 @Table(name = "bench_order_line")
-public class BenchOrderLine extends PersistableEntity {
+public class BenchOrderLine extends PersistableEntity<UUID> {
 
 	@Id
 	private UUID id;

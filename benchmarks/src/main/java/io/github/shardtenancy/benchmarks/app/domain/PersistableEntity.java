@@ -1,7 +1,5 @@
 package io.github.shardtenancy.benchmarks.app.domain;
 
-import java.util.UUID;
-
 import jakarta.persistence.MappedSuperclass;
 import jakarta.persistence.PostLoad;
 import jakarta.persistence.PostPersist;
@@ -13,9 +11,11 @@ import org.springframework.data.domain.Persistable;
  * persisted it. So Spring Data's {@code save} of a new entity persists it instead of merging it (a merge of an entity
  * with an assigned id selects it first: one more round trip); the same on both sides of a comparison. See
  * https://docs.spring.io/spring-data/jpa/reference/jpa/entity-persistence.html. Not thread-safe, as entities are not.
+ *
+ * @param <K> the id's type
  */
 @MappedSuperclass
-public abstract class PersistableEntity implements Persistable<UUID> {
+public abstract class PersistableEntity<K> implements Persistable<K> {
 
 	/** Whether the entity is not in the database yet (neither loaded nor persisted by this instance). */
 	@Transient

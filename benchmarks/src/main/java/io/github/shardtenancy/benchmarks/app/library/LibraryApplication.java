@@ -1,8 +1,10 @@
 package io.github.shardtenancy.benchmarks.app.library;
 
+import io.github.shardtenancy.benchmarks.app.domain.BenchLineItemRepository;
 import io.github.shardtenancy.benchmarks.app.domain.BenchOrder;
 import io.github.shardtenancy.benchmarks.app.domain.BenchOrderLineRepository;
 import io.github.shardtenancy.benchmarks.app.domain.BenchOrderRepository;
+import io.github.shardtenancy.benchmarks.app.domain.LineItemService;
 import io.github.shardtenancy.benchmarks.app.domain.OrderService;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.persistence.autoconfigure.EntityScan;
@@ -21,6 +23,11 @@ public class LibraryApplication {
 	@Bean
 	OrderService orderService(BenchOrderRepository orders, BenchOrderLineRepository lines) {
 		return new OrderService(orders, lines);
+	}
+
+	@Bean
+	LineItemService lineItemService(BenchLineItemRepository items) {
+		return new LineItemService(items);
 	}
 
 	@Bean
