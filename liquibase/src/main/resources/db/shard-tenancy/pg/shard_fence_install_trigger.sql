@@ -52,6 +52,9 @@ BEGIN
   IF length(v_function) > 63 THEN
     v_function := left(v_function, 46) || '_' || left(md5(v_function), 16);
   END IF;
+  -- The changed keys are logged under the registered table's name (v_name), not TG_TABLE_NAME: PostgreSQL clones
+  -- a partitioned table's row trigger onto each of its partitions, where TG_TABLE_NAME is the partition's name
+  -- (https://www.postgresql.org/docs/current/sql-createtrigger.html), which the mover's catch-up would not know.
   -- The first line of each branch accepts a row of the tenant whose fence shard_fence_begin found OWNED and not
   -- captured (shard_tenancy.fenced, trusted only while the transaction's seal matches: shard_fence_sealed), the
   -- common case, without calling another function of the fence; every other row goes to shard_fence_check_write.
@@ -67,24 +70,24 @@ BEGIN
         AND %4$s.shard_fence_sealed() THEN
       RETURN NEW;
     END IF;
-    PERFORM %4$s.shard_fence_check_write(TG_TABLE_NAME, NEW.%1$I::text, NULL, %2$s, NULL);
+    PERFORM %4$s.shard_fence_check_write(%5$L, NEW.%1$I::text, NULL, %2$s, NULL);
     RETURN NEW;
   ELSIF TG_OP OPERATOR(pg_catalog.=) 'UPDATE' THEN
     IF NEW.%1$I::text OPERATOR(pg_catalog.=) pg_catalog.current_setting('shard_tenancy.fenced', true)
         AND OLD.%1$I::text OPERATOR(pg_catalog.=) NEW.%1$I::text AND %4$s.shard_fence_sealed() THEN
       RETURN NEW;
     END IF;
-    PERFORM %4$s.shard_fence_check_write(TG_TABLE_NAME, NEW.%1$I::text, OLD.%1$I::text, %2$s, %3$s);
+    PERFORM %4$s.shard_fence_check_write(%5$L, NEW.%1$I::text, OLD.%1$I::text, %2$s, %3$s);
     RETURN NEW;
   END IF;
   IF OLD.%1$I::text OPERATOR(pg_catalog.=) pg_catalog.current_setting('shard_tenancy.fenced', true)
       AND %4$s.shard_fence_sealed() THEN
     RETURN OLD;
   END IF;
-  PERFORM %4$s.shard_fence_check_write(TG_TABLE_NAME, OLD.%1$I::text, NULL, %3$s, NULL);
+  PERFORM %4$s.shard_fence_check_write(%5$L, OLD.%1$I::text, NULL, %3$s, NULL);
   RETURN OLD;
 END
-$body$, v_column, v_new_key, v_old_key, v_schema);
+$body$, v_column, v_new_key, v_old_key, v_schema, v_name);
   -- Replaced only if it changed, and the trigger created only if missing: every move's mark step gets here, and
   -- CREATE TRIGGER locks the table against every tenant's writes for a moment.
   SELECT p.oid, p.prosrc INTO v_oid, v_old FROM pg_proc p WHERE p.oid = to_regprocedure(format('%I()', v_function));

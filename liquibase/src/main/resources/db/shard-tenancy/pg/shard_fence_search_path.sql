@@ -12,5 +12,6 @@ BEGIN
   EXECUTE format('ALTER FUNCTION shard_fence_check_write(text, text, text, text, text) %s', v_path);
   EXECUTE format('ALTER FUNCTION shard_fence_refuse_ddl() %s', v_path);
   EXECUTE format('ALTER FUNCTION shard_fence_refuse_truncate() %s', v_path);
+  EXECUTE format('ALTER FUNCTION shard_fence_secure_partitions() %s', v_path);
 END
 $do$

@@ -396,6 +396,10 @@ public interface FenceDialect {
 	 * @param table the table, a plain SQL identifier (optionally schema-qualified)
 	 * @param columns the table's columns, plain SQL identifiers, in the order of each row's values
 	 * @param keyColumns the primary key's columns, a non-empty subset of {@code columns}
+	 * @param updateColumns the columns the update of an existing row sets, a subset of {@code columns} without the
+	 * key's: every other column but those whose values the database draws (an identity column outside the key, which
+	 * PostgreSQL refuses to update when it is {@code GENERATED ALWAYS}); may be empty (the existing row is left as it
+	 * is). An inserted row gets every column's value, identity columns too ({@code OVERRIDING SYSTEM VALUE})
 	 * @param rows the rows, each with one value per column (as read with {@link java.sql.ResultSet#getObject(int)});
 	 * may be empty
 	 * @return whether the rows were written; {@code false} means nothing was written
@@ -403,7 +407,7 @@ public interface FenceDialect {
 	 * retries after its other writes); the caller rolls back
 	 */
 	default boolean upsert(Connection target, String table, List<String> columns, List<String> keyColumns,
-			List<Object[]> rows) throws SQLException {
+			List<String> updateColumns, List<Object[]> rows) throws SQLException {
 		return false;
 	}
 

@@ -537,13 +537,8 @@ public final class PostgresFenceDialect implements FenceDialect {
 	 */
 	@Override
 	public boolean upsert(Connection target, String table, List<String> columns, List<String> keyColumns,
-			List<Object[]> rows) throws SQLException {
-		List<String> valueColumns = new ArrayList<>();
-		for (String column : columns) {
-			if (keyColumns.stream().noneMatch(column::equalsIgnoreCase)) {
-				valueColumns.add(DialectSql.identifier(column));
-			}
-		}
+			List<String> updateColumns, List<Object[]> rows) throws SQLException {
+		List<String> valueColumns = updateColumns.stream().map(DialectSql::identifier).toList();
 		String action = valueColumns.isEmpty() ? "NOTHING"
 				: "UPDATE SET " + String.join(", ", valueColumns.stream().map(c -> c + " = EXCLUDED." + c).toList());
 		String row = "(" + String.join(", ", Collections.nCopies(columns.size(), "?")) + ")";

@@ -179,7 +179,7 @@ final class KeyedRows {
 			return;
 		}
 		List<String> keyColumns = table.keys().stream().map(TablePlan.KeyColumn::name).toList();
-		if (!to.dialect().upsert(target, table.sqlName(), table.columns(), keyColumns, rows)) {
+		if (!to.dialect().upsert(target, table.sqlName(), table.columns(), keyColumns, table.updatedColumns(), rows)) {
 			upsert(target, table, rows);
 		}
 	}
@@ -192,7 +192,7 @@ final class KeyedRows {
 		if (rows.isEmpty()) {
 			return;
 		}
-		List<String> valueColumns = table.valueColumns();
+		List<String> valueColumns = table.updatedColumns();
 		int[] keyIndexes = table.keys().stream().mapToInt(k -> indexOf(table.columns(), k.name())).toArray();
 		int tenantIndex = indexOf(table.columns(), table.tenantColumn());
 		List<Object[]> missing = new ArrayList<>();
@@ -224,7 +224,8 @@ final class KeyedRows {
 		if (!missing.isEmpty()) {
 			String marks = String.join(", ", table.columns().stream().map(c -> "?").toList());
 			try (PreparedStatement ps = target.prepareStatement(
-					"INSERT INTO " + table.sqlName() + " (" + table.columnList() + ") VALUES (" + marks + ")")) {
+					"INSERT INTO " + table.sqlName() + " (" + table.columnList() + ") " + MoveSql.OVERRIDING + " VALUES ("
+							+ marks + ")")) {
 				for (Object[] row : missing) {
 					for (int i = 0; i < row.length; i++) {
 						table.bind(ps, i + 1, row[i]);

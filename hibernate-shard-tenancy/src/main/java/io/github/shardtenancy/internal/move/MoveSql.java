@@ -151,13 +151,23 @@ final class MoveSql {
 		return result;
 	}
 
-	/** @return {@code INSERT INTO t (c1, c2) VALUES (?, ?), (?, ?), ...} with {@code rows} rows */
+	/**
+	 * The clause of the mover's INSERTs that writes the source's values into identity columns, also those
+	 * {@code GENERATED ALWAYS}, which refuse a value without it (SQL:2003; PostgreSQL and H2 both take it, and ignore it
+	 * on a table without an identity column: https://www.postgresql.org/docs/current/sql-insert.html). The target's
+	 * sequence is left as it is.
+	 */
+	static final String OVERRIDING = "OVERRIDING SYSTEM VALUE";
+
+	/** @return {@code INSERT INTO t (c1, c2) OVERRIDING SYSTEM VALUE VALUES (?, ?), (?, ?), ...} with {@code rows} rows */
 	static String multiRowInsert(TablePlan table, int rows) {
 		String row = "(" + String.join(", ", table.columns().stream().map(c -> "?").toList()) + ")";
 		StringBuilder sql = new StringBuilder("INSERT INTO ").append(table.sqlName())
 			.append(" (")
 			.append(table.columnList())
-			.append(") VALUES ");
+			.append(") ")
+			.append(OVERRIDING)
+			.append(" VALUES ");
 		for (int i = 0; i < rows; i++) {
 			sql.append(i == 0 ? "" : ", ").append(row);
 		}

@@ -40,9 +40,26 @@ import org.jspecify.annotations.Nullable;
  * objects of several types lose part of the value or cannot be bound back
  * @param keyList for a composite key, the dialect's query answering a list of keys as typed rows
  * ({@link FenceDialect#keyList}), or {@code null}: reads and deletes by key then list every key's values as parameters
+ * @param drawnColumns the columns outside the key whose values the database draws (identity columns, {@code serial}):
+ * written with a row the mover inserts, left alone in a row it updates (PostgreSQL refuses to update a column
+ * {@code GENERATED ALWAYS AS IDENTITY})
  */
 public record TablePlan(TenantTable table, String name, List<String> columns, List<KeyColumn> keys,
-		boolean valuesAsText, @Nullable String keyList) {
+		boolean valuesAsText, @Nullable String keyList, List<String> drawnColumns) {
+
+	/**
+	 * A plan whose columns outside the key are all written by updates.
+	 * @param table the table as configured
+	 * @param name the table name as the database stores it
+	 * @param columns every column the move writes
+	 * @param keys the primary key columns
+	 * @param valuesAsText whether the mover moves values as their text form
+	 * @param keyList the dialect's key list, or {@code null}
+	 */
+	public TablePlan(TenantTable table, String name, List<String> columns, List<KeyColumn> keys,
+			boolean valuesAsText, @Nullable String keyList) {
+		this(table, name, columns, keys, valuesAsText, keyList, List.of());
+	}
 
 	/**
 	 * A plan without the dialect's key list.
@@ -215,6 +232,13 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 		return values;
 	}
 
+	/** @return the columns the mover's update of an existing row sets: the non-key columns but the drawn ones */
+	public List<String> updatedColumns() {
+		List<String> values = valueColumns();
+		values.removeIf(c -> this.drawnColumns.stream().anyMatch(c::equalsIgnoreCase));
+		return values;
+	}
+
 	/**
 	 * @param rowKey a logged key
 	 * @return its values as parameters, in key order: with {@link #valuesAsText} the logged texts, which
@@ -273,6 +297,7 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 			String schema = table.table().contains(".")
 					? normalise(meta, table.table().substring(0, table.table().indexOf('.'))) : null;
 			List<String> columns = new ArrayList<>();
+			List<String> drawn = new ArrayList<>();
 			boolean tenantColumn = false;
 			String wanted = normalise(meta, table.tenantColumn());
 			try (ResultSet rs = meta.getColumns(null, schema, name, null)) {
@@ -285,6 +310,9 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 						continue;
 					}
 					ordered.put(rs.getInt("ORDINAL_POSITION"), rs.getString("COLUMN_NAME"));
+					if ("YES".equals(rs.getString("IS_AUTOINCREMENT"))) {
+						drawn.add(rs.getString("COLUMN_NAME"));
+					}
 				}
 				columns.addAll(ordered.values());
 			}
@@ -324,7 +352,9 @@ public record TablePlan(TenantTable table, String name, List<String> columns, Li
 			// a one-column key's list is an = ANY(...) of one index column, cheap to plan and safe with any statistics.
 			String keyList = dialect == null || keys.size() < 2 ? null
 					: dialect.keyList(c, table.table(), keys.stream().map(KeyColumn::name).toList());
-			byName.put(name, new TablePlan(table, name, List.copyOf(columns), List.copyOf(keys), asText, keyList));
+			drawn.removeIf(column -> keys.stream().anyMatch(k -> k.name().equals(column)));
+			byName.put(name, new TablePlan(table, name, List.copyOf(columns), List.copyOf(keys), asText, keyList,
+					List.copyOf(drawn)));
 		}
 		List<TablePlan> ordered = new ArrayList<>();
 		List<String> pending = new ArrayList<>(byName.keySet());

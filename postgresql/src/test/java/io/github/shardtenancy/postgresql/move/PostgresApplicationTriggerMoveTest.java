@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.DirectoryEntry;
 import io.github.shardtenancy.MoveException;
@@ -364,12 +363,7 @@ class PostgresApplicationTriggerMoveTest {
 	}
 
 	private HikariDataSource pool(String database, String role) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(this.postgres.server().jdbcUrl().replace("/postgres", "/" + database));
-		config.setUsername(role);
-		config.setPassword(role);
-		config.setMaximumPoolSize(10);
-		HikariDataSource pool = new HikariDataSource(config);
+		HikariDataSource pool = this.postgres.poolAs(database, role, 10);
 		this.pools.add(pool);
 		return pool;
 	}

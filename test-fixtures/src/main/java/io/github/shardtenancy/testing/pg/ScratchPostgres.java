@@ -86,6 +86,24 @@ public final class ScratchPostgres implements AutoCloseable {
 	}
 
 	/**
+	 * @param database a database of this server (from {@link #createDatabase})
+	 * @param role a login role whose password is its name
+	 * @param size the pool's maximum size
+	 * @return a pool on the database as that role, closed with this
+	 */
+	public HikariDataSource poolAs(String database, String role, int size) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(this.server.jdbcUrl().replace("/postgres", "/" + database));
+		config.setUsername(role);
+		config.setPassword(role);
+		config.setMaximumPoolSize(size);
+		config.setPoolName(this.server.name() + "-" + this.pools.size());
+		HikariDataSource pool = new HikariDataSource(config);
+		this.pools.add(pool);
+		return pool;
+	}
+
+	/**
 	 * @param pool a pool of this server (from {@link #createDatabase})
 	 * @param size the new pool's maximum size
 	 * @return settings for another pool on the same database, to hand to {@code ShardTenancy.builder()}
