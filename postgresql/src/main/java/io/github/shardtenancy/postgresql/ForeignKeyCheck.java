@@ -29,14 +29,26 @@ final class ForeignKeyCheck {
 	private ForeignKeyCheck() {
 	}
 
+	/** The written rows to check: a query of the target, built only for a table that has foreign keys. */
+	@FunctionalInterface
+	interface WrittenRows {
+
+		/**
+		 * @param parameters receives the values of the query's {@code ?}, in order
+		 * @return a {@code SELECT} of the written rows on the target (their foreign-key columns at least)
+		 * @throws SQLException if building it needs the database and that fails
+		 */
+		String select(List<Object> parameters) throws SQLException;
+
+	}
+
 	/**
 	 * @param target a connection to the shard, in a transaction
 	 * @param table the table written
-	 * @param rows a {@code SELECT} of the written rows on the target (their foreign-key columns at least)
-	 * @param parameters the values of the {@code ?} in {@code rows}, in order
+	 * @param written the written rows, asked for only if the table has foreign keys (one catalog query otherwise)
 	 * @throws SQLException with SQLState 23503 if a written row references a missing row
 	 */
-	static void check(Connection target, String table, String rows, List<Object> parameters) throws SQLException {
+	static void check(Connection target, String table, WrittenRows written) throws SQLException {
 		record ForeignKey(String name, String parent, String childColumns, String parentColumns) {
 		}
 		List<ForeignKey> keys = new ArrayList<>();
@@ -48,6 +60,11 @@ final class ForeignKeyCheck {
 				}
 			}
 		}
+		if (keys.isEmpty()) {
+			return;
+		}
+		List<Object> parameters = new ArrayList<>();
+		String rows = written.select(parameters);
 		for (ForeignKey key : keys) {
 			String[] child = key.childColumns().split(", ");
 			String[] parent = key.parentColumns().split(", ");

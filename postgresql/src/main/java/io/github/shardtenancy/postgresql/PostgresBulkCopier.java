@@ -114,7 +114,7 @@ public final class PostgresBulkCopier implements BulkCopier {
 		}
 		long rows = copyRows(source, select, target, table, columnList, batchSize, batchWritten, replica);
 		if (replica && rows > 0) {
-			ForeignKeyCheck.check(target, table, select, List.of());
+			ForeignKeyCheck.check(target, table, parameters -> select);
 		}
 		return rows;
 	}

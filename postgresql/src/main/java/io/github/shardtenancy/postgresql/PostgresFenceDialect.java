@@ -228,26 +228,26 @@ public final class PostgresFenceDialect implements FenceDialect {
 	@Override
 	public void checkForeignKeys(Connection connection, String table, String tenantColumn, String tenantId,
 			List<String> keyColumns, List<Object[]> keys) throws SQLException {
-		List<Object> parameters = new ArrayList<>();
-		parameters.add(tenantId);
-		String keyCondition = "";
-		if (keys != null) {
-			if (keys.isEmpty()) {
-				return;
-			}
-			keyCondition = "AND (" + String.join(", ", keyColumns.stream().map(DialectSql::identifier).toList())
-					+ ") IN (" + keyList(connection, table, keyColumns) + ")";
-			for (int column = 0; column < keyColumns.size(); column++) {
-				String[] values = new String[keys.size()];
-				for (int k = 0; k < values.length; k++) {
-					values[k] = String.valueOf(keys.get(k)[column]);
-				}
-				parameters.add(connection.createArrayOf("text", values));
-			}
+		if (keys != null && keys.isEmpty()) {
+			return;
 		}
-		String rows = DialectSql.fill(MOVER_WRITTEN_ROWS, Map.of("table", DialectSql.identifier(table),
-				"tenantColumn", DialectSql.identifier(tenantColumn), "keys", keyCondition));
-		ForeignKeyCheck.check(connection, table, rows, parameters);
+		ForeignKeyCheck.check(connection, table, parameters -> {
+			parameters.add(tenantId);
+			String keyCondition = "";
+			if (keys != null) {
+				keyCondition = "AND (" + String.join(", ", keyColumns.stream().map(DialectSql::identifier).toList())
+						+ ") IN (" + keyList(connection, table, keyColumns) + ")";
+				for (int column = 0; column < keyColumns.size(); column++) {
+					String[] values = new String[keys.size()];
+					for (int k = 0; k < values.length; k++) {
+						values[k] = String.valueOf(keys.get(k)[column]);
+					}
+					parameters.add(connection.createArrayOf("text", values));
+				}
+			}
+			return DialectSql.fill(MOVER_WRITTEN_ROWS, Map.of("table", DialectSql.identifier(table), "tenantColumn",
+					DialectSql.identifier(tenantColumn), "keys", keyCondition));
+		});
 	}
 
 	/**

@@ -45,8 +45,9 @@ final class CatchUpRound {
 	 * on the target at each statement (a write the target refuses is retried after the others, see {@code apply}). A
 	 * subset of the entries (a limit) would break this: a parent's early entry can find the parent gone while the
 	 * entry that removed its child is not in the subset.
-	 * <p>Target writes are committed every {@code batchSize} rows (deletes first, so that a unique value a deleted row
-	 * freed can be taken by an upserted one); the log entries are deleted only after the last commit. Re-applying an
+	 * <p>Target writes are committed once per round, or every chunk of at most {@code batchSize} rows after an
+	 * integrity violation (deletes first, so that a unique value a deleted row freed can be taken by an upserted one,
+	 * see {@code apply}); the log entries are deleted only after the last commit. Re-applying an
 	 * entry is harmless (it copies the row's state), so a crash anywhere loses nothing. Entries committed during the
 	 * round, also with smaller sequence numbers, stay in the log for the next round.
 	 * @return the lag (entries in the log) after the round
@@ -138,23 +139,27 @@ final class CatchUpRound {
 
 	/**
 	 * Applies a round's keys to the target: first the deletes of the keys whose rows are gone in the snapshot
-	 * (children first), then the upserts of the others (parents first), committing every chunk.
+	 * (children first), then the upserts of the others (parents first). Each chunk of keys is read once on the
+	 * source.
 	 * <p>Deletes come first so that a unique value (other than the primary key) freed by a deleted row can be taken by
 	 * a row inserted or updated in the same round: upserting first made the target raise a unique violation and the
-	 * move fail. A chunk the target refuses with an integrity violation (SQLSTATE class 23) is rolled back and its rows
-	 * retried one at a time after the other chunks, in passes, until a pass applies none: this covers a child moved in
-	 * the round from a deleted parent to another (its parent's delete waits for the child's upsert), a new parent a
-	 * deferred row's children need, and a unique value moved from one row to another by UPDATEs whichever order their
-	 * log entries came in. What still fails, with the target's violation, is a cycle: unique values exchanged between
-	 * rows within one round (A takes B's value and B takes A's) cannot be reached one row at a time without a
-	 * temporary value, nor can a row take a value another tenant's row holds on the target. Re-applying is harmless,
-	 * so the committed chunks of a failed round are simply applied again by the next attempt.
+	 * move fail. The round's writes run in one transaction of the target, committed once ({@link #applyAtOnce}). If
+	 * the target refuses one with an integrity violation (SQLSTATE class 23), that transaction is rolled back and the
+	 * round applied chunk by chunk, each committed ({@link #applyByChunks}): a chunk the target refuses is rolled back
+	 * and its rows retried one at a time after the other chunks, in passes, until a pass applies none. This covers a
+	 * child moved in the round from a deleted parent to another (its parent's delete waits for the child's upsert), a
+	 * new parent a deferred row's children need, and a unique value moved from one row to another by UPDATEs
+	 * whichever order their log entries came in. What still fails, with the target's violation, is a cycle: unique
+	 * values exchanged between rows within one round (A takes B's value and B takes A's) cannot be reached one row at
+	 * a time without a temporary value, nor can a row take a value another tenant's row holds on the target.
+	 * Re-applying is harmless, so the committed chunks of a failed round are simply applied again by the next attempt.
 	 */
 	static void apply(Connection source, Topology.Shard to, String tenantId, List<TablePlan> tables,
 			Map<TablePlan, LinkedHashSet<String>> keys, int batchSize, Duration throttle, Progress progress)
 			throws SQLException {
 		int chunkSize = Math.min(batchSize, 500);
 		Map<TablePlan, List<String>> gone = new LinkedHashMap<>();
+		Map<TablePlan, List<Object[]>> present = new LinkedHashMap<>();
 		for (TablePlan table : tables) {
 			LinkedHashSet<String> tableKeys = keys.get(table);
 			if (tableKeys == null) {
@@ -163,71 +168,23 @@ final class CatchUpRound {
 			for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
 				Map<String, Object[]> found = read(source, table, chunk, tenantId);
 				for (String key : chunk) {
-					if (!found.containsKey(key)) {
+					Object[] row = found.get(key);
+					if (row == null) {
 						gone.computeIfAbsent(table, t -> new ArrayList<>()).add(key);
+					}
+					else {
+						present.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
 					}
 				}
 			}
 		}
 		withConnection(to, target -> {
-			TargetWriter writer = new TargetWriter(target, to, tenantId, throttle, progress);
-			Map<TablePlan, List<String>> deferredDeletes = new LinkedHashMap<>();
-			Map<TablePlan, List<Object[]>> deferredUpserts = new LinkedHashMap<>();
 			target.setAutoCommit(false);
 			to.dialect().beginMover(target, tenantId);
-			// Each write is preceded by the dialect's switch for the mover's writes into its table (the
-			// application's triggers off where it can), again after every commit and rollback.
-			Map<TablePlan, List<Object[]>> withoutTriggers = new LinkedHashMap<>();
-			for (TablePlan table : reversed(tables)) {
-				for (List<String> chunk : chunks(gone.getOrDefault(table, List.of()), chunkSize)) {
-					if (!writer.attempt(chunk.size(), () -> {
-						to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
-						delete(target, table, chunk, tenantId);
-					})) {
-						deferredDeletes.computeIfAbsent(table, t -> new ArrayList<>()).addAll(chunk);
-					}
-				}
+			Round round = new Round(target, to, tenantId, tables, gone, present, chunkSize);
+			if (!applyAtOnce(round, throttle, progress)) {
+				applyByChunks(round, throttle, progress);
 			}
-			for (TablePlan table : tables) {
-				LinkedHashSet<String> tableKeys = keys.get(table);
-				if (tableKeys == null) {
-					continue;
-				}
-				for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
-					Map<String, Object[]> found = read(source, table, chunk, tenantId);
-					List<Object[]> present = chunk.stream().map(found::get).filter(row -> row != null).toList();
-					if (!writer.attempt(present.size(), () -> {
-						if (to.dialect().moverWritesWithoutTriggers(target, table.sqlName())) {
-							withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).addAll(present);
-						}
-						upsert(target, to, table, present);
-					})) {
-						deferredUpserts.computeIfAbsent(table, t -> new ArrayList<>()).addAll(present);
-					}
-				}
-			}
-			while (!deferredDeletes.isEmpty() || !deferredUpserts.isEmpty()) {
-				int applied = 0;
-				for (TablePlan table : tables) {
-					applied += retryOneByOne(deferredUpserts, table, row -> writer.attempt(1, () -> {
-						if (to.dialect().moverWritesWithoutTriggers(target, table.sqlName())) {
-							withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
-						}
-						upsert(target, to, table, Collections.singletonList(row));
-					}));
-				}
-				for (TablePlan table : reversed(tables)) {
-					applied += retryOneByOne(deferredDeletes, table, key -> writer.attempt(1, () -> {
-						to.dialect().moverWritesWithoutTriggers(target, table.sqlName());
-						delete(target, table, List.of(key), tenantId);
-					}));
-				}
-				if (applied == 0) {
-					throw writer.lastViolation;
-				}
-			}
-			checkForeignKeys(target, to, tenantId, withoutTriggers, chunkSize);
-			target.commit();
 			to.dialect().end(target);
 			target.setAutoCommit(true);
 			return null;
@@ -235,31 +192,161 @@ final class CatchUpRound {
 	}
 
 	/**
-	 * Checks the foreign keys of the rows a round upserted without the target's triggers (and so without the keys'
-	 * own checks), as the bulk copy does after its copy: a row whose referenced row is not on the target (a parent in
-	 * a table the move does not copy, reference data missing there) fails the round with 23503, as the key's check
-	 * would have. Only the upserted rows are checked, by key, not the tenant's whole table; deleted rows need no
-	 * check: the rows that referenced them on the target are the tenant's, and their own changes are in the same
-	 * round's log.
+	 * What a round writes to the target, on a mover connection in a transaction: the keys to delete and the rows to
+	 * upsert, per table.
 	 */
-	private static void checkForeignKeys(Connection target, Topology.Shard to, String tenantId,
-			Map<TablePlan, List<Object[]>> written, int chunkSize) throws SQLException {
-		for (Map.Entry<TablePlan, List<Object[]>> table : written.entrySet()) {
-			TablePlan plan = table.getKey();
-			int[] keyIndexes = plan.keys().stream().mapToInt(k -> MoveSql.indexOf(plan.columns(), k.name())).toArray();
-			List<String> keyColumns = plan.keys().stream().map(TablePlan.KeyColumn::name).toList();
-			for (List<Object[]> chunk : chunks(table.getValue(), chunkSize)) {
-				List<Object[]> keys = new ArrayList<>(chunk.size());
-				for (Object[] row : chunk) {
-					Object[] key = new Object[keyIndexes.length];
-					for (int i = 0; i < keyIndexes.length; i++) {
-						key[i] = row[keyIndexes[i]];
+	private record Round(Connection target, Topology.Shard to, String tenantId, List<TablePlan> tables,
+			Map<TablePlan, List<String>> gone, Map<TablePlan, List<Object[]>> present, int chunkSize) {
+
+		/**
+		 * Before the writes into a table: the dialect's switch for the mover's writes (the application's triggers off
+		 * where it can), needed again after every commit and rollback.
+		 * @return whether the writes run without the table's triggers
+		 */
+		boolean withoutTriggers(TablePlan table) throws SQLException {
+			return this.to.dialect().moverWritesWithoutTriggers(this.target, table.sqlName());
+		}
+
+		/**
+		 * Checks the foreign keys of the rows written without the target's triggers (and so without the keys' own
+		 * checks), as the bulk copy does after its copy: a row whose referenced row is not on the target (a parent in
+		 * a table the move does not copy, reference data missing there) fails with 23503, as the key's check would
+		 * have. Only the written rows are checked, by key, not the tenant's whole table; deleted rows need no check:
+		 * the rows that referenced them on the target are the tenant's, and their own changes are in the same round.
+		 */
+		void checkForeignKeys(Map<TablePlan, List<Object[]>> written) throws SQLException {
+			for (Map.Entry<TablePlan, List<Object[]>> table : written.entrySet()) {
+				TablePlan plan = table.getKey();
+				int[] keyIndexes = plan.keys().stream().mapToInt(k -> MoveSql.indexOf(plan.columns(), k.name())).toArray();
+				List<String> keyColumns = plan.keys().stream().map(TablePlan.KeyColumn::name).toList();
+				for (List<Object[]> chunk : chunks(table.getValue(), FOREIGN_KEY_CHECK_KEYS)) {
+					List<Object[]> keys = new ArrayList<>(chunk.size());
+					for (Object[] row : chunk) {
+						Object[] key = new Object[keyIndexes.length];
+						for (int i = 0; i < keyIndexes.length; i++) {
+							key[i] = row[keyIndexes[i]];
+						}
+						keys.add(key);
 					}
-					keys.add(key);
+					this.to.dialect()
+						.checkForeignKeys(this.target, plan.sqlName(), plan.tenantColumn(), this.tenantId, keyColumns,
+								keys);
 				}
-				to.dialect().checkForeignKeys(target, plan.sqlName(), plan.tenantColumn(), tenantId, keyColumns, keys);
 			}
 		}
+
+	}
+
+	/** Keys per statement of the foreign-key check, at most. */
+	private static final int FOREIGN_KEY_CHECK_KEYS = 10_000;
+
+	/**
+	 * The round's writes in the target's current transaction, with one commit: the dialect's switch once per table
+	 * and kind of write, then the deletes, the upserts and the foreign-key check. Progress (the mover's heartbeat and
+	 * ownership check) is reported after every chunk, the throttle paused after every chunk.
+	 * @return {@code true} once committed; {@code false} if the target refused a write with an integrity violation,
+	 * the transaction then rolled back (nothing of the round written) and the mover's mark begun again
+	 * @throws SQLException any other database error
+	 */
+	private static boolean applyAtOnce(Round round, Duration throttle, Progress progress) throws SQLException {
+		Connection target = round.target();
+		Map<TablePlan, List<Object[]>> withoutTriggers = new LinkedHashMap<>();
+		int rows = 0;
+		try {
+			for (TablePlan table : reversed(round.tables())) {
+				List<String> keys = round.gone().getOrDefault(table, List.of());
+				if (!keys.isEmpty()) {
+					round.withoutTriggers(table);
+				}
+				for (List<String> chunk : chunks(keys, round.chunkSize())) {
+					delete(target, table, chunk, round.tenantId());
+					rows += chunk.size();
+					progress.batchDone("catch-up rows=" + rows);
+					pause(throttle);
+				}
+			}
+			for (TablePlan table : round.tables()) {
+				List<Object[]> present = round.present().getOrDefault(table, List.of());
+				if (!present.isEmpty() && round.withoutTriggers(table)) {
+					withoutTriggers.put(table, present);
+				}
+				for (List<Object[]> chunk : chunks(present, round.chunkSize())) {
+					upsert(target, round.to(), table, chunk);
+					rows += chunk.size();
+					progress.batchDone("catch-up rows=" + rows);
+					pause(throttle);
+				}
+			}
+			round.checkForeignKeys(withoutTriggers);
+			// Inside the try: a deferred constraint is checked by the commit.
+			target.commit();
+		}
+		catch (SQLException ex) {
+			if (!isIntegrityViolation(ex)) {
+				throw ex;
+			}
+			target.rollback();
+			round.to().dialect().beginMover(target, round.tenantId());
+			return false;
+		}
+		return true;
+	}
+
+	/**
+	 * The round's writes chunk by chunk, each chunk committed; a chunk the target refuses with an integrity violation
+	 * is retried row by row after the others ({@link #apply}).
+	 * @throws SQLException a database error, or the last violation once a pass of the deferred rows applies none
+	 */
+	private static void applyByChunks(Round round, Duration throttle, Progress progress) throws SQLException {
+		Connection target = round.target();
+		TargetWriter writer = new TargetWriter(target, round.to(), round.tenantId(), throttle, progress);
+		Map<TablePlan, List<String>> deferredDeletes = new LinkedHashMap<>();
+		Map<TablePlan, List<Object[]>> deferredUpserts = new LinkedHashMap<>();
+		Map<TablePlan, List<Object[]>> withoutTriggers = new LinkedHashMap<>();
+		for (TablePlan table : reversed(round.tables())) {
+			for (List<String> chunk : chunks(round.gone().getOrDefault(table, List.of()), round.chunkSize())) {
+				if (!writer.attempt(chunk.size(), () -> {
+					round.withoutTriggers(table);
+					delete(target, table, chunk, round.tenantId());
+				})) {
+					deferredDeletes.computeIfAbsent(table, t -> new ArrayList<>()).addAll(chunk);
+				}
+			}
+		}
+		for (TablePlan table : round.tables()) {
+			for (List<Object[]> chunk : chunks(round.present().getOrDefault(table, List.of()), round.chunkSize())) {
+				if (!writer.attempt(chunk.size(), () -> {
+					if (round.withoutTriggers(table)) {
+						withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).addAll(chunk);
+					}
+					upsert(target, round.to(), table, chunk);
+				})) {
+					deferredUpserts.computeIfAbsent(table, t -> new ArrayList<>()).addAll(chunk);
+				}
+			}
+		}
+		while (!deferredDeletes.isEmpty() || !deferredUpserts.isEmpty()) {
+			int applied = 0;
+			for (TablePlan table : round.tables()) {
+				applied += retryOneByOne(deferredUpserts, table, row -> writer.attempt(1, () -> {
+					if (round.withoutTriggers(table)) {
+						withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
+					}
+					upsert(target, round.to(), table, Collections.singletonList(row));
+				}));
+			}
+			for (TablePlan table : reversed(round.tables())) {
+				applied += retryOneByOne(deferredDeletes, table, key -> writer.attempt(1, () -> {
+					round.withoutTriggers(table);
+					delete(target, table, List.of(key), round.tenantId());
+				}));
+			}
+			if (applied == 0) {
+				throw writer.lastViolation;
+			}
+		}
+		round.checkForeignKeys(withoutTriggers);
+		target.commit();
 	}
 
 	/** One write to the target, committed on success. */
