@@ -26,7 +26,8 @@ class H2SchemaFeaturesMoveTest extends SchemaFeaturesMoveScenarios {
 	@Override
 	protected List<String> eventTable() {
 		return List.of("CREATE TABLE event (tenant_id VARCHAR(64) NOT NULL, id BIGINT NOT NULL, kind CHAR(1) NOT NULL, "
-				+ "qty INT NOT NULL CHECK (qty >= 0), payload VARCHAR(64) NOT NULL, PRIMARY KEY (tenant_id, id, kind))");
+				+ "qty INT NOT NULL CHECK (qty >= 0), payload VARCHAR(64) NOT NULL, "
+				+ "PRIMARY KEY (tenant_id, id, kind))");
 	}
 
 	@Override

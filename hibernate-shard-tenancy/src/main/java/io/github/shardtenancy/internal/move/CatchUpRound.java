@@ -11,10 +11,12 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import io.github.shardtenancy.internal.move.MoveSql.Progress;
 import io.github.shardtenancy.internal.topology.Topology;
+import org.jspecify.annotations.Nullable;
 
 import static io.github.shardtenancy.internal.move.ChangeCapture.lag;
 import static io.github.shardtenancy.internal.move.KeyedRows.delete;
@@ -140,7 +142,8 @@ final class CatchUpRound {
 	/**
 	 * Applies a round's keys to the target: first the deletes of the keys whose rows are gone in the snapshot
 	 * (children first), then the upserts of the others (parents first). Each chunk of keys is read once on the
-	 * source.
+	 * source, and its rows kept for the upserts; in a round of more than {@link #KEPT_ROWS} keys they are read again,
+	 * chunk by chunk, when they are written, so that a round's memory stays bounded (the keys themselves are held).
 	 * <p>Deletes come first so that a unique value (other than the primary key) freed by a deleted row can be taken by
 	 * a row inserted or updated in the same round: upserting first made the target raise a unique violation and the
 	 * move fail. The round's writes run in one transaction of the target, committed once ({@link #applyAtOnce}). If
@@ -158,8 +161,10 @@ final class CatchUpRound {
 			Map<TablePlan, LinkedHashSet<String>> keys, int batchSize, Duration throttle, Progress progress)
 			throws SQLException {
 		int chunkSize = Math.min(batchSize, 500);
+		boolean keep = keys.values().stream().mapToInt(Set::size).sum() <= KEPT_ROWS;
+		Map<TablePlan, Map<String, Object[]>> kept = keep ? new LinkedHashMap<>() : null;
 		Map<TablePlan, List<String>> gone = new LinkedHashMap<>();
-		Map<TablePlan, List<Object[]>> present = new LinkedHashMap<>();
+		Map<TablePlan, List<String>> present = new LinkedHashMap<>();
 		for (TablePlan table : tables) {
 			LinkedHashSet<String> tableKeys = keys.get(table);
 			if (tableKeys == null) {
@@ -168,20 +173,17 @@ final class CatchUpRound {
 			for (List<String> chunk : chunks(new ArrayList<>(tableKeys), chunkSize)) {
 				Map<String, Object[]> found = read(source, table, chunk, tenantId);
 				for (String key : chunk) {
-					Object[] row = found.get(key);
-					if (row == null) {
-						gone.computeIfAbsent(table, t -> new ArrayList<>()).add(key);
-					}
-					else {
-						present.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
-					}
+					(found.containsKey(key) ? present : gone).computeIfAbsent(table, t -> new ArrayList<>()).add(key);
+				}
+				if (kept != null) {
+					kept.computeIfAbsent(table, t -> new LinkedHashMap<>()).putAll(found);
 				}
 			}
 		}
 		withConnection(to, target -> {
 			target.setAutoCommit(false);
 			to.dialect().beginMover(target, tenantId);
-			Round round = new Round(target, to, tenantId, tables, gone, present, chunkSize);
+			Round round = new Round(source, target, to, tenantId, tables, gone, present, kept, chunkSize);
 			if (!applyAtOnce(round, throttle, progress)) {
 				applyByChunks(round, throttle, progress);
 			}
@@ -191,12 +193,25 @@ final class CatchUpRound {
 		});
 	}
 
+	/** Rows of a round kept from its first read for the upserts, at most; a larger round reads them again. */
+	private static final int KEPT_ROWS = 10_000;
+
 	/**
-	 * What a round writes to the target, on a mover connection in a transaction: the keys to delete and the rows to
-	 * upsert, per table.
+	 * What a round writes to the target, on a mover connection in a transaction: the keys to delete and the keys
+	 * whose rows to upsert, per table, with those rows as first read ({@code kept}) or, in a round of more than
+	 * {@link #KEPT_ROWS} keys ({@code kept} {@code null}), read again on the source, in the round's snapshot, chunk by
+	 * chunk.
 	 */
-	private record Round(Connection target, Topology.Shard to, String tenantId, List<TablePlan> tables,
-			Map<TablePlan, List<String>> gone, Map<TablePlan, List<Object[]>> present, int chunkSize) {
+	private record Round(Connection source, Connection target, Topology.Shard to, String tenantId,
+			List<TablePlan> tables, Map<TablePlan, List<String>> gone, Map<TablePlan, List<String>> present,
+			@Nullable Map<TablePlan, Map<String, Object[]>> kept, int chunkSize) {
+
+		/** @return the source's rows of some of the table's present keys, in key order */
+		List<Object[]> rows(TablePlan table, List<String> keys) throws SQLException {
+			Map<String, Object[]> found = this.kept != null ? this.kept.getOrDefault(table, Map.of())
+					: read(this.source, table, keys, this.tenantId);
+			return keys.stream().map(found::get).filter(Objects::nonNull).toList();
+		}
 
 		/**
 		 * Before the writes into a table: the dialect's switch for the mover's writes (the application's triggers off
@@ -213,21 +228,13 @@ final class CatchUpRound {
 		 * a table the move does not copy, reference data missing there) fails with 23503, as the key's check would
 		 * have. Only the written rows are checked, by key, not the tenant's whole table; deleted rows need no check:
 		 * the rows that referenced them on the target are the tenant's, and their own changes are in the same round.
+		 * @param written per table, the key values of the rows written without triggers
 		 */
 		void checkForeignKeys(Map<TablePlan, List<Object[]>> written) throws SQLException {
 			for (Map.Entry<TablePlan, List<Object[]>> table : written.entrySet()) {
 				TablePlan plan = table.getKey();
-				int[] keyIndexes = plan.keys().stream().mapToInt(k -> MoveSql.indexOf(plan.columns(), k.name())).toArray();
 				List<String> keyColumns = plan.keys().stream().map(TablePlan.KeyColumn::name).toList();
-				for (List<Object[]> chunk : chunks(table.getValue(), FOREIGN_KEY_CHECK_KEYS)) {
-					List<Object[]> keys = new ArrayList<>(chunk.size());
-					for (Object[] row : chunk) {
-						Object[] key = new Object[keyIndexes.length];
-						for (int i = 0; i < keyIndexes.length; i++) {
-							key[i] = row[keyIndexes[i]];
-						}
-						keys.add(key);
-					}
+				for (List<Object[]> keys : chunks(table.getValue(), FOREIGN_KEY_CHECK_KEYS)) {
 					this.to.dialect()
 						.checkForeignKeys(this.target, plan.sqlName(), plan.tenantColumn(), this.tenantId, keyColumns,
 								keys);
@@ -235,6 +242,23 @@ final class CatchUpRound {
 			}
 		}
 
+	}
+
+	/**
+	 * @param rows rows of the table, each with one value per column
+	 * @return each row's key values, in key order
+	 */
+	private static List<Object[]> keysOf(TablePlan table, List<Object[]> rows) {
+		int[] keyIndexes = table.keys().stream().mapToInt(k -> MoveSql.indexOf(table.columns(), k.name())).toArray();
+		List<Object[]> keys = new ArrayList<>(rows.size());
+		for (Object[] row : rows) {
+			Object[] key = new Object[keyIndexes.length];
+			for (int i = 0; i < keyIndexes.length; i++) {
+				key[i] = row[keyIndexes[i]];
+			}
+			keys.add(key);
+		}
+		return keys;
 	}
 
 	/** Keys per statement of the foreign-key check, at most. */
@@ -266,12 +290,14 @@ final class CatchUpRound {
 				}
 			}
 			for (TablePlan table : round.tables()) {
-				List<Object[]> present = round.present().getOrDefault(table, List.of());
-				if (!present.isEmpty() && round.withoutTriggers(table)) {
-					withoutTriggers.put(table, present);
-				}
-				for (List<Object[]> chunk : chunks(present, round.chunkSize())) {
-					upsert(target, round.to(), table, chunk);
+				List<String> present = round.present().getOrDefault(table, List.of());
+				boolean checkKeys = !present.isEmpty() && round.withoutTriggers(table);
+				for (List<String> chunk : chunks(present, round.chunkSize())) {
+					List<Object[]> upserted = round.rows(table, chunk);
+					upsert(target, round.to(), table, upserted);
+					if (checkKeys) {
+						withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).addAll(keysOf(table, upserted));
+					}
 					rows += chunk.size();
 					progress.batchDone("catch-up rows=" + rows);
 					pause(throttle);
@@ -314,10 +340,11 @@ final class CatchUpRound {
 			}
 		}
 		for (TablePlan table : round.tables()) {
-			for (List<Object[]> chunk : chunks(round.present().getOrDefault(table, List.of()), round.chunkSize())) {
+			for (List<String> keys : chunks(round.present().getOrDefault(table, List.of()), round.chunkSize())) {
+				List<Object[]> chunk = round.rows(table, keys);
 				if (!writer.attempt(chunk.size(), () -> {
 					if (round.withoutTriggers(table)) {
-						withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).addAll(chunk);
+						withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).addAll(keysOf(table, chunk));
 					}
 					upsert(target, round.to(), table, chunk);
 				})) {
@@ -330,7 +357,8 @@ final class CatchUpRound {
 			for (TablePlan table : round.tables()) {
 				applied += retryOneByOne(deferredUpserts, table, row -> writer.attempt(1, () -> {
 					if (round.withoutTriggers(table)) {
-						withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
+						withoutTriggers.computeIfAbsent(table, t -> new ArrayList<>())
+							.addAll(keysOf(table, Collections.singletonList(row)));
 					}
 					upsert(target, round.to(), table, Collections.singletonList(row));
 				}));

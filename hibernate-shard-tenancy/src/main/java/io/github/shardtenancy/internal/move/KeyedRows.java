@@ -224,8 +224,8 @@ final class KeyedRows {
 		if (!missing.isEmpty()) {
 			String marks = String.join(", ", table.columns().stream().map(c -> "?").toList());
 			try (PreparedStatement ps = target.prepareStatement(
-					"INSERT INTO " + table.sqlName() + " (" + table.columnList() + ") " + MoveSql.OVERRIDING + " VALUES ("
-							+ marks + ")")) {
+					"INSERT INTO " + table.sqlName() + " (" + table.columnList() + ") " + MoveSql.OVERRIDING
+							+ " VALUES (" + marks + ")")) {
 				for (Object[] row : missing) {
 					for (int i = 0; i < row.length; i++) {
 						table.bind(ps, i + 1, row[i]);

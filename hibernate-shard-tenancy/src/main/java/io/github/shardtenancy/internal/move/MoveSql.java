@@ -153,13 +153,16 @@ final class MoveSql {
 
 	/**
 	 * The clause of the mover's INSERTs that writes the source's values into identity columns, also those
-	 * {@code GENERATED ALWAYS}, which refuse a value without it (SQL:2003; PostgreSQL and H2 both take it, and ignore it
-	 * on a table without an identity column: https://www.postgresql.org/docs/current/sql-insert.html). The target's
-	 * sequence is left as it is.
+	 * {@code GENERATED ALWAYS}, which refuse a value without it (SQL:2003; PostgreSQL and H2 both take it, and ignore
+	 * it on a table without an identity column: https://www.postgresql.org/docs/current/sql-insert.html). The
+	 * target's sequence is left as it is.
 	 */
 	static final String OVERRIDING = "OVERRIDING SYSTEM VALUE";
 
-	/** @return {@code INSERT INTO t (c1, c2) OVERRIDING SYSTEM VALUE VALUES (?, ?), (?, ?), ...} with {@code rows} rows */
+	/**
+	 * @return {@code INSERT INTO t (c1, c2) OVERRIDING SYSTEM VALUE VALUES (?, ?), (?, ?), ...} with {@code rows}
+	 * rows
+	 */
 	static String multiRowInsert(TablePlan table, int rows) {
 		String row = "(" + String.join(", ", table.columns().stream().map(c -> "?").toList()) + ")";
 		StringBuilder sql = new StringBuilder("INSERT INTO ").append(table.sqlName())
