@@ -47,6 +47,7 @@ final class LibraryMigrations {
 					new ChangeSet("shard-changes.xml", "fence-pg-triggers-2"),
 					new ChangeSet("shard-changes.xml", "fence-pg-seal-1"),
 					new ChangeSet("shard-changes.xml", "fence-pg-capture-2"),
+					new ChangeSet("shard-changes.xml", "fence-pg-partitions-1"),
 					new ChangeSet("shard-tasks.xml", "tasks-pg-1")));
 
 	/**

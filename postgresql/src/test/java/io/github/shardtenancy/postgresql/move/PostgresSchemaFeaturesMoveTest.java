@@ -10,6 +10,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.testing.move.SchemaFeaturesMoveScenarios;
 import io.github.shardtenancy.testing.pg.ScratchPostgres;
 import org.junit.jupiter.api.AfterAll;
@@ -116,6 +117,41 @@ class PostgresSchemaFeaturesMoveTest extends SchemaFeaturesMoveScenarios {
 	void movesAsApplicationRole() throws Exception {
 		start(ROLE);
 		moveUnderWriters();
+	}
+
+	@Test
+	@DisplayName("a shard installed before partitions were secured: the shard changelog gives every partition the "
+			+ "table's row-level security policy and TRUNCATE refusal")
+	void changelogSecuresPartitionsOfEarlierInstallations() throws Exception {
+		start(ROLE);
+		try (Connection c = this.shard1.getConnection(); Statement s = c.createStatement()) {
+			// As an earlier version left a partition (the marker keeps the event trigger from mending it at once).
+			s.execute("SELECT set_config('shard_tenancy.installing', 'on', false)");
+			s.execute("DROP POLICY shard_fence_tenant ON event_rest_1");
+			s.execute("DROP TRIGGER shard_fence_truncate_check ON event_rest_1");
+			s.execute("ALTER TABLE event_rest_1 NO FORCE ROW LEVEL SECURITY");
+			s.execute("ALTER TABLE event_rest_1 DISABLE ROW LEVEL SECURITY");
+			s.execute("DELETE FROM databasechangelog WHERE id = 'fence-pg-partitions-1'");
+			assertThat(secured(s, "event_rest_1")).isEqualTo("false/false/0/0");
+			s.execute("RESET shard_tenancy.installing");
+		}
+		ShardTenancyMigrations.migrateShard(this.shard1, "shard-1", List.of());
+		try (Connection c = this.shard1.getConnection(); Statement s = c.createStatement()) {
+			for (String partition : List.of("event", "event_a", "event_rest", "event_rest_1")) {
+				assertThat(secured(s, partition)).as(partition).isEqualTo("true/true/1/1");
+			}
+		}
+	}
+
+	/** @return row-level security on, forced, the fence's policy and its TRUNCATE refusal on a table, as a/b/c/d */
+	private static String secured(Statement s, String table) throws SQLException {
+		try (ResultSet rs = s.executeQuery("SELECT c.relrowsecurity || '/' || c.relforcerowsecurity || '/' || "
+				+ "(SELECT COUNT(*) FROM pg_policy p WHERE p.polrelid = c.oid AND p.polname = 'shard_fence_tenant') "
+				+ "|| '/' || (SELECT COUNT(*) FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = "
+				+ "'shard_fence_truncate_check') FROM pg_class c WHERE c.oid = '" + table + "'::regclass")) {
+			rs.next();
+			return rs.getString(1);
+		}
 	}
 
 	@Test
