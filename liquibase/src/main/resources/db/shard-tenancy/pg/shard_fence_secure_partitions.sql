@@ -16,6 +16,10 @@ BEGIN
       WHERE d.classid = 'pg_class'::regclass AND d.command_tag IN ('CREATE TABLE', 'ALTER TABLE')
         AND d.object_type IN ('table', 'table column') LOOP
     CONTINUE WHEN v_root IS NULL;
+    -- A role that may not read the registrations (another application's, partitioning tables of its own) is let be.
+    IF NOT has_table_privilege('shard_fence_table', 'SELECT') THEN
+      RETURN;
+    END IF;
     SELECT f.tenant_column INTO v_column FROM shard_fence_table f
       WHERE to_regclass(array_to_string(ARRAY(SELECT quote_ident(p) FROM unnest(string_to_array(f.table_name, '.'))
         AS p), '.')) = v_root;
