@@ -21,6 +21,7 @@ import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.spi.ShardTenancyProvider;
 import io.github.shardtenancy.spi.TenancyPlan;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a {@link ShardTenancy}. Not thread-safe; build once. Pools given as {@link HikariConfig} are created when
@@ -28,6 +29,9 @@ import io.github.shardtenancy.spi.TenancyPlan;
  * to choose its dialect). When building fails, the pools the builder created are closed and the builder is spent.
  */
 public final class ShardTenancyBuilder {
+
+	/** The role work with no tenant bound runs as unless {@link #referenceRole(String)} says otherwise. */
+	public static final String DEFAULT_REFERENCE_ROLE = "shard_tenancy_reference";
 
 	private final TenancyPlan plan = new TenancyPlan();
 
@@ -91,7 +95,7 @@ public final class ShardTenancyBuilder {
 	 */
 	public ShardTenancyBuilder shard(String shardId, String region, DataSource dataSource) {
 		this.plan.shards.add(new TenancyPlan.Shard(shardId, region, Objects.requireNonNull(dataSource, "dataSource"),
-				false, null, null));
+				false, null, null, null));
 		return this;
 	}
 
@@ -122,10 +126,42 @@ public final class ShardTenancyBuilder {
 		if (config.getPoolName() == null) {
 			config.setPoolName("shard-" + shardId);
 		}
-		HikariDataSource pool = pool(config, "shard-tenancy.shards." + shardId + ".url",
-				"Shard '" + shardId + "' cannot be reached at start-up", shardId);
+		HikariDataSource pool;
+		String unreachable = null;
+		try {
+			pool = new HikariDataSource(config);
+		}
+		catch (com.zaxxer.hikari.pool.HikariPool.PoolInitializationException ex) {
+			Throwable reason = (ex.getCause() != null) ? ex.getCause() : ex;
+			unreachable = "Shard '" + shardId + "' cannot be reached at start-up (" + config.getJdbcUrl() + ", user "
+					+ config.getUsername() + "): " + reason.getMessage();
+			// A pool that opens connections only when asked: the shard may answer later (UnreachableShardPolicy).
+			HikariConfig later = new HikariConfig();
+			config.copyStateTo(later);
+			later.setInitializationFailTimeout(-1);
+			pool = new HikariDataSource(later);
+		}
 		this.plan.shards.add(new TenancyPlan.Shard(shardId, region, pool, true, config.getJdbcUrl(),
-				config.getUsername()));
+				config.getUsername(), unreachable));
+		return this;
+	}
+
+	/**
+	 * @param policy what the start does with a configured shard whose database cannot be reached: fail (the default)
+	 * or start without it and add it when it answers
+	 * @param retryInterval with {@link UnreachableShardPolicy#START_WITHOUT}, how long to wait between tries of a
+	 * shard that has not answered yet; positive; default 10 seconds
+	 * @return this builder
+	 * @throws IllegalArgumentException if the interval is not positive
+	 * @throws NullPointerException if an argument is {@code null}
+	 */
+	public ShardTenancyBuilder unreachableShards(UnreachableShardPolicy policy, Duration retryInterval) {
+		if (retryInterval.isZero() || retryInterval.isNegative()) {
+			throw new IllegalArgumentException("The interval between tries of an unreachable shard must be positive: "
+					+ retryInterval);
+		}
+		this.plan.unreachableShardPolicy = Objects.requireNonNull(policy, "policy");
+		this.plan.unreachableShardRetry = retryInterval;
 		return this;
 	}
 
@@ -143,6 +179,26 @@ public final class ShardTenancyBuilder {
 			throw new ShardTenancyConfigurationException(setting, what + " (" + config.getJdbcUrl() + ", user "
 					+ config.getUsername() + "): " + reason.getMessage() + ". Check " + setting
 					+ ", the user and password, and that the database is up", shardId);
+		}
+	}
+
+	/**
+	 * Fails for the first shard that could not be reached when its pool was created, unless the policy is to start
+	 * without it; the caller then closes the pools.
+	 */
+	private void requireReachableShards() {
+		if (this.plan.unreachableShardPolicy == UnreachableShardPolicy.START_WITHOUT) {
+			return;
+		}
+		for (TenancyPlan.Shard shard : this.plan.shards) {
+			if (shard.unreachable() != null) {
+				String setting = "shard-tenancy.shards." + shard.shardId() + ".url";
+				throw new ShardTenancyConfigurationException(setting, shard.unreachable() + ". Check " + setting
+						+ ", the user and password, and that the database is up; or set "
+						+ "shard-tenancy.unreachable-shard-policy=start-without "
+						+ "(ShardTenancyBuilder.unreachableShards) to start without it and add it when it answers",
+						shard.shardId());
+			}
 		}
 	}
 
@@ -396,6 +452,26 @@ public final class ShardTenancyBuilder {
 	}
 
 	/**
+	 * @param role the database role that work with no tenant bound (reads of reference tables) runs as, taken for
+	 * each such transaction ({@code SET LOCAL ROLE} on PostgreSQL), so that the database refuses any table that is not
+	 * a reference table whatever the SQL's shape; or {@code null} to run such work as the shard's own role. On
+	 * preparing a shard the library makes the role ready where the shard's role may (creates it {@code NOLOGIN},
+	 * grants it {@code SELECT} on the reference tables, grants the shard's role membership), and names in one
+	 * warning what it may not (with {@link #strictSecurity(boolean)}, refuses to start). H2 has no such roles: there it
+	 * does nothing. Default {@value #DEFAULT_REFERENCE_ROLE}.
+	 * @return this builder
+	 * @throws IllegalArgumentException if the name is empty or longer than 63 characters
+	 */
+	public ShardTenancyBuilder referenceRole(@Nullable String role) {
+		if (role != null && (role.isEmpty() || role.length() > 63)) {
+			throw new IllegalArgumentException("referenceRole: '" + role + "' is not a role name (1 to 63 "
+					+ "characters), or pass null to run work with no tenant bound as the shard's own role");
+		}
+		this.plan.referenceRole = role;
+		return this;
+	}
+
+	/**
 	 * @param on whether {@link ShardTenancy#prepareShards()} installs the online mover's change capture too (a
 	 * move installs it anyway; on H2 creating it under concurrent writes can fail them); default on
 	 * @return this builder
@@ -541,7 +617,8 @@ public final class ShardTenancyBuilder {
 	 * {@link ServiceLoader}). Each shard is connected once, to choose its fence dialect.
 	 * @return the tenancy, not started yet ({@link ShardTenancy#start()})
 	 * @throws ShardTenancyConfigurationException if no directory or no shard was given, a shard id is invalid or
-	 * taken, or no fence dialect supports a shard's database (the pools the builder created are then closed)
+	 * taken, no fence dialect supports a shard's database, or a shard cannot be reached and the
+	 * {@link UnreachableShardPolicy} is to fail (the pools the builder created are then closed)
 	 */
 	public ShardTenancy build() {
 		if (this.plan.directoryDataSource == null) {
@@ -554,6 +631,7 @@ public final class ShardTenancyBuilder {
 					"No shards are configured: call shard(...) on the builder at least once");
 		}
 		try {
+			requireReachableShards();
 			return provider().create(this.plan);
 		}
 		catch (RuntimeException ex) {

@@ -43,7 +43,6 @@ import io.github.shardtenancy.internal.topology.ShardRegistry;
 import io.github.shardtenancy.internal.tasks.DefaultTenantTasks;
 import io.github.shardtenancy.internal.topology.Topology;
 import io.github.shardtenancy.spi.BackgroundScheduler;
-import io.github.shardtenancy.spi.ShardMigrator;
 import io.github.shardtenancy.spi.ShardTenancyObserver;
 import io.github.shardtenancy.spi.TenancyPlan;
 import org.jspecify.annotations.Nullable;
@@ -110,6 +109,8 @@ public final class Wiring implements AutoCloseable {
 
 	private @Nullable ReplicaLagSampler replicaSampler;
 
+	private final PendingShards pendingShards;
+
 	private @Nullable Future<?> replicaSampling;
 
 	private @Nullable ScheduledExecutorService replicaScheduler;
@@ -132,16 +133,14 @@ public final class Wiring implements AutoCloseable {
 		this.dataSource = new TenantRoutingDataSource(this.connectionProvider);
 		this.preparation = new ShardPreparation(this::tables, plan.rowLevelSecurity, plan.requireRowLevelSecurity,
 				plan.strictSecurity, plan.installCapture, plan.idCheck);
-		ShardMigrator migrator = plan.shardMigrator;
-		this.registry = new ShardRegistry(this.directory, this.topology, (shardId, shardDataSource, dialect) -> {
-			migrator.migrate(shardId, shardDataSource, dialect);
-			Topology.Shard migrated = new Topology.Shard(shardId, shardDataSource, dialect, false);
-			// Rows the shard brings or its changelogs seeded: the Integer id counters start above them.
-			this.ids.shardMigrated(migrated);
-			this.preparation.prepare(migrated);
-		}, plan.shardPoolFactory, plan.actor);
+		this.registry = new ShardRegistry(this.directory, this.topology, (shardId, shardDataSource, dialect) ->
+				migrateAndPrepare(new Topology.Shard(shardId, shardDataSource, dialect, false)),
+				plan.shardPoolFactory, plan.actor);
+		this.pendingShards = new PendingShards(this.topology, this::migrateAndPrepare, this::adoptArrived);
 		this.reference = new ReferenceReplication(this.directory, this.topology, plan.referenceTables, plan.actor);
 		this.connectionProvider.setReferenceReads(this.reference);
+		this.preparation.referenceRole(plan.referenceRole, this.reference::tables,
+				this.connectionProvider::setReferenceRole);
 		this.connectionProvider.setEntityTenancy(new EntityTenancy(plan.entityCheck, plan.declaredReferenceTables));
 		for (TenancyPlan.ReplicaPool replica : plan.replicas) {
 			this.topology.addReplica(replica.shardId(), replica.name(), replica.config());
@@ -211,6 +210,34 @@ public final class Wiring implements AutoCloseable {
 		this.ids.raiseFloors();
 		this.instances.start();
 		startReplicaSampling();
+		this.pendingShards.start(this.plan.unreachableShardRetry, this.plan.backgroundScheduler);
+	}
+
+	/**
+	 * Migrates a shard that is not routed to yet and prepares it: the Integer id counters raised above the rows it
+	 * brings or its changelogs seeded, the fence and capture installed.
+	 */
+	private void migrateAndPrepare(Topology.Shard shard) {
+		this.plan.shardMigrator.migrate(shard.id(), shard.dataSource(), shard.dialect());
+		this.ids.shardMigrated(shard);
+		this.preparation.prepare(shard);
+	}
+
+	/** Records a configured shard that answered after the start in the registry, as the start does. */
+	private void adoptArrived(String shardId) {
+		if (!this.plan.registerShards) {
+			return;
+		}
+		for (TenancyPlan.Shard shard : this.plan.shards) {
+			if (shard.shardId().equals(shardId)) {
+				try {
+					this.registry.adopt(shardId, shard.region(), shard.jdbcUrl(), shard.username());
+				}
+				catch (RuntimeException ex) {
+					log.warn("Configured shard '{}' is not eligible for placement: {}", shardId, ex.getMessage());
+				}
+			}
+		}
 	}
 
 	/**
@@ -297,7 +324,7 @@ public final class Wiring implements AutoCloseable {
 	public synchronized TenantLifecycle lifecycle() {
 		if (this.lifecycle == null) {
 			this.lifecycle = new TenantLifecycle(this.directory, this.router, this.topology, this.registry,
-					new ShardPlacement(this.plan.placementPolicy), this.slots, mover(), this.plan.moveSettings, tables(),
+					new ShardPlacement(this.plan.placementPolicy, (id) -> !this.topology.isPending(id)), this.slots, mover(), this.plan.moveSettings, tables(),
 					this.plan.actor);
 			if (!this.plan.seeders.isEmpty()) {
 				this.lifecycle.withSeeding(
@@ -429,6 +456,7 @@ public final class Wiring implements AutoCloseable {
 	@Override
 	public void close() {
 		try {
+			this.pendingShards.close();
 			this.instances.close();
 			this.ids.close();
 			this.dualRead.close();

@@ -4,7 +4,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.Collection;
 import java.util.List;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * How one kind of shard database carries the session variables and enforces the shard fence, captures a moving
@@ -234,13 +237,36 @@ public interface FenceDialect {
 	 * a read-only transaction the database enforces, also when the caller works in auto-commit mode (PostgreSQL's
 	 * driver ignores {@code setReadOnly} in auto-commit mode), in which no value of the library's session variables
 	 * that an earlier borrower left in the session applies. The caller commits or rolls back; auto-commit stays off.
-	 * <p>The default switches auto-commit off and read-only on.
+	 * With a role, the transaction runs as that role, one that may read the reference tables only (see
+	 * {@link #prepareReferenceRole}).
+	 * <p>The default switches auto-commit off and read-only on, and ignores the role.
 	 * @param connection a connection just borrowed from the shard's pool
+	 * @param role the role to take for the transaction, one {@link #prepareReferenceRole} found usable; or
+	 * {@code null} to keep the connection's own
 	 * @throws SQLException on a database error
 	 */
-	default void beginReferenceRead(Connection connection) throws SQLException {
+	default void beginReferenceRead(Connection connection, @Nullable String role) throws SQLException {
 		connection.setAutoCommit(false);
 		connection.setReadOnly(true);
+	}
+
+	/**
+	 * Makes a role of the database ready for work with no tenant bound, so that what the library's reading of
+	 * statement text lets through runs with privileges the database enforces: the role may read the reference tables
+	 * and nothing else, and the connection's role may take it for a transaction. What the connection's role may do,
+	 * it does (on PostgreSQL: create the role {@code NOLOGIN}, grant it {@code SELECT} on the reference tables, grant
+	 * itself membership); what it may not, it reports with the statement that would do it.
+	 * <p>The default answers {@code null}: the database has no roles a transaction can take.
+	 * @param connection a connection to the shard, as the application borrows it, in auto-commit mode
+	 * @param role the role's name
+	 * @param referenceTables the reference tables, lower case (plain or schema-qualified names)
+	 * @return what keeps the role from being used, each a sentence with its remedy, empty if it is usable; or
+	 * {@code null} if the database has no such roles
+	 * @throws SQLException on a database error
+	 */
+	default @Nullable List<String> prepareReferenceRole(Connection connection, String role,
+			Collection<String> referenceTables) throws SQLException {
+		return null;
 	}
 
 	/**

@@ -30,9 +30,11 @@ public final class TenancyPlan {
 	 * @param owned whether the tenancy created the pool and closes it
 	 * @param jdbcUrl the JDBC URL recorded in the registry for other instances, or {@code null}
 	 * @param username the database user recorded with it, or {@code null}
+	 * @param unreachable why its database could not be reached when the pool was created (its pool then opens
+	 * connections only when asked), or {@code null} if it was reached
 	 */
 	public record Shard(String shardId, @Nullable String region, DataSource dataSource, boolean owned,
-			@Nullable String jdbcUrl, @Nullable String username) {
+			@Nullable String jdbcUrl, @Nullable String username, @Nullable String unreachable) {
 	}
 
 	/** The directory database's pool. */
@@ -104,8 +106,18 @@ public final class TenancyPlan {
 	/** Whether a shard role that skips row-level security fails the preparation. */
 	public boolean requireRowLevelSecurity;
 
+	/** {@link io.github.shardtenancy.ShardTenancyBuilder#unreachableShards}. */
+	public io.github.shardtenancy.UnreachableShardPolicy unreachableShardPolicy =
+			io.github.shardtenancy.UnreachableShardPolicy.FAIL;
+
+	/** {@link io.github.shardtenancy.ShardTenancyBuilder#unreachableShards}: how often a pending shard is tried. */
+	public Duration unreachableShardRetry = Duration.ofSeconds(10);
+
 	/** {@link io.github.shardtenancy.ShardTenancyBuilder#strictSecurity(boolean)}. */
 	public boolean strictSecurity;
+
+	/** {@link io.github.shardtenancy.ShardTenancyBuilder#referenceRole(String)}. */
+	public @Nullable String referenceRole = io.github.shardtenancy.ShardTenancyBuilder.DEFAULT_REFERENCE_ROLE;
 
 	/** Whether the change capture is installed with the write check. */
 	public boolean installCapture = true;

@@ -7,12 +7,14 @@ import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
 import io.github.shardtenancy.spi.DialectSql;
 import io.github.shardtenancy.spi.FenceDialect;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.NativeQuery;
 import org.postgresql.core.Parser;
@@ -66,6 +68,9 @@ public final class PostgresFenceDialect implements FenceDialect {
 			"install-write-check");
 
 	private static final String MAINTENANCE = DialectSql.load(PostgresFenceDialect.class, "maintenance");
+
+	/** SQLSTATE {@code insufficient_privilege}. */
+	static final String INSUFFICIENT_PRIVILEGE = "42501";
 
 	private static final String REFERENCE_READ = DialectSql.load(PostgresFenceDialect.class, "reference-read");
 
@@ -341,15 +346,30 @@ public final class PostgresFenceDialect implements FenceDialect {
 	/**
 	 * Auto-commit off and read-only on, which pgjdbc turns into {@code BEGIN READ ONLY}, then
 	 * {@code reference-read.sql} as the transaction's first statement: the session-level advisory locks an earlier
-	 * borrower left released, and the library's variables cleared for the transaction.
+	 * borrower left released, the library's variables cleared for the transaction, and the role taken for it
+	 * ({@code SET LOCAL ROLE}, or {@code NONE}: the session's own).
 	 */
 	@Override
-	public void beginReferenceRead(Connection connection) throws SQLException {
+	public void beginReferenceRead(Connection connection, @Nullable String role) throws SQLException {
 		connection.setAutoCommit(false);
 		connection.setReadOnly(true);
 		try (PreparedStatement ps = connection.prepareStatement(REFERENCE_READ)) {
+			ps.setString(1, role != null ? role : "none");
 			ps.execute();
 		}
+	}
+
+	/**
+	 * Creates the role ({@code NOLOGIN}) if it is missing and the shard's role may create roles, grants it
+	 * {@code USAGE} on the reference tables' schemas and {@code SELECT} on them where the shard's role may, and grants
+	 * the shard's role membership in it if it cannot take it yet and may; then reports what is still missing, and
+	 * every relation outside the system schemas the role may use that is not a reference table (granted to it, to a
+	 * role it belongs to, or to {@code PUBLIC}).
+	 */
+	@Override
+	public List<String> prepareReferenceRole(Connection connection, String role, Collection<String> referenceTables)
+			throws SQLException {
+		return PostgresReferenceRole.prepare(connection, role, referenceTables);
 	}
 
 	/** {@code SELECT pg_advisory_unlock_all()}: session-level advisory locks outlive the transaction. */

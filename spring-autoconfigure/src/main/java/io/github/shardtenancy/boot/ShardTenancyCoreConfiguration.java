@@ -130,6 +130,15 @@ class ShardTenancyCoreConfiguration {
 					+ replicas.getMaxLag() + ") and shard-tenancy.replicas.sample-interval (" + replicas.getSampleInterval()
 					+ ") must be positive durations, e.g. 5s and 500ms");
 		}
+		try {
+			builder.unreachableShards(properties.getUnreachableShardPolicy(),
+					properties.getUnreachableShardRetryInterval());
+		}
+		catch (IllegalArgumentException | NullPointerException ex) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.unreachable-shard-retry-interval",
+					"shard-tenancy.unreachable-shard-retry-interval (" + properties.getUnreachableShardRetryInterval()
+							+ ") must be a positive duration, e.g. 10s");
+		}
 		builder.router(new RouterSettings(properties.getCache().getMaximumEntries(),
 				properties.getCache().getNegativeTtl(), properties.getSync().getInterval(),
 				properties.getDirectoryDownPolicy()))
@@ -145,6 +154,7 @@ class ShardTenancyCoreConfiguration {
 			.rowLevelSecurity(properties.getFence().isRowLevelSecurity())
 			.requireRowLevelSecurity(properties.getFence().isRequireRowLevelSecurity())
 			.strictSecurity(properties.getSecurity().isStrict())
+			.referenceRole(properties.getSecurity().referenceRoleOrNull())
 			.installCapture(move.isInstallCapture())
 			.registerShards(properties.getLifecycle().isRegisterShards())
 			.prepareShardsOnStart(false)

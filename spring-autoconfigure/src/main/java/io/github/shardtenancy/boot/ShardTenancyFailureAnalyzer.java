@@ -64,6 +64,13 @@ class ShardTenancyFailureAnalyzer extends AbstractFailureAnalyzer<ShardTenancyCo
 					+ "ids), or use UUID or assigned ids. While migrating, set shard-tenancy.ids.check=warn to start "
 					+ "with a warning instead.", cause);
 		}
+		if (cause.setting().startsWith("shard-tenancy.shards.") && cause.setting().endsWith(".url")
+				&& cause.getMessage().contains("cannot be reached at start-up")) {
+			return new FailureAnalysis(description, "Check " + cause.setting() + ", the shard's user and password, "
+					+ "and that its database is up; or set shard-tenancy.unreachable-shard-policy=start-without to "
+					+ "start without the shard: its tenants' work then fails with ShardUnavailableException, and the "
+					+ "shard is migrated and served once it answers (docs/operations.md).", cause);
+		}
 		String action = "Fix the '" + cause.setting() + "' configuration. A minimal setup needs "
 				+ "shard-tenancy.directory.url and at least one shard-tenancy.shards.<shard-id>.url (shard ids: 1 to 64 "
 				+ "letters, digits, '.', '_' or '-', starting with a letter or digit).";

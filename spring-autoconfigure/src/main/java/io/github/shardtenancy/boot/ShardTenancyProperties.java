@@ -10,6 +10,7 @@ import java.util.Map;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.github.shardtenancy.DirectoryDownPolicy;
+import io.github.shardtenancy.UnreachableShardPolicy;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -48,6 +49,17 @@ public class ShardTenancyProperties implements InitializingBean {
 	 * routing) or {@code fail-closed} (every lookup fails). Default {@code serve-from-cache}.
 	 */
 	private DirectoryDownPolicy directoryDownPolicy = DirectoryDownPolicy.SERVE_FROM_CACHE;
+
+	/**
+	 * What the start does with a configured shard that cannot be reached: {@code fail} (the start fails, naming the
+	 * shard's URL property) or {@code start-without} (the application starts without it, its tenants' work fails
+	 * with ShardUnavailableException, and it is tried again in the background; once it answers it is migrated,
+	 * prepared and serves its tenants). At least one shard must answer.
+	 */
+	private UnreachableShardPolicy unreachableShardPolicy = UnreachableShardPolicy.FAIL;
+
+	/** Time between tries of a shard that could not be reached at start-up, with start-without. */
+	private Duration unreachableShardRetryInterval = Duration.ofSeconds(10);
 
 	/** Automatic retry of transactions rejected by the shard fence. */
 	@NestedConfigurationProperty
@@ -193,6 +205,22 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public void setDirectoryDownPolicy(DirectoryDownPolicy directoryDownPolicy) {
 		this.directoryDownPolicy = directoryDownPolicy;
+	}
+
+	public UnreachableShardPolicy getUnreachableShardPolicy() {
+		return this.unreachableShardPolicy;
+	}
+
+	public void setUnreachableShardPolicy(UnreachableShardPolicy unreachableShardPolicy) {
+		this.unreachableShardPolicy = unreachableShardPolicy;
+	}
+
+	public Duration getUnreachableShardRetryInterval() {
+		return this.unreachableShardRetryInterval;
+	}
+
+	public void setUnreachableShardRetryInterval(Duration unreachableShardRetryInterval) {
+		this.unreachableShardRetryInterval = unreachableShardRetryInterval;
 	}
 
 	public RetryProperties getRetry() {

@@ -30,7 +30,8 @@ final class ShardTenancyStart implements SmartInitializingSingleton {
 	/** The core builder's setting names, as the properties that set them. */
 	private static final Map<String, String> PROPERTIES = Map.of("tenantTables", "shard-tenancy.tenant-tables",
 			"rowLevelSecurity", "shard-tenancy.fence.row-level-security", "requireRowLevelSecurity",
-			"shard-tenancy.fence.require-row-level-security", "strictSecurity", "shard-tenancy.security.strict");
+			"shard-tenancy.fence.require-row-level-security", "strictSecurity", "shard-tenancy.security.strict",
+			"referenceRole", "shard-tenancy.security.reference-role");
 
 	private static final Logger log = LoggerFactory.getLogger(ShardTenancyStart.class);
 

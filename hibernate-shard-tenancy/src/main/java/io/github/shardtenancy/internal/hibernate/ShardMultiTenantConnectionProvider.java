@@ -92,6 +92,9 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 
 	private volatile @Nullable ReferenceReads referenceReads;
 
+	/** Per shard, the role its work with no tenant bound runs as ({@link #setReferenceRole}); none if absent. */
+	private final Map<String, String> referenceRoles = new ConcurrentHashMap<>();
+
 	private volatile EntityTenancy entityTenancy = new EntityTenancy(io.github.shardtenancy.EntityCheck.FAIL, List.of());
 
 	private volatile java.util.function.@Nullable Consumer<TenantConnection.Usage> usageSink;
@@ -162,6 +165,21 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 	}
 
 	/**
+	 * Sets the role a shard's work with no tenant bound runs as, one that may read the reference tables only
+	 * ({@link io.github.shardtenancy.spi.FenceDialect#prepareReferenceRole}).
+	 * @param shardId the shard
+	 * @param role the role, or {@code null} to run such work as the shard's own role
+	 */
+	public void setReferenceRole(String shardId, @Nullable String role) {
+		if (role == null) {
+			this.referenceRoles.remove(shardId);
+		}
+		else {
+			this.referenceRoles.put(shardId, role);
+		}
+	}
+
+	/**
 	 * @param sessionFactory a session factory being built or built
 	 * @return its multi-tenant connection provider when it is this library's, or {@code null} (a session factory that
 	 * is not on a tenancy, for the integrators to leave alone)
@@ -221,7 +239,8 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 			try {
 				Connection c = shard.dataSource().getConnection();
 				try {
-					return ReferenceReadConnection.wrap(c, reads.tables(), shardId, shard.dialect());
+					return ReferenceReadConnection.wrap(c, reads.tables(), shardId, shard.dialect(),
+							this.referenceRoles.get(shardId));
 				}
 				catch (SQLException | RuntimeException ex) {
 					c.close();
@@ -282,6 +301,10 @@ public class ShardMultiTenantConnectionProvider implements MultiTenantConnection
 						throw new ShardUnavailableException(tenantIdentifier, shard.id(), entry.version(), ex);
 					}
 				}
+			}
+			else if (this.topology.isPending(entry.shardId())) {
+				throw new ShardUnavailableException(tenantIdentifier, entry.shardId(), entry.version(),
+						Topology.notReachedYet(entry.shardId()));
 			}
 			else if (attempt >= STALE_SHARD_ATTEMPTS) {
 				// Name the directory row that points at the unknown shard: tenant and version.

@@ -14,6 +14,7 @@ import java.util.Set;
 
 import io.github.shardtenancy.NoTenantBoundException;
 import io.github.shardtenancy.spi.FenceDialect;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A read-only connection of one shard for work with no tenant bound: it runs only {@code SELECT}s whose every table
@@ -22,9 +23,14 @@ import io.github.shardtenancy.spi.FenceDialect;
  * tenant would see every tenant's rows) with {@link NoTenantBoundException} before it reaches the database. Those are
  * early errors; what the database enforces is the transaction {@link FenceDialect#beginReferenceRead} starts: read-only
  * also when the code works in auto-commit mode, which this connection then shows it while the transaction stays open
- * until the code commits, switches auto-commit on or closes. Not thread-safe, like the connection.
+ * until the code commits, switches auto-commit on or closes; and, where the shard has one, run as a role that may read
+ * the reference tables only ({@link FenceDialect#prepareReferenceRole}), whose refusal of a statement (SQLSTATE
+ * {@code 42501}) reaches the code as {@link NoTenantBoundException} too. Not thread-safe, like the connection.
  */
 public final class ReferenceReadConnection extends ConnectionDelegate {
+
+	/** SQLSTATE {@code insufficient_privilege}. */
+	private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
 	private final Set<String> referenceTables;
 
@@ -32,15 +38,18 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 
 	private final FenceDialect dialect;
 
+	private final @Nullable String role;
+
 	/** The auto-commit mode the code sees; the driver's connection stays in a read-only transaction. */
 	private boolean autoCommit;
 
 	private ReferenceReadConnection(Connection connection, Set<String> referenceTables, String shardId,
-			FenceDialect dialect, boolean autoCommit) {
+			FenceDialect dialect, @Nullable String role, boolean autoCommit) {
 		super(connection);
 		this.referenceTables = referenceTables;
 		this.shardId = shardId;
 		this.dialect = dialect;
+		this.role = role;
 		this.autoCommit = autoCommit;
 	}
 
@@ -49,14 +58,16 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 	 * @param referenceTables the reference tables, lower case (plain or schema-qualified names)
 	 * @param shardId the shard, named in errors
 	 * @param dialect the shard's dialect
+	 * @param role the role the transaction runs as ({@link FenceDialect#beginReferenceRead}), or {@code null} for the
+	 * connection's own
 	 * @return the guarded connection; closing it ends the transaction and closes {@code connection}
 	 * @throws SQLException if the transaction cannot be started
 	 */
 	public static Connection wrap(Connection connection, Set<String> referenceTables, String shardId,
-			FenceDialect dialect) throws SQLException {
+			FenceDialect dialect, @Nullable String role) throws SQLException {
 		boolean autoCommit = connection.getAutoCommit();
-		dialect.beginReferenceRead(connection);
-		return new ReferenceReadConnection(connection, referenceTables, shardId, dialect, autoCommit);
+		dialect.beginReferenceRead(connection, role);
+		return new ReferenceReadConnection(connection, referenceTables, shardId, dialect, role, autoCommit);
 	}
 
 	/**
@@ -99,51 +110,53 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 
 	@Override
 	public Statement createStatement() throws SQLException {
-		return guard(this.connection.createStatement());
+		return guard(this.connection.createStatement(), Statement.class, null);
 	}
 
 	@Override
 	public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
-		return guard(this.connection.createStatement(resultSetType, resultSetConcurrency));
+		return guard(this.connection.createStatement(resultSetType, resultSetConcurrency), Statement.class, null);
 	}
 
 	@Override
 	public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
 			throws SQLException {
-		return guard(this.connection.createStatement(resultSetType, resultSetConcurrency, resultSetHoldability));
+		return guard(this.connection.createStatement(resultSetType, resultSetConcurrency, resultSetHoldability),
+				Statement.class, null);
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql) throws SQLException {
-		return this.connection.prepareStatement(check(sql));
+		return guard(this.connection.prepareStatement(check(sql)), PreparedStatement.class, sql);
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
 			throws SQLException {
-		return this.connection.prepareStatement(check(sql), resultSetType, resultSetConcurrency);
+		return guard(this.connection.prepareStatement(check(sql), resultSetType, resultSetConcurrency),
+				PreparedStatement.class, sql);
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency,
 			int resultSetHoldability) throws SQLException {
-		return this.connection.prepareStatement(check(sql), resultSetType, resultSetConcurrency,
-				resultSetHoldability);
+		return guard(this.connection.prepareStatement(check(sql), resultSetType, resultSetConcurrency,
+				resultSetHoldability), PreparedStatement.class, sql);
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
-		return this.connection.prepareStatement(check(sql), autoGeneratedKeys);
+		return guard(this.connection.prepareStatement(check(sql), autoGeneratedKeys), PreparedStatement.class, sql);
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
-		return this.connection.prepareStatement(check(sql), columnIndexes);
+		return guard(this.connection.prepareStatement(check(sql), columnIndexes), PreparedStatement.class, sql);
 	}
 
 	@Override
 	public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
-		return this.connection.prepareStatement(check(sql), columnNames);
+		return guard(this.connection.prepareStatement(check(sql), columnNames), PreparedStatement.class, sql);
 	}
 
 	@Override
@@ -169,7 +182,7 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 	@Override
 	public void setAutoCommit(boolean autoCommit) throws SQLException {
 		if (autoCommit && !this.autoCommit) {
-			this.connection.commit();
+			commit();
 		}
 		this.autoCommit = autoCommit;
 	}
@@ -190,14 +203,18 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 		return true;
 	}
 
+	/** Commits, and begins the next transaction as the first ({@link FenceDialect#beginReferenceRead}). */
 	@Override
 	public void commit() throws SQLException {
 		this.connection.commit();
+		this.dialect.beginReferenceRead(this.connection, this.role);
 	}
 
+	/** Rolls back, and begins the next transaction as the first ({@link FenceDialect#beginReferenceRead}). */
 	@Override
 	public void rollback() throws SQLException {
 		this.connection.rollback();
+		this.dialect.beginReferenceRead(this.connection, this.role);
 	}
 
 	@Override
@@ -239,16 +256,19 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 		return iface.isInstance(this);
 	}
 
-	/** A statement whose every SQL text (execute, executeQuery, executeUpdate, addBatch...) is checked first. */
-	private Statement guard(Statement statement) {
+	/**
+	 * A statement whose every SQL text (execute, executeQuery, executeUpdate, addBatch...) is checked first, and whose
+	 * refusal by the database for want of a privilege (SQLSTATE {@code 42501}: with no tenant bound, a table other
+	 * than a reference table) is raised as {@link NoTenantBoundException}.
+	 * @param prepared the prepared statement's SQL, or {@code null} for a plain statement
+	 */
+	private <S extends Statement> S guard(S statement, Class<S> type, @Nullable String prepared) {
 		InvocationHandler handler = (proxy, method, args) -> {
 			String name = method.getName().toLowerCase(Locale.ROOT);
+			String sql = prepared;
 			if ((name.startsWith("execute") || name.equals("addbatch")) && args != null && args.length > 0
-					&& args[0] instanceof String sql) {
-				check(sql);
-			}
-			else if (name.equals("executebatch") || name.equals("executelargebatch")) {
-				// Only checked SQL was added.
+					&& args[0] instanceof String text) {
+				sql = check(text);
 			}
 			else if (name.equals("getconnection")) {
 				return this;
@@ -257,11 +277,28 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 				return method.invoke(statement, args);
 			}
 			catch (InvocationTargetException ex) {
+				if (ex.getCause() instanceof SQLException failed && name.startsWith("execute")) {
+					if (this.autoCommit) {
+						// In auto-commit mode a failed statement leaves the next one alone, as a transaction of its
+						// own would: the failed read-only transaction is rolled back and another begun.
+						rollback();
+					}
+					if (INSUFFICIENT_PRIVILEGE.equals(failed.getSQLState())) {
+						throw refusedByTheDatabase(sql, failed);
+					}
+				}
 				throw ex.getCause();
 			}
 		};
-		return (Statement) Proxy.newProxyInstance(Statement.class.getClassLoader(), new Class<?>[] { Statement.class },
-				handler);
+		return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] { type }, handler));
+	}
+
+	private NoTenantBoundException refusedByTheDatabase(@Nullable String sql, SQLException refused) {
+		return new NoTenantBoundException("the statement " + (sql != null ? "\"" + StatementClassifier.quoted(sql)
+				+ "\" " : "") + "(with no tenant bound, shard '" + this.shardId + "' refused it: "
+				+ (this.role != null ? "its transactions run as the role " + this.role + ", which may read the "
+						+ "reference tables " + this.referenceTables + " only: " : "")
+				+ refused.getMessage() + ")", refused);
 	}
 
 }

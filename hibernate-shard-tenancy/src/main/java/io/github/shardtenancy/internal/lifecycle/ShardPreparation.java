@@ -8,6 +8,8 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import io.github.shardtenancy.IdCheck;
@@ -54,6 +56,9 @@ public final class ShardPreparation {
 	/** The setting named when a shard's role skips row-level security and it is required. */
 	public static final String REQUIRE_ROW_LEVEL_SECURITY = "requireRowLevelSecurity";
 
+	/** The setting named when the role of work with no tenant bound cannot be prepared. */
+	public static final String REFERENCE_ROLE = "referenceRole";
+
 	/** The setting named when a shard's role has more privileges than it needs and strict security is on. */
 	public static final String STRICT_SECURITY = "strictSecurity";
 
@@ -74,6 +79,13 @@ public final class ShardPreparation {
 
 	private final IdCheck idCheck;
 
+	private @Nullable String referenceRole;
+
+	private Supplier<Set<String>> referenceTables = Set::of;
+
+	private BiConsumer<String, @Nullable String> referenceRoleUse = (shard, role) -> {
+	};
+
 	/**
 	 * @param tables the tenant tables, asked on each preparation
 	 * @param rowLevelSecurity whether the write check also switches row-level security on (PostgreSQL)
@@ -93,6 +105,21 @@ public final class ShardPreparation {
 		this.strictSecurity = strictSecurity;
 		this.capture = capture;
 		this.idCheck = idCheck;
+	}
+
+	/**
+	 * Makes each prepared shard's role for work with no tenant bound ready ({@link FenceDialect#prepareReferenceRole})
+	 * and tells which role to use; without this call, no such role is prepared.
+	 * @param role the role's name, or {@code null} for none: such work then runs as the shard's own role
+	 * @param tables the reference tables, lower case; asked on each preparation
+	 * @param use told, per prepared shard, the role its work with no tenant bound runs as, or {@code null} for its
+	 * own (none is set, or it is not usable; the preparation warns, or fails with strict security)
+	 */
+	public void referenceRole(@Nullable String role, Supplier<Set<String>> tables,
+			BiConsumer<String, @Nullable String> use) {
+		this.referenceRole = role;
+		this.referenceTables = tables;
+		this.referenceRoleUse = use;
 	}
 
 	/**
@@ -169,6 +196,7 @@ public final class ShardPreparation {
 			checkRowLevelSecurity(shard);
 		}
 		checkPrivileges(shard, tenantTables);
+		prepareReferenceRole(shard);
 		if (this.capture) {
 			installCapture(shard, tenantTables);
 		}
@@ -330,6 +358,43 @@ public final class ShardPreparation {
 		}
 		log.warn("{}; set shard-tenancy.security.strict=true (ShardTenancyBuilder.strictSecurity) to refuse to start "
 				+ "instead", message);
+	}
+
+	/**
+	 * Makes the shard's role for work with no tenant bound ready and tells the connection provider to use it; where it
+	 * is not usable, says why in one warning (such work then runs as the shard's own role) or, with strict security,
+	 * fails the preparation.
+	 */
+	private void prepareReferenceRole(Topology.Shard shard) {
+		String role = this.referenceRole;
+		Set<String> tables = this.referenceTables.get();
+		if (role == null || tables.isEmpty()) {
+			this.referenceRoleUse.accept(shard.id(), null);
+			return;
+		}
+		List<String> findings;
+		try (Connection c = shard.dataSource().getConnection()) {
+			c.setAutoCommit(true);
+			findings = shard.dialect().prepareReferenceRole(c, role, tables);
+		}
+		catch (SQLException ex) {
+			throw new ShardTenancyConfigurationException(REFERENCE_ROLE, "Cannot prepare the role " + role + " for "
+					+ "work with no tenant bound on shard '" + shard.id() + "': " + ex.getMessage(), shard.id());
+		}
+		if (findings == null || findings.isEmpty()) {
+			this.referenceRoleUse.accept(shard.id(), findings == null ? null : role);
+			return;
+		}
+		this.referenceRoleUse.accept(shard.id(), null);
+		String message = "Work with no tenant bound on shard '" + shard.id() + "' runs as the shard's own role, "
+				+ "whose privileges the database then checks, instead of the role " + role + ", which may read the "
+				+ "reference tables only: " + String.join("; ", findings) + " (docs/security.md)";
+		if (this.strictSecurity) {
+			throw new ShardTenancyConfigurationException(STRICT_SECURITY, message, shard.id());
+		}
+		log.warn("{}; set shard-tenancy.security.strict=true (ShardTenancyBuilder.strictSecurity) to refuse to start "
+				+ "instead, or shard-tenancy.security.reference-role to another role or to nothing "
+				+ "(ShardTenancyBuilder.referenceRole)", message);
 	}
 
 }

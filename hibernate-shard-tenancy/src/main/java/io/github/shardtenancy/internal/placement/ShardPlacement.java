@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Predicate;
 
 import io.github.shardtenancy.internal.directory.Directory;
 import io.github.shardtenancy.ShardRecord;
@@ -33,9 +34,21 @@ public final class ShardPlacement {
 
 	private final PlacementPolicy policy;
 
+	private final Predicate<String> reachable;
+
 	/** @param policy the policy used when neither an override nor the request decides */
 	public ShardPlacement(PlacementPolicy policy) {
+		this(policy, (shardId) -> true);
+	}
+
+	/**
+	 * @param policy the policy used when neither an override nor the request decides
+	 * @param reachable whether this instance reaches a registered shard: one it does not (a configured shard down
+	 * since start-up) is no candidate
+	 */
+	public ShardPlacement(PlacementPolicy policy, Predicate<String> reachable) {
 		this.policy = Objects.requireNonNull(policy, "policy");
+		this.reachable = Objects.requireNonNull(reachable, "reachable");
 	}
 
 	/** @return the policy */
@@ -50,7 +63,7 @@ public final class ShardPlacement {
 	public Directory.ShardChoice choice(PlacementRequest request) {
 		Objects.requireNonNull(request, "request");
 		return (c, version, tenantId) -> {
-			PlacementContext context = context(c, version, tenantId, request);
+			PlacementContext context = context(c, version, tenantId, request, this.reachable);
 			if (context.candidates().isEmpty()) {
 				throw context.fail("no ACTIVE shard is registered");
 			}
@@ -69,13 +82,13 @@ public final class ShardPlacement {
 
 	private static String requireCandidate(PlacementContext context, String shardId, String why) {
 		if (shardId == null || context.candidate(shardId).isEmpty()) {
-			throw context.fail(why + ", which is not an ACTIVE registered shard");
+			throw context.fail(why + ", which is not an ACTIVE registered shard that this instance reaches");
 		}
 		return shardId;
 	}
 
-	private static PlacementContext context(Connection c, long version, String tenantId, PlacementRequest request)
-			throws SQLException {
+	private static PlacementContext context(Connection c, long version, String tenantId, PlacementRequest request,
+			Predicate<String> reachable) throws SQLException {
 		Map<String, Long> counts = new HashMap<>();
 		try (PreparedStatement ps = c.prepareStatement("SELECT shard_id, COUNT(*) FROM shard_directory_entry "
 				+ "WHERE state <> 'DELETED' GROUP BY shard_id"); ResultSet rs = ps.executeQuery()) {
@@ -85,6 +98,9 @@ public final class ShardPlacement {
 		}
 		List<ShardLoad> candidates = new ArrayList<>();
 		for (ShardRecord record : ShardRegistry.active(c)) {
+			if (!reachable.test(record.shardId())) {
+				continue;
+			}
 			candidates.add(new ShardLoad(record.shardId(), record.region(), counts.getOrDefault(record.shardId(), 0L)));
 		}
 		SlotMap.SlotAssignment slot = SlotMap.slotAndShard(c, tenantId);

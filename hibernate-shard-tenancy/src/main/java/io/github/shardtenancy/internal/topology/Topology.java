@@ -17,6 +17,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.ShardTopology;
+import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.UnknownShardException;
 import io.github.shardtenancy.spi.FenceDialect;
 import io.github.shardtenancy.spi.ShardPoolListener;
@@ -37,6 +38,9 @@ public class Topology implements ShardTopology, AutoCloseable {
 	private static final Pattern SHARD_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
 	private final Map<String, Shard> shards = new ConcurrentHashMap<>();
+
+	/** Configured shards not reached at start-up, until they {@linkplain #arrive arrive}: their pools. */
+	private final Map<String, Pending> pending = new ConcurrentHashMap<>();
 
 	private final Object attachLock = new Object();
 
@@ -137,6 +141,63 @@ public class Topology implements ShardTopology, AutoCloseable {
 	}
 
 	/**
+	 * A configured shard whose database could not be reached at start-up.
+	 * @param dataSource its pool, which opens connections only when asked
+	 * @param owned whether the topology closes the pool
+	 */
+	public record Pending(DataSource dataSource, boolean owned) {
+	}
+
+	/**
+	 * Adds a configured shard whose database could not be reached: it is not in {@link #shardIds()}, {@link #find}
+	 * does not find it (nor asks the {@link MissingShardSource} for it) and {@link #isPending} tells it, until
+	 * {@link #arrive}.
+	 * @param shardId logical id, as for {@link #addShard(String, HikariConfig)}
+	 * @param dataSource its pool
+	 * @param owned whether the topology closes the pool
+	 * @throws ShardTenancyConfigurationException if the id is malformed or already present
+	 */
+	public void addPending(String shardId, DataSource dataSource, boolean owned) {
+		requireValidId(shardId);
+		if (this.shards.containsKey(shardId) || this.pending.putIfAbsent(shardId, new Pending(dataSource, owned)) != null) {
+			throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId,
+					"Shard '" + shardId + "' is already in the topology");
+		}
+	}
+
+	/** @return the shards not reached yet, by id, in id order */
+	public java.util.SortedMap<String, Pending> pending() {
+		return new java.util.TreeMap<>(this.pending);
+	}
+
+	/**
+	 * @param shardId a shard id
+	 * @return whether it is a configured shard not reached yet
+	 */
+	public boolean isPending(String shardId) {
+		return this.pending.containsKey(shardId);
+	}
+
+	/**
+	 * Moves a pending shard into the topology, once its database answers (and the caller has migrated and prepared
+	 * it): from then on it is found and routed to.
+	 * @param shardId a pending shard
+	 * @return the shard
+	 * @throws UnknownShardException if it is not pending
+	 * @throws ShardTenancyConfigurationException if its database cannot be reached to choose its dialect (it stays
+	 * pending)
+	 */
+	public Shard arrive(String shardId) {
+		Pending waiting = this.pending.get(shardId);
+		if (waiting == null) {
+			throw new UnknownShardException(shardId, null, -1);
+		}
+		Shard shard = register(shardId, waiting.dataSource(), waiting.owned());
+		this.pending.remove(shardId);
+		return shard;
+	}
+
+	/**
 	 * Adds a shard with a pool the caller owns (and closes).
 	 * @param shardId logical id, as for {@link #addShard(String, HikariConfig)}
 	 * @param dataSource the pool
@@ -219,10 +280,22 @@ public class Topology implements ShardTopology, AutoCloseable {
 	/**
 	 * @param shardId the shard
 	 * @return the shard
+	 * @throws ShardUnavailableException if it is a configured shard not reached yet ({@link #isPending})
 	 * @throws UnknownShardException if it is not in the topology
 	 */
 	public Shard shard(String shardId) {
-		return find(shardId).orElseThrow(() -> new UnknownShardException(shardId, null, -1));
+		return find(shardId).orElseThrow(() -> this.pending.containsKey(shardId)
+				? new ShardUnavailableException(null, shardId, -1, notReachedYet(shardId))
+				: new UnknownShardException(shardId, null, -1));
+	}
+
+	/**
+	 * @param shardId a pending shard
+	 * @return the reason its work fails, as a connection failure (SQLSTATE {@code 08001})
+	 */
+	public static java.sql.SQLException notReachedYet(String shardId) {
+		return new java.sql.SQLException("shard '" + shardId + "' could not be reached at start-up; it is tried again "
+				+ "in the background and serves its tenants once it answers and is migrated and prepared", "08001");
 	}
 
 	/**
@@ -234,7 +307,7 @@ public class Topology implements ShardTopology, AutoCloseable {
 	public Optional<Shard> find(String shardId) {
 		Shard shard = this.shards.get(shardId);
 		MissingShardSource source = this.missingShardSource;
-		if (shard != null || source == null || shardId == null) {
+		if (shard != null || source == null || shardId == null || this.pending.containsKey(shardId)) {
 			return Optional.ofNullable(shard);
 		}
 		synchronized (this.attachLock) {
@@ -286,6 +359,12 @@ public class Topology implements ShardTopology, AutoCloseable {
 	public void close() {
 		for (String id : List.copyOf(this.shards.keySet())) {
 			removeShard(id);
+		}
+		for (String id : List.copyOf(this.pending.keySet())) {
+			Pending waiting = this.pending.remove(id);
+			if (waiting != null && waiting.owned()) {
+				closePool(waiting.dataSource());
+			}
 		}
 		for (String id : List.copyOf(this.replicas.keySet())) {
 			removeReplicas(id);

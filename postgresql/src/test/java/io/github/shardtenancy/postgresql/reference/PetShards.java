@@ -14,6 +14,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.shardtenancy.ShardTenancy;
+import io.github.shardtenancy.ShardTenancyBuilder;
 import io.github.shardtenancy.TenantTable;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
 import io.github.shardtenancy.testing.pg.ScratchPostgres;
@@ -24,6 +25,9 @@ import io.github.shardtenancy.testing.pg.ScratchPostgres;
  */
 final class PetShards {
 
+	/** The role work with no tenant bound runs as, the library's default. */
+	static final String REFERENCE_ROLE = ShardTenancyBuilder.DEFAULT_REFERENCE_ROLE;
+
 	/** The shard databases, migrated as shards {@code shard-1} and {@code shard-2}. */
 	static final List<String> DATABASES = List.of("shard1", "shard2");
 
@@ -31,7 +35,8 @@ final class PetShards {
 	}
 
 	/**
-	 * Creates {@code role} (its password is its name; no SUPERUSER, no BYPASSRLS) and the two shard databases with the
+	 * Creates {@code role} (its password is its name; no SUPERUSER, no BYPASSRLS), the role of work with no tenant
+	 * bound ({@link #REFERENCE_ROLE}, {@code NOLOGIN}, with {@code role} a member) and the two shard databases with the
 	 * pets schema, and grants the role SELECT, INSERT, UPDATE and DELETE on their tables but nothing on the fence's
 	 * secret ({@code shard_fence_key}: the start-up report names a role that may read it).
 	 * @param postgres the server
@@ -41,6 +46,10 @@ final class PetShards {
 	static void prepare(ScratchPostgres postgres, String role) throws SQLException {
 		try (Connection c = superuser(postgres, "postgres"); Statement s = c.createStatement()) {
 			s.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + role + "' NOSUPERUSER NOBYPASSRLS");
+			// The operator's part of the role for work with no tenant bound (docs/postgresql.md): the owner's start
+			// grants it SELECT on the reference tables.
+			s.execute("CREATE ROLE " + REFERENCE_ROLE + " NOLOGIN");
+			s.execute("GRANT " + REFERENCE_ROLE + " TO " + role);
 		}
 		for (String shard : DATABASES) {
 			try (HikariDataSource owner = postgres.createDatabase(shard, 1)) {

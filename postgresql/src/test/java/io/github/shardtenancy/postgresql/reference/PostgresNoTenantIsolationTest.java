@@ -62,6 +62,15 @@ class PostgresNoTenantIsolationTest {
 				// A function that writes, called in a query's select list: the reading of table names cannot see it.
 				s.execute("CREATE FUNCTION forget_dogs() RETURNS int LANGUAGE sql AS "
 						+ "'DELETE FROM pet_type WHERE id = 2 RETURNING 1'");
+				// A reporting view of the application, owned by the superuser that migrated the shard (so it reads
+				// past row-level security), granted to the application's role; and a function reading it, which the
+				// reading of table names cannot see into.
+				s.execute("CREATE VIEW pet_report AS SELECT tenant_id, name FROM pet");
+				s.execute("GRANT SELECT ON pet_report TO " + ROLE);
+				s.execute("CREATE FUNCTION every_pet() RETURNS text LANGUAGE sql AS "
+						+ "'SELECT string_agg(name, '','' ORDER BY name) FROM pet_report'");
+				s.execute("CREATE FUNCTION every_pet_direct() RETURNS text LANGUAGE sql AS "
+						+ "'SELECT string_agg(name, '','' ORDER BY name) FROM pet'");
 			}
 		}
 		ShardTenancyMigrations.migrateDirectory(directory);
@@ -154,6 +163,51 @@ class PostgresNoTenantIsolationTest {
 				}
 				assertThat(rows).as(sql).allSatisfy((row) -> assertThat(row).isNull());
 			}
+		}
+	}
+
+	@Test
+	@DisplayName("no tenant: SQL the reading of table names lets through (a function, in a select list, reading a "
+			+ "view past row-level security or a tenant table) is refused by the database as the reference role "
+			+ "and reaches the code as NoTenantBoundException; reference reads run as that role")
+	void noTenantRunsAsTheReferenceRole() throws SQLException {
+		for (String sql : List.of("SELECT every_pet() FROM pet_type WHERE id = 1",
+				"SELECT every_pet_direct() FROM pet_type WHERE id = 1")) {
+			for (boolean autoCommit : List.of(true, false)) {
+				try (Connection c = this.tenancy.dataSource().getConnection()) {
+					c.setAutoCommit(autoCommit);
+					try (PreparedStatement ps = c.prepareStatement(sql)) {
+						assertThatThrownBy(ps::executeQuery).as(sql)
+							.isInstanceOf(NoTenantBoundException.class)
+							.hasMessageContaining("shard_tenancy_reference")
+							.hasMessageContaining("permission denied")
+							.cause()
+							.satisfies((ex) -> assertThat(((SQLException) ex).getSQLState()).isEqualTo("42501"));
+					}
+					if (!autoCommit) {
+						// The code's own transaction failed, as any failed statement fails it.
+						c.rollback();
+					}
+					try (Statement st = c.createStatement()) {
+						assertThatThrownBy(() -> st.executeQuery(sql)).as(sql)
+							.isInstanceOf(NoTenantBoundException.class);
+					}
+					if (!autoCommit) {
+						c.rollback();
+					}
+					// The connection serves the next statement.
+					assertThat(names(c, "SELECT name FROM pet_type WHERE id = 1")).containsExactly("cat");
+				}
+			}
+		}
+		try (Connection c = this.tenancy.dataSource().getConnection()) {
+			assertThat(names(c, "SELECT current_user FROM pet_type WHERE id = 1"))
+				.containsExactly(PetShards.REFERENCE_ROLE);
+			assertThat(names(c, "SELECT name FROM pet_type ORDER BY id")).containsExactly("cat", "dog");
+		}
+		// The view does show every tenant's pets to the application's role itself: what the role keeps out.
+		try (HikariDataSource own = pool("shard1", ROLE); Connection c = own.getConnection()) {
+			assertThat(names(c, "SELECT every_pet()")).containsExactly("Rex,Tom");
 		}
 	}
 

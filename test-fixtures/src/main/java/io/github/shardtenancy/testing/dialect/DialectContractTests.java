@@ -543,7 +543,7 @@ public abstract class DialectContractTests {
 				int count = this.dialect.statementCount(c, two);
 				assertThat(count).as(two).isIn(2, -1);
 			}
-			this.dialect.beginReferenceRead(c);
+			this.dialect.beginReferenceRead(c, null);
 			assertThat(c.getAutoCommit()).isFalse();
 			assertThat(c.isReadOnly()).isTrue();
 			try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + TABLE)) {
