@@ -452,6 +452,22 @@ public final class ShardTenancyBuilder {
 	}
 
 	/**
+	 * Separates the role that owns the shards' schema from the role the application works as: for each shard id, a
+	 * {@link DataSource} that connects as the owner (the role that runs the migrations), or {@code null} for the
+	 * shard's own pool. The library then migrates the shard ({@link #shardMigrator}) and installs its fence and change
+	 * capture with the owner's connections, and grants the shard's role what it needs on the tables (on PostgreSQL
+	 * {@code SELECT, INSERT, UPDATE, DELETE} on every table and {@code USAGE, SELECT} on every sequence of the schema,
+	 * nothing on the fence's secret), so that the shard's role owns nothing. Asked on each preparation of a shard;
+	 * connections are closed after use. Default: no owner, every shard prepared with its own pool.
+	 * @param owners the owners' connections per shard id; never {@code null}
+	 * @return this builder
+	 */
+	public ShardTenancyBuilder shardOwners(java.util.function.Function<String, @Nullable DataSource> owners) {
+		this.plan.shardOwners = Objects.requireNonNull(owners, "owners");
+		return this;
+	}
+
+	/**
 	 * @param role the database role that work with no tenant bound (reads of reference tables) runs as, taken for
 	 * each such transaction ({@code SET LOCAL ROLE} on PostgreSQL), so that the database refuses any table that is not
 	 * a reference table whatever the SQL's shape; or {@code null} to run such work as the shard's own role. On

@@ -32,6 +32,16 @@ public interface ShardTopology {
 	DataSource dataSource(String shardId);
 
 	/**
+	 * The configured shards that could not be reached at start-up and have not answered since
+	 * ({@link UnreachableShardPolicy#START_WITHOUT}): not in {@link #shardIds()} until they answer and are migrated
+	 * and prepared; their tenants' work raises {@link ShardUnavailableException} meanwhile. The default answers none.
+	 * @return their ids, sorted; a snapshot, never {@code null}
+	 */
+	default Set<String> pendingShardIds() {
+		return Set.of();
+	}
+
+	/**
 	 * The read replicas of every shard, with their last measured lag. The default, for topologies without replicas,
 	 * answers none.
 	 * @return the replicas, sorted by shard id and then in the order they were added; a snapshot, never {@code null}

@@ -141,6 +141,7 @@ public final class Wiring implements AutoCloseable {
 		this.connectionProvider.setReferenceReads(this.reference);
 		this.preparation.referenceRole(plan.referenceRole, this.reference::tables,
 				this.connectionProvider::setReferenceRole);
+		this.preparation.owners(plan.shardOwners);
 		this.connectionProvider.setEntityTenancy(new EntityTenancy(plan.entityCheck, plan.declaredReferenceTables));
 		for (TenancyPlan.ReplicaPool replica : plan.replicas) {
 			this.topology.addReplica(replica.shardId(), replica.name(), replica.config());
@@ -218,7 +219,8 @@ public final class Wiring implements AutoCloseable {
 	 * brings or its changelogs seeded, the fence and capture installed.
 	 */
 	private void migrateAndPrepare(Topology.Shard shard) {
-		this.plan.shardMigrator.migrate(shard.id(), shard.dataSource(), shard.dialect());
+		DataSource owner = this.plan.shardOwners.apply(shard.id());
+		this.plan.shardMigrator.migrate(shard.id(), owner != null ? owner : shard.dataSource(), shard.dialect());
 		this.ids.shardMigrated(shard);
 		this.preparation.prepare(shard);
 	}

@@ -257,6 +257,8 @@ public interface FenceDialect {
 	 * it does (on PostgreSQL: create the role {@code NOLOGIN}, grant it {@code SELECT} on the reference tables, grant
 	 * itself membership); what it may not, it reports with the statement that would do it.
 	 * <p>The default answers {@code null}: the database has no roles a transaction can take.
+	 * @param owner a connection of the role that migrates the shard (its schema's owner), or the same connection as
+	 * {@code connection} when the shard has no other; in auto-commit mode
 	 * @param connection a connection to the shard, as the application borrows it, in auto-commit mode
 	 * @param role the role's name
 	 * @param referenceTables the reference tables, lower case (plain or schema-qualified names)
@@ -264,9 +266,22 @@ public interface FenceDialect {
 	 * {@code null} if the database has no such roles
 	 * @throws SQLException on a database error
 	 */
-	default @Nullable List<String> prepareReferenceRole(Connection connection, String role,
+	default @Nullable List<String> prepareReferenceRole(Connection owner, Connection connection, String role,
 			Collection<String> referenceTables) throws SQLException {
 		return null;
+	}
+
+	/**
+	 * Gives the application's role of a shard what it needs on the tables the owner's migrations created, when the
+	 * shard is migrated by another role (its owner): on PostgreSQL {@code SELECT, INSERT, UPDATE, DELETE} on every
+	 * table and {@code USAGE, SELECT} on every sequence of the schema, and nothing on the fence's secret. Idempotent;
+	 * called after each migration.
+	 * <p>The default does nothing.
+	 * @param owner a connection of the owner, in auto-commit mode
+	 * @param role the application's role
+	 * @throws SQLException on a database error
+	 */
+	default void grantApplicationRole(Connection owner, String role) throws SQLException {
 	}
 
 	/**

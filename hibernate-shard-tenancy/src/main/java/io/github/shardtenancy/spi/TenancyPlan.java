@@ -113,6 +113,9 @@ public final class TenancyPlan {
 	/** {@link io.github.shardtenancy.ShardTenancyBuilder#unreachableShards}: how often a pending shard is tried. */
 	public Duration unreachableShardRetry = Duration.ofSeconds(10);
 
+	/** {@link io.github.shardtenancy.ShardTenancyBuilder#shardOwners}: per shard id, the owner's DataSource or null. */
+	public java.util.function.Function<String, @Nullable DataSource> shardOwners = (shardId) -> null;
+
 	/** {@link io.github.shardtenancy.ShardTenancyBuilder#strictSecurity(boolean)}. */
 	public boolean strictSecurity;
 

@@ -72,6 +72,9 @@ public final class PostgresFenceDialect implements FenceDialect {
 	/** SQLSTATE {@code insufficient_privilege}. */
 	static final String INSUFFICIENT_PRIVILEGE = "42501";
 
+	private static final String GRANT_APPLICATION_ROLE = DialectSql.load(PostgresFenceDialect.class,
+			"grant-application-role");
+
 	private static final String REFERENCE_READ = DialectSql.load(PostgresFenceDialect.class, "reference-read");
 
 	private static final String RELEASE_SESSION = DialectSql.load(PostgresFenceDialect.class, "release-session");
@@ -367,9 +370,34 @@ public final class PostgresFenceDialect implements FenceDialect {
 	 * role it belongs to, or to {@code PUBLIC}).
 	 */
 	@Override
-	public List<String> prepareReferenceRole(Connection connection, String role, Collection<String> referenceTables)
-			throws SQLException {
-		return PostgresReferenceRole.prepare(connection, role, referenceTables);
+	public List<String> prepareReferenceRole(Connection owner, Connection connection, String role,
+			Collection<String> referenceTables) throws SQLException {
+		return PostgresReferenceRole.prepare(owner, connection, role, referenceTables);
+	}
+
+	/**
+	 * Runs the statements {@code grant-application-role.sql} answers: {@code SELECT, INSERT, UPDATE, DELETE} on every
+	 * table and {@code USAGE, SELECT} on every sequence of the current schema, then
+	 * {@code REVOKE ALL ON shard_fence_key}.
+	 */
+	@Override
+	public void grantApplicationRole(Connection owner, String role) throws SQLException {
+		List<String> statements = new ArrayList<>();
+		try (PreparedStatement ps = owner.prepareStatement(GRANT_APPLICATION_ROLE)) {
+			for (int i = 1; i <= 3; i++) {
+				ps.setString(i, role);
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					statements.add(rs.getString(1));
+				}
+			}
+		}
+		try (java.sql.Statement s = owner.createStatement()) {
+			for (String statement : statements) {
+				s.execute(statement);
+			}
+		}
 	}
 
 	/** {@code SELECT pg_advisory_unlock_all()}: session-level advisory locks outlive the transaction. */

@@ -34,7 +34,9 @@ final class PostgresReferenceRole {
 	/** SQLSTATE {@code unique_violation}: another instance's CREATE ROLE committed during this one. */
 	private static final String UNIQUE_VIOLATION = "23505";
 
-	private final Connection connection;
+	private final Connection owner;
+
+	private final Connection shard;
 
 	private final String role;
 
@@ -42,25 +44,30 @@ final class PostgresReferenceRole {
 
 	private final List<String> findings = new ArrayList<>();
 
-	/** The current role, as an identifier. */
-	private String current = "CURRENT_USER";
+	/** The shard's role, as an identifier. */
+	private final String member;
 
-	private PostgresReferenceRole(Connection connection, String role, Collection<String> referenceTables) {
-		this.connection = connection;
+	private PostgresReferenceRole(Connection owner, Connection shard, String role, Collection<String> referenceTables)
+			throws SQLException {
+		this.owner = owner;
+		this.shard = shard;
 		this.role = role;
 		this.referenceTables = referenceTables;
+		this.member = identifier(shard.getMetaData().getUserName());
 	}
 
 	/**
-	 * @param connection a connection of the shard's role, in auto-commit mode
+	 * @param owner a connection of the role that creates and grants (the schema's owner), in auto-commit mode; may be
+	 * {@code shard}
+	 * @param shard a connection of the shard's role, in auto-commit mode
 	 * @param role the role's name
 	 * @param referenceTables the reference tables' names
 	 * @return what keeps the role from being used, each with its remedy; empty if it is usable
 	 * @throws SQLException on a database error other than a refused grant or creation
 	 */
-	static List<String> prepare(Connection connection, String role, Collection<String> referenceTables)
+	static List<String> prepare(Connection owner, Connection shard, String role, Collection<String> referenceTables)
 			throws SQLException {
-		PostgresReferenceRole preparation = new PostgresReferenceRole(connection, role, referenceTables);
+		PostgresReferenceRole preparation = new PostgresReferenceRole(owner, shard, role, referenceTables);
 		if (preparation.exists()) {
 			preparation.membership();
 			preparation.grants();
@@ -73,14 +80,13 @@ final class PostgresReferenceRole {
 		boolean exists;
 		boolean mayCreate;
 		boolean bypass;
-		try (PreparedStatement ps = this.connection.prepareStatement(STATE)) {
+		try (PreparedStatement ps = this.owner.prepareStatement(STATE)) {
 			ps.setString(1, this.role);
 			try (ResultSet rs = ps.executeQuery()) {
 				rs.next();
 				exists = rs.getBoolean(1);
 				mayCreate = rs.getBoolean(2);
 				bypass = rs.getBoolean(3);
-				this.current = rs.getString(4);
 			}
 		}
 		if (bypass) {
@@ -92,17 +98,17 @@ final class PostgresReferenceRole {
 			return true;
 		}
 		String create = "CREATE ROLE " + identifier() + " NOLOGIN";
-		if (mayCreate && (run(create, DUPLICATE_OBJECT) || roleExists())) {
+		if (mayCreate && (run(this.owner, create, DUPLICATE_OBJECT) || roleExists())) {
 			return true;
 		}
 		this.findings.add("the role " + this.role + " does not exist (" + create + "; GRANT " + identifier()
-				+ " TO " + this.current + ", as a role that may)");
+				+ " TO " + this.member + ", as a role that may)");
 		return false;
 	}
 
 	/** @return whether the role exists now (another instance may have created it at the same moment) */
 	private boolean roleExists() throws SQLException {
-		try (PreparedStatement ps = this.connection.prepareStatement("SELECT 1 FROM pg_roles WHERE rolname = ?")) {
+		try (PreparedStatement ps = this.owner.prepareStatement("SELECT 1 FROM pg_roles WHERE rolname = ?")) {
 			ps.setString(1, this.role);
 			try (ResultSet rs = ps.executeQuery()) {
 				return rs.next();
@@ -110,22 +116,25 @@ final class PostgresReferenceRole {
 		}
 	}
 
-	/** Takes the role for a rolled-back transaction; if that is refused, grants the current role membership. */
+	/**
+	 * Takes the role for a rolled-back transaction of the shard's role; if that is refused, grants the shard's role
+	 * membership (as the owner's connection may).
+	 */
 	private void membership() throws SQLException {
 		if (mayTake()) {
 			return;
 		}
-		String grant = "GRANT " + identifier() + " TO CURRENT_USER";
-		if (run(grant, null) && mayTake()) {
+		String grant = "GRANT " + identifier() + " TO " + this.member;
+		if (run(this.owner, grant, null) && mayTake()) {
 			return;
 		}
-		this.findings.add("the shard's role " + this.current + " may not take the role " + this.role + " (GRANT "
-				+ identifier() + " TO " + this.current + ", as a role with ADMIN OPTION on it)");
+		this.findings.add("the shard's role " + this.member + " may not take the role " + this.role + " (" + grant
+				+ ", as a role with ADMIN OPTION on it)");
 	}
 
 	private boolean mayTake() throws SQLException {
-		this.connection.setAutoCommit(false);
-		try (PreparedStatement ps = this.connection.prepareStatement("SELECT set_config('role', ?, true)")) {
+		this.shard.setAutoCommit(false);
+		try (PreparedStatement ps = this.shard.prepareStatement("SELECT set_config('role', ?, true)")) {
 			ps.setString(1, this.role);
 			ps.execute();
 			return true;
@@ -137,14 +146,14 @@ final class PostgresReferenceRole {
 			throw ex;
 		}
 		finally {
-			this.connection.rollback();
-			this.connection.setAutoCommit(true);
+			this.shard.rollback();
+			this.shard.setAutoCommit(true);
 		}
 	}
 
 	private void grants() throws SQLException {
 		for (String grant : rows(MISSING, this.referenceTables.toArray(), this.role)) {
-			if (!run(grant, null)) {
+			if (!run(this.owner, grant, null)) {
 				this.findings.add("the role " + this.role + " may not read a reference table (" + grant
 						+ ", as the table's owner)");
 			}
@@ -153,9 +162,9 @@ final class PostgresReferenceRole {
 
 	private void excess() throws SQLException {
 		List<String> rows = new ArrayList<>();
-		try (PreparedStatement ps = this.connection.prepareStatement(EXCESS)) {
+		try (PreparedStatement ps = this.owner.prepareStatement(EXCESS)) {
 			ps.setString(1, this.role);
-			ps.setArray(2, this.connection.createArrayOf("text", this.referenceTables.toArray()));
+			ps.setArray(2, this.owner.createArrayOf("text", this.referenceTables.toArray()));
 			try (ResultSet rs = ps.executeQuery()) {
 				while (rs.next()) {
 					rows.add(rs.getString(1) + " (" + rs.getString(2) + ")");
@@ -171,8 +180,8 @@ final class PostgresReferenceRole {
 
 	private List<String> rows(String sql, Object[] tables, String role) throws SQLException {
 		List<String> rows = new ArrayList<>();
-		try (PreparedStatement ps = this.connection.prepareStatement(sql)) {
-			ps.setArray(1, this.connection.createArrayOf("text", tables));
+		try (PreparedStatement ps = this.owner.prepareStatement(sql)) {
+			ps.setArray(1, this.owner.createArrayOf("text", tables));
 			ps.setString(2, role);
 			try (ResultSet rs = ps.executeQuery()) {
 				while (rs.next()) {
@@ -188,8 +197,8 @@ final class PostgresReferenceRole {
 	 * @return whether it ran, or failed with the SQLSTATE that counts as done; {@code false} if it was refused (a
 	 * privilege or a concurrent creation)
 	 */
-	private boolean run(String sql, @Nullable String doneState) throws SQLException {
-		try (Statement s = this.connection.createStatement()) {
+	private static boolean run(Connection connection, String sql, @Nullable String doneState) throws SQLException {
+		try (Statement s = connection.createStatement()) {
 			s.execute(sql);
 			return true;
 		}
@@ -205,9 +214,14 @@ final class PostgresReferenceRole {
 		}
 	}
 
-	/** The role's name as a quoted identifier: a name the library did not write is never SQL text. */
+	/** The role's name as a quoted identifier. */
 	private String identifier() {
-		return "\"" + this.role.replace("\"", "\"\"") + "\"";
+		return identifier(this.role);
+	}
+
+	/** A role's name as a quoted identifier: a name the library did not write is never SQL text. */
+	private static String identifier(String name) {
+		return "\"" + name.replace("\"", "\"\"") + "\"";
 	}
 
 }

@@ -13,12 +13,40 @@ public class MigrationsProperties {
 	 */
 	private Tool tool = Tool.AUTO;
 
+	/**
+	 * Login user that migrates every shard and installs its fence, the owner of the shards' schema (on PostgreSQL:
+	 * the role that creates the tables). When set, the shards' own users (shard-tenancy.shards.<id>.username) serve
+	 * the application only and are granted at start-up what they need on the tables (SELECT, INSERT, UPDATE and DELETE
+	 * on every table, USAGE and SELECT on every sequence, nothing on the fence's secret), so that they own nothing. The
+	 * directory is migrated with its own user. When not set, each shard is migrated with its own user.
+	 */
+	private String username;
+
+	/** Login password of the user that migrates every shard. */
+	private String password;
+
 	public Tool getTool() {
 		return this.tool;
 	}
 
 	public void setTool(Tool tool) {
 		this.tool = tool;
+	}
+
+	public String getUsername() {
+		return this.username;
+	}
+
+	public void setUsername(String username) {
+		this.username = username;
+	}
+
+	public String getPassword() {
+		return this.password;
+	}
+
+	public void setPassword(String password) {
+		this.password = password;
 	}
 
 	/** Migration tools. */

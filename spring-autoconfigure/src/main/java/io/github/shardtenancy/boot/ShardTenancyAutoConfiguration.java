@@ -26,7 +26,7 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnProperty(prefix = "shard-tenancy", name = "enabled", matchIfMissing = true)
 @Conditional(OnDataSourceAutoConfigurationIncludedCondition.class)
 @EnableConfigurationProperties(ShardTenancyProperties.class)
-@Import({ ShardTenancyCoreConfiguration.class, ShardTenancyMigrationConfiguration.class,
+@Import({ ShardTenancyEmbeddedPostgresConfiguration.class, ShardTenancyCoreConfiguration.class, ShardTenancyMigrationConfiguration.class,
 		ShardTenancyJdbcConfiguration.class, ShardTenancyHibernateConfiguration.class,
 		ShardTenancyRetryConfiguration.class, ShardTenancyRetryAdviceConfiguration.class,
 		ShardTenancyWebConfiguration.class, ShardTenancyWebAccessConfiguration.class,

@@ -113,6 +113,7 @@ class ShardTenancyCoreConfiguration {
 			}
 		});
 		builder.directory(pools.directory());
+		builder.shardOwners(new ShardOwnerDataSources(properties, environment, connections));
 		connections.getShards().forEach((id, database) -> builder.shard(id,
 				properties.getShards().getOrDefault(id, new ShardProperties()).getRegion(), pools.shard(id)));
 		properties.getShards().forEach((id, shard) -> {

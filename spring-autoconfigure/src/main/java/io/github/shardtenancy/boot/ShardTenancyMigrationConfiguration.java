@@ -35,10 +35,12 @@ class ShardTenancyMigrationConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		ShardTenancyMigrator shardTenancyMigrator(ShardTenancy tenancy, ShardTenancyProperties properties) {
+		ShardTenancyMigrator shardTenancyMigrator(ShardTenancy tenancy, ShardTenancyProperties properties,
+				Environment environment, ShardTenancyConnectionDetails connections) {
 			LiquibaseVersionCheck.checkClassPath();
 			return new ShardTenancyMigrator(tenancy.directoryDataSource(), tenancy.topology(),
-					properties.getLiquibase().getShardChangelogs());
+					properties.getLiquibase().getShardChangelogs())
+				.shardOwners(new ShardOwnerDataSources(properties, environment, connections));
 		}
 
 	}
@@ -51,9 +53,11 @@ class ShardTenancyMigrationConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		ShardTenancyMigrator shardTenancyMigrator(ShardTenancy tenancy, ShardTenancyProperties properties) {
+		ShardTenancyMigrator shardTenancyMigrator(ShardTenancy tenancy, ShardTenancyProperties properties,
+				Environment environment, ShardTenancyConnectionDetails connections) {
 			return new ShardTenancyMigrator(tenancy.directoryDataSource(), tenancy.topology(),
-					new FlywayShardTenancyMigrations(properties.getFlyway()), "flyway");
+					new FlywayShardTenancyMigrations(properties.getFlyway()), "flyway")
+				.shardOwners(new ShardOwnerDataSources(properties, environment, connections));
 		}
 
 	}

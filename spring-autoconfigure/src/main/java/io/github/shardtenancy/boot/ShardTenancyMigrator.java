@@ -2,6 +2,7 @@ package io.github.shardtenancy.boot;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -10,6 +11,7 @@ import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.liquibase.MigrationToolConflictException;
 import io.github.shardtenancy.liquibase.ShardIdentityConflictException;
 import io.github.shardtenancy.liquibase.ShardTenancyMigrations;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.InitializingBean;
 
 /**
@@ -52,6 +54,8 @@ public class ShardTenancyMigrator implements InitializingBean {
 
 	private final String tool;
 
+	private Function<String, @Nullable DataSource> owners = (shardId) -> null;
+
 	/**
 	 * With Liquibase.
 	 * @param directory the directory database; never {@code null}
@@ -93,6 +97,17 @@ public class ShardTenancyMigrator implements InitializingBean {
 	}
 
 	/**
+	 * Migrates the shards as their owner where there is one.
+	 * @param owners per shard id, a {@link DataSource} connecting as the shard schema's owner, or {@code null} for the
+	 * shard's own pool; never {@code null}
+	 * @return this migrator
+	 */
+	public ShardTenancyMigrator shardOwners(Function<String, @Nullable DataSource> owners) {
+		this.owners = Objects.requireNonNull(owners, "owners");
+		return this;
+	}
+
+	/**
 	 * Calls {@link #migrate()}.
 	 * @throws ShardTenancyConfigurationException as {@link #migrate()}
 	 * @throws IllegalStateException if a migration fails (the cause names the migration and the database)
@@ -118,7 +133,8 @@ public class ShardTenancyMigrator implements InitializingBean {
 		}
 		for (String shardId : this.topology.shardIds().stream().sorted().toList()) {
 			try {
-				this.migrations.migrateShard(shardId, this.topology.dataSource(shardId));
+				DataSource owner = this.owners.apply(shardId);
+				this.migrations.migrateShard(shardId, owner != null ? owner : this.topology.dataSource(shardId));
 			}
 			catch (ShardIdentityConflictException ex) {
 				throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId + ".url",

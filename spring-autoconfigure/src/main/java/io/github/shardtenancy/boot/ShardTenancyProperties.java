@@ -121,6 +121,10 @@ public class ShardTenancyProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final MigrationsProperties migrations = new MigrationsProperties();
 
+	/** The directory and the shards on one embedded PostgreSQL server, for local development. */
+	@NestedConfigurationProperty
+	private final EmbeddedPostgresProperties embeddedPostgres = new EmbeddedPostgresProperties();
+
 	/** Flyway migrations of the directory and of every shard at start-up. */
 	@NestedConfigurationProperty
 	private final FlywayProperties flyway = new FlywayProperties();
@@ -277,6 +281,10 @@ public class ShardTenancyProperties implements InitializingBean {
 
 	public FenceProperties getFence() {
 		return this.fence;
+	}
+
+	public EmbeddedPostgresProperties getEmbeddedPostgres() {
+		return this.embeddedPostgres;
 	}
 
 	public MigrationsProperties getMigrations() {

@@ -4,11 +4,13 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.UUID;
 
+import io.github.shardtenancy.ShardTenancy;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
 import io.github.shardtenancy.ShardTopology;
 import io.github.shardtenancy.ShardUnavailableException;
 import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
+import io.github.shardtenancy.boot.actuate.ShardDatabasesHealthContributor;
 import io.github.shardtenancy.boot.rerunapp.Entry;
 import io.github.shardtenancy.boot.rerunapp.EntryRepository;
 import io.github.shardtenancy.boot.rerunapp.RerunApplication;
@@ -17,6 +19,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -89,6 +94,11 @@ class UnreachableShardPolicyTests {
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 			ShardTopology topology = context.getBean(ShardTopology.class);
 			assertThat(topology.shardIds()).containsExactly("shard-1");
+			assertThat(topology.pendingShardIds()).containsExactly("shard-2");
+			ShardDatabasesHealthContributor db = new ShardDatabasesHealthContributor(
+					context.getBean(ShardTenancy.class).directoryDataSource(), topology);
+			assertThat(health(db, "shard-2").getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health(db, "shard-1").getStatus()).isEqualTo(Status.UP);
 			TenantContext.runAs("acme", () -> entries.save(new Entry("served")));
 			assertUnavailable(catchThrowable(() -> TenantContext.runAs("globex", () -> entries.save(new Entry("no")))));
 			assertUnavailable(catchThrowable(() -> TenantContext.callAs("globex",
@@ -97,6 +107,8 @@ class UnreachableShardPolicyTests {
 			server = Server.createTcpServer("-tcpPort", String.valueOf(this.port), "-ifNotExists").start();
 			try {
 				await().atMost(Duration.ofSeconds(30)).until(() -> topology.contains("shard-2"));
+				assertThat(topology.pendingShardIds()).isEmpty();
+				assertThat(health(db, "shard-2").getStatus()).isEqualTo(Status.UP);
 				TenantContext.runAs("globex", () -> entries.save(new Entry("served later")));
 				assertThat(TenantContext.callAs("globex", () -> entries.findAll())).extracting(Entry::getTitle)
 					.containsExactly("served later");
@@ -108,6 +120,10 @@ class UnreachableShardPolicyTests {
 				server.stop();
 			}
 		}
+	}
+
+	private static Health health(ShardDatabasesHealthContributor db, String shardId) {
+		return ((HealthIndicator) db.getContributor(shardId)).health();
 	}
 
 	private static void assertUnavailable(Throwable thrown) {

@@ -43,6 +43,9 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 	/** The auto-commit mode the code sees; the driver's connection stays in a read-only transaction. */
 	private boolean autoCommit;
 
+	/** Whether the current transaction was begun by {@link FenceDialect#beginReferenceRead}; not after an end. */
+	private boolean begun = true;
+
 	private ReferenceReadConnection(Connection connection, Set<String> referenceTables, String shardId,
 			FenceDialect dialect, @Nullable String role, boolean autoCommit) {
 		super(connection);
@@ -203,18 +206,21 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 		return true;
 	}
 
-	/** Commits, and begins the next transaction as the first ({@link FenceDialect#beginReferenceRead}). */
+	/** Commits; the next statement begins the next transaction as the first ({@link FenceDialect#beginReferenceRead}). */
 	@Override
 	public void commit() throws SQLException {
 		this.connection.commit();
-		this.dialect.beginReferenceRead(this.connection, this.role);
+		this.begun = false;
 	}
 
-	/** Rolls back, and begins the next transaction as the first ({@link FenceDialect#beginReferenceRead}). */
+	/**
+	 * Rolls back; the next statement begins the next transaction as the first
+	 * ({@link FenceDialect#beginReferenceRead}).
+	 */
 	@Override
 	public void rollback() throws SQLException {
 		this.connection.rollback();
-		this.dialect.beginReferenceRead(this.connection, this.role);
+		this.begun = false;
 	}
 
 	@Override
@@ -272,6 +278,10 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 			}
 			else if (name.equals("getconnection")) {
 				return this;
+			}
+			if (name.startsWith("execute") && !this.begun) {
+				this.dialect.beginReferenceRead(this.connection, this.role);
+				this.begun = true;
 			}
 			try {
 				return method.invoke(statement, args);

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
+
+import javax.sql.DataSource;
 
 import io.github.shardtenancy.IdCheck;
 import io.github.shardtenancy.ShardTenancyConfigurationException;
@@ -56,6 +59,9 @@ public final class ShardPreparation {
 	/** The setting named when a shard's role skips row-level security and it is required. */
 	public static final String REQUIRE_ROW_LEVEL_SECURITY = "requireRowLevelSecurity";
 
+	/** The setting named when the owner of a shard cannot grant the shard's role its privileges. */
+	public static final String OWNERS = "shardOwners";
+
 	/** The setting named when the role of work with no tenant bound cannot be prepared. */
 	public static final String REFERENCE_ROLE = "referenceRole";
 
@@ -85,6 +91,8 @@ public final class ShardPreparation {
 
 	private BiConsumer<String, @Nullable String> referenceRoleUse = (shard, role) -> {
 	};
+
+	private Function<String, @Nullable DataSource> owners = (shardId) -> null;
 
 	/**
 	 * @param tables the tenant tables, asked on each preparation
@@ -123,6 +131,22 @@ public final class ShardPreparation {
 	}
 
 	/**
+	 * Installs with the owners' connections where there are owners: the fence and the capture, the reference role's
+	 * grants; and grants each shard's role what it needs first ({@link FenceDialect#grantApplicationRole}).
+	 * @param owners per shard id, a {@link DataSource} connecting as the role that owns the shard's schema, or
+	 * {@code null} for the shard's own pool
+	 */
+	public void owners(Function<String, @Nullable DataSource> owners) {
+		this.owners = owners;
+	}
+
+	/** @return the pool that installs on the shard: its owner's, or its own */
+	private DataSource installer(Topology.Shard shard) {
+		DataSource owner = this.owners.apply(shard.id());
+		return owner != null ? owner : shard.dataSource();
+	}
+
+	/**
 	 * Prepares every shard of a topology, in shard id order, then logs once, at INFO, the shards whose database has no
 	 * row-level security (H2), if there are tenant tables: an INFO rather than a warning because it holds for every
 	 * H2 shard whatever the configuration, so no setting could answer a warning, while the fact matters to code that
@@ -158,11 +182,12 @@ public final class ShardPreparation {
 	 */
 	public void prepare(Topology.Shard shard) {
 		List<TenantTable> tenantTables = this.tables.get();
+		grantApplicationRole(shard);
 		if (this.idCheck != IdCheck.OFF && !tenantTables.isEmpty()) {
 			checkGeneratedKeys(shard, tenantTables);
 		}
 		for (TenantTable table : tenantTables) {
-			try (Connection c = shard.dataSource().getConnection()) {
+			try (Connection c = installer(shard).getConnection()) {
 				c.setAutoCommit(true);
 				shard.dialect().installWriteCheck(c, table.table(), table.tenantColumn(), this.rowLevelSecurity);
 			}
@@ -210,7 +235,7 @@ public final class ShardPreparation {
 	 * @return whether the write check is installed
 	 */
 	private boolean marksAsInstalled(Topology.Shard shard, TenantTable marks) {
-		try (Connection c = shard.dataSource().getConnection()) {
+		try (Connection c = installer(shard).getConnection()) {
 			c.setAutoCommit(true);
 			shard.dialect().installWriteCheck(c, marks.table(), marks.tenantColumn(), !this.rowLevelSecurity);
 		}
@@ -282,7 +307,7 @@ public final class ShardPreparation {
 
 	private void installCapture(Topology.Shard shard, List<TenantTable> tenantTables) {
 		for (TenantTable table : tenantTables) {
-			try (Connection c = shard.dataSource().getConnection()) {
+			try (Connection c = installer(shard).getConnection()) {
 				c.setAutoCommit(true);
 				shard.dialect().installChangeCapture(c, table.table(), table.tenantColumn());
 			}
@@ -373,9 +398,14 @@ public final class ShardPreparation {
 			return;
 		}
 		List<String> findings;
-		try (Connection c = shard.dataSource().getConnection()) {
+		DataSource owner = this.owners.apply(shard.id());
+		try (Connection c = shard.dataSource().getConnection();
+				Connection o = owner != null ? owner.getConnection() : null) {
 			c.setAutoCommit(true);
-			findings = shard.dialect().prepareReferenceRole(c, role, tables);
+			if (o != null) {
+				o.setAutoCommit(true);
+			}
+			findings = shard.dialect().prepareReferenceRole(o != null ? o : c, c, role, tables);
 		}
 		catch (SQLException ex) {
 			throw new ShardTenancyConfigurationException(REFERENCE_ROLE, "Cannot prepare the role " + role + " for "
@@ -395,6 +425,25 @@ public final class ShardPreparation {
 		log.warn("{}; set shard-tenancy.security.strict=true (ShardTenancyBuilder.strictSecurity) to refuse to start "
 				+ "instead, or shard-tenancy.security.reference-role to another role or to nothing "
 				+ "(ShardTenancyBuilder.referenceRole)", message);
+	}
+
+	/**
+	 * With an owner for the shard, grants the shard's role (the user of its own pool) what it needs on the tables the
+	 * owner's migrations created.
+	 */
+	private void grantApplicationRole(Topology.Shard shard) {
+		DataSource owner = this.owners.apply(shard.id());
+		if (owner == null) {
+			return;
+		}
+		try (Connection c = shard.dataSource().getConnection(); Connection o = owner.getConnection()) {
+			o.setAutoCommit(true);
+			shard.dialect().grantApplicationRole(o, c.getMetaData().getUserName());
+		}
+		catch (SQLException ex) {
+			throw new ShardTenancyConfigurationException(OWNERS, "Cannot grant the role of shard '" + shard.id()
+					+ "' its privileges as the shard's owner: " + ex.getMessage(), shard.id());
+		}
 	}
 
 }

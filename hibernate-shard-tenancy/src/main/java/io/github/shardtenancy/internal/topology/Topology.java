@@ -170,6 +170,11 @@ public class Topology implements ShardTopology, AutoCloseable {
 		return new java.util.TreeMap<>(this.pending);
 	}
 
+	@Override
+	public Set<String> pendingShardIds() {
+		return new TreeSet<>(this.pending.keySet());
+	}
+
 	/**
 	 * @param shardId a shard id
 	 * @return whether it is a configured shard not reached yet

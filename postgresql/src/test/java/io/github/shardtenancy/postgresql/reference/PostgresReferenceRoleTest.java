@@ -98,8 +98,8 @@ class PostgresReferenceRoleTest {
 			try (ShardTenancy tenancy = application(true, PetShards.REFERENCE_ROLE)) {
 				assertThatThrownBy(tenancy::start).isInstanceOf(ShardTenancyConfigurationException.class)
 					.hasMessageContaining(
-							"the shard's role " + ROLE + " may not take the role " + PetShards.REFERENCE_ROLE)
-					.hasMessageContaining("GRANT \"" + PetShards.REFERENCE_ROLE + "\" TO " + ROLE)
+							"the shard's role \"" + ROLE + "\" may not take the role " + PetShards.REFERENCE_ROLE)
+					.hasMessageContaining("GRANT \"" + PetShards.REFERENCE_ROLE + "\" TO \"" + ROLE + "\"")
 					.satisfies((ex) -> assertThat(((ShardTenancyConfigurationException) ex).setting())
 						.isEqualTo("strictSecurity"));
 			}
@@ -134,7 +134,8 @@ class PostgresReferenceRoleTest {
 		try (ShardTenancy tenancy = application(true, "no_such_reader")) {
 			assertThatThrownBy(tenancy::start).isInstanceOf(ShardTenancyConfigurationException.class)
 				.hasMessageContaining("the role no_such_reader does not exist")
-				.hasMessageContaining("CREATE ROLE \"no_such_reader\" NOLOGIN; GRANT \"no_such_reader\" TO " + ROLE);
+				.hasMessageContaining("CREATE ROLE \"no_such_reader\" NOLOGIN; GRANT \"no_such_reader\" TO \"" + ROLE
+						+ "\"");
 		}
 		try (ShardTenancy tenancy = application(false, "no_such_reader")) {
 			tenancy.start();

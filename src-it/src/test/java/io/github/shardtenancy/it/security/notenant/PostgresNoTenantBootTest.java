@@ -7,9 +7,6 @@ import java.sql.Statement;
 import java.util.List;
 
 import io.github.shardtenancy.NoTenantBoundException;
-import io.github.shardtenancy.ReferenceStatement;
-import io.github.shardtenancy.ReferenceTables;
-import io.github.shardtenancy.TenantAdmin;
 import io.github.shardtenancy.TenantContext;
 import io.github.shardtenancy.testing.pg.ScratchPostgres;
 import io.github.shardtenancy.testing.reference.Pet;
@@ -74,25 +71,12 @@ class PostgresNoTenantBootTest {
 						+ "'SELECT string_agg(name, '','' ORDER BY name) FROM pet'");
 			}
 		}
-		context.getBean(ReferenceTables.class)
-			.write(List.of(ReferenceStatement.of("INSERT INTO pet_type (id, name) VALUES (?, ?)", 1, "cat")));
-		TenantAdmin admin = context.getBean(TenantAdmin.class);
-		admin.create("acme", "shard-1");
-		admin.create("globex", "shard-1");
-		PetTypes types = context.getBean(PetTypes.class);
-		Pets pets = context.getBean(Pets.class);
-		TenantContext.runAs("acme", () -> pets.save(new Pet("Tom", types.findById(1).orElseThrow())));
-		TenantContext.runAs("globex", () -> pets.save(new Pet("Rex", types.findById(1).orElseThrow())));
+		NoTenantApplication.seed(context);
 	}
 
 	@AfterAll
 	static void stop() {
-		if (context != null) {
-			context.close();
-		}
-		if (postgres != null) {
-			postgres.close();
-		}
+		NoTenantApplication.close(context, postgres);
 	}
 
 	@Test
