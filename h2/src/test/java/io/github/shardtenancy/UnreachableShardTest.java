@@ -50,6 +50,7 @@ class UnreachableShardTest {
 			.shard("shard-2", pool("jdbc:h2:tcp://localhost:" + this.port + "/mem:" + this.name
 					+ "-shard-2;DB_CLOSE_DELAY=-1"))
 			.tenantTables(ShardTenancyFixture.TABLES)
+			.referenceTables(List.of("plain_table"))
 			.shardMigrator((shardId, dataSource, dialect) -> ShardTenancyMigrations.migrateShard(dataSource, shardId,
 					changelogs))
 			.actor("unreachable@test");
@@ -102,6 +103,12 @@ class UnreachableShardTest {
 			assertThatThrownBy(() -> tenancy.admin().create("initech", "shard-2"))
 				.isInstanceOf(ShardUnavailableException.class);
 			assertThat(tenancy.admin().create("initech").shardId()).isEqualTo("shard-1");
+			// A reference write reaches every shard or none: refused while shard-2 has not answered.
+			List<ReferenceStatement> label = List.of(
+					ReferenceStatement.of("INSERT INTO plain_table (id, label) VALUES (?, ?)", 1, "one"));
+			assertThatThrownBy(() -> tenancy.referenceTables().write(label))
+				.isInstanceOf(ShardTenancyException.class)
+				.hasMessageContaining("shard-2");
 
 			server = Server.createTcpServer("-tcpPort", String.valueOf(this.port), "-ifNotExists").start();
 			try {
@@ -114,6 +121,14 @@ class UnreachableShardTest {
 					.hasRootCauseInstanceOf(SQLException.class);
 				assertThat(notes(tenancy, "shard-2", "acme")).isZero();
 				assertThat(notes(tenancy, "shard-1", "acme")).isEqualTo(1);
+				tenancy.referenceTables().write(label);
+				for (String shardId : List.of("shard-1", "shard-2")) {
+					try (Connection c = tenancy.topology().dataSource(shardId).getConnection();
+							ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM plain_table")) {
+						rs.next();
+						assertThat(rs.getLong(1)).as(shardId).isOne();
+					}
+				}
 			}
 			finally {
 				server.stop();

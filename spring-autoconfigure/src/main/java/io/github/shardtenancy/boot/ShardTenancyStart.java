@@ -31,7 +31,8 @@ final class ShardTenancyStart implements SmartInitializingSingleton {
 	private static final Map<String, String> PROPERTIES = Map.of("tenantTables", "shard-tenancy.tenant-tables",
 			"rowLevelSecurity", "shard-tenancy.fence.row-level-security", "requireRowLevelSecurity",
 			"shard-tenancy.fence.require-row-level-security", "strictSecurity", "shard-tenancy.security.strict",
-			"referenceRole", "shard-tenancy.security.reference-role");
+			"referenceRole", "shard-tenancy.security.reference-role", "shardOwners",
+			"shard-tenancy.migrations.username");
 
 	private static final Logger log = LoggerFactory.getLogger(ShardTenancyStart.class);
 

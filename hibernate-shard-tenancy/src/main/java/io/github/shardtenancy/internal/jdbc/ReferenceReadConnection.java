@@ -291,7 +291,12 @@ public final class ReferenceReadConnection extends ConnectionDelegate {
 					if (this.autoCommit) {
 						// In auto-commit mode a failed statement leaves the next one alone, as a transaction of its
 						// own would: the failed read-only transaction is rolled back and another begun.
-						rollback();
+						try {
+							rollback();
+						}
+						catch (SQLException notRolledBack) {
+							failed.addSuppressed(notRolledBack);
+						}
 					}
 					if (INSUFFICIENT_PRIVILEGE.equals(failed.getSQLState())) {
 						throw refusedByTheDatabase(sql, failed);

@@ -118,6 +118,9 @@ final class TwoPhaseCommit {
 	 */
 	private ShardWrite holdOnce(Connection directoryTransaction, String shardId, long latest, long version,
 			List<ReferenceStatement> statements, String id) {
+		if (this.topology.isPending(shardId)) {
+			throw unreachable(shardId, Topology.notReachedYet(shardId));
+		}
 		Topology.Shard shard = this.topology.find(shardId).orElseThrow(() -> new ReferenceWriteException(
 				"Reference write refused, nothing recorded or committed on any shard: shard '" + shardId
 						+ "' is ACTIVE in the directory but not in this instance's topology; call "

@@ -133,6 +133,17 @@ class BomTests {
 	}
 
 	@Test
+	@DisplayName("the core jar's manifest gives the build's version, which an instance reports as its library version")
+	void manifestVersion() {
+		String version = io.github.shardtenancy.ShardTenancy.class.getPackage().getImplementationVersion();
+		String location = io.github.shardtenancy.ShardTenancy.class.getProtectionDomain().getCodeSource().getLocation()
+			.toString();
+		// From the packaged jar (the reactor's or the local repository's); a class directory has no manifest.
+		org.junit.jupiter.api.Assumptions.assumeTrue(location.endsWith(".jar"), "core classes from " + location);
+		assertThat(version).isEqualTo(text(rootPom, "version"));
+	}
+
+	@Test
 	@DisplayName("the Apache License 2.0 is at the root, with a changelog")
 	void licence() throws IOException {
 		String licence = Files.readString(root.resolve("LICENSE"));

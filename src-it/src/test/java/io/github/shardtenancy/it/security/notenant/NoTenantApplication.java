@@ -26,7 +26,7 @@ public class NoTenantApplication {
 	 * Writes the pet type 1 ({@code cat}) and creates acme and globex on shard-1, with a pet each: Tom and Rex.
 	 * @param context the started application
 	 */
-	static void seed(ConfigurableApplicationContext context) {
+	public static void seed(ConfigurableApplicationContext context) {
 		context.getBean(ReferenceTables.class)
 			.write(List.of(ReferenceStatement.of("INSERT INTO pet_type (id, name) VALUES (?, ?)", 1, "cat")));
 		TenantAdmin admin = context.getBean(TenantAdmin.class);
@@ -43,7 +43,7 @@ public class NoTenantApplication {
 	 * @param context the application, or {@code null} if it did not start
 	 * @param postgres the server, or {@code null} if it did not start
 	 */
-	static void close(@Nullable ConfigurableApplicationContext context, @Nullable ScratchPostgres postgres) {
+	public static void close(@Nullable ConfigurableApplicationContext context, @Nullable ScratchPostgres postgres) {
 		if (context != null) {
 			context.close();
 		}
