@@ -3,12 +3,11 @@ package io.github.shardtenancy.internal;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.shardtenancy.internal.topology.Topology;
-import io.github.shardtenancy.spi.BackgroundScheduler;
 import io.github.shardtenancy.spi.FenceDialect;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -18,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * Tries the configured shards that could not be reached at start-up ({@link Topology#pending()}) again, at a fixed
  * interval, in the background: once one answers it is migrated and prepared, then added to the topology, from when
  * its tenants are served ({@link io.github.shardtenancy.UnreachableShardPolicy#START_WITHOUT}). Thread-safe; one try
- * at a time.
+ * at a time, on a thread of its own.
  */
 final class PendingShards implements Runnable, AutoCloseable {
 
@@ -30,9 +29,9 @@ final class PendingShards implements Runnable, AutoCloseable {
 
 	private final Consumer<String> arrived;
 
-	private @Nullable Future<?> schedule;
+	private volatile @Nullable ScheduledExecutorService executor;
 
-	private @Nullable ScheduledExecutorService executor;
+	private volatile boolean closed;
 
 	/** Migrates and prepares a shard before it is routed to. */
 	@FunctionalInterface
@@ -58,30 +57,31 @@ final class PendingShards implements Runnable, AutoCloseable {
 	}
 
 	/**
-	 * Tries the pending shards every {@code interval}, if there are any.
+	 * Tries the pending shards every {@code interval}, if there are any, on a daemon thread of its own: a try waits up
+	 * to the pool's connection timeout per shard, and a shard that answers is migrated on it, which must not hold up
+	 * the tenancy's other background work.
 	 * @param interval the time between tries
-	 * @param scheduler where to run them, or {@code null} for a daemon thread of its own
 	 */
-	synchronized void start(Duration interval, @Nullable BackgroundScheduler scheduler) {
-		if (this.topology.pending().isEmpty() || this.schedule != null) {
+	synchronized void start(Duration interval) {
+		if (this.topology.pending().isEmpty() || this.executor != null || this.closed) {
 			return;
 		}
-		BackgroundScheduler background = scheduler;
-		if (background == null) {
-			this.executor = Executors.newSingleThreadScheduledExecutor((task) -> {
-				Thread thread = new Thread(task, "shard-tenancy-pending-shards");
-				thread.setDaemon(true);
-				return thread;
-			});
-			background = BackgroundScheduler.of(this.executor);
-		}
-		this.schedule = background.scheduleWithFixedDelay(this, interval, interval);
+		ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "shard-tenancy-pending-shards");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.executor = own;
+		own.scheduleWithFixedDelay(this, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
 	/** Tries each pending shard once; logs what happened, never throws. */
 	@Override
-	public synchronized void run() {
+	public void run() {
 		for (Map.Entry<String, Topology.Pending> pending : this.topology.pending().entrySet()) {
+			if (this.closed) {
+				return;
+			}
 			String shardId = pending.getKey();
 			FenceDialect dialect;
 			try {
@@ -104,18 +104,19 @@ final class PendingShards implements Runnable, AutoCloseable {
 					+ "are served", shardId);
 			this.arrived.accept(shardId);
 		}
-		if (this.topology.pending().isEmpty() && this.schedule != null) {
-			this.schedule.cancel(false);
+		ScheduledExecutorService own = this.executor;
+		if (this.topology.pending().isEmpty() && own != null) {
+			own.shutdown();
 		}
 	}
 
+	/** Stops the tries; a try under way is interrupted (its shard stays pending). Does not wait for it. */
 	@Override
-	public synchronized void close() {
-		if (this.schedule != null) {
-			this.schedule.cancel(false);
-		}
-		if (this.executor != null) {
-			this.executor.shutdownNow();
+	public void close() {
+		this.closed = true;
+		ScheduledExecutorService own = this.executor;
+		if (own != null) {
+			own.shutdownNow();
 		}
 	}
 

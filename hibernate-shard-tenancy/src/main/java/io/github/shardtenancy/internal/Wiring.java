@@ -211,7 +211,7 @@ public final class Wiring implements AutoCloseable {
 		this.ids.raiseFloors();
 		this.instances.start();
 		startReplicaSampling();
-		this.pendingShards.start(this.plan.unreachableShardRetry, this.plan.backgroundScheduler);
+		this.pendingShards.start(this.plan.unreachableShardRetry);
 	}
 
 	/**

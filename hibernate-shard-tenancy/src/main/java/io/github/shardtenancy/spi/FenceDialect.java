@@ -278,10 +278,10 @@ public interface FenceDialect {
 	 * called after each migration.
 	 * <p>The default does nothing.
 	 * @param owner a connection of the owner, in auto-commit mode
-	 * @param role the application's role
+	 * @param application a connection of the application's role (the shard's pool), whose role is granted
 	 * @throws SQLException on a database error
 	 */
-	default void grantApplicationRole(Connection owner, String role) throws SQLException {
+	default void grantApplicationRole(Connection owner, Connection application) throws SQLException {
 	}
 
 	/**

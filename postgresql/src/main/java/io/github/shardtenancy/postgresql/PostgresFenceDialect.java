@@ -362,6 +362,15 @@ public final class PostgresFenceDialect implements FenceDialect {
 		}
 	}
 
+	/** @return the connection's {@code current_user} (not the login name, which may carry a server suffix) */
+	static String currentUser(Connection connection) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement("SELECT current_user");
+				ResultSet rs = ps.executeQuery()) {
+			rs.next();
+			return rs.getString(1);
+		}
+	}
+
 	/**
 	 * Creates the role ({@code NOLOGIN}) if it is missing and the shard's role may create roles, grants it
 	 * {@code USAGE} on the reference tables' schemas and {@code SELECT} on them where the shard's role may, and grants
@@ -376,15 +385,16 @@ public final class PostgresFenceDialect implements FenceDialect {
 	}
 
 	/**
-	 * Runs the statements {@code grant-application-role.sql} answers: {@code SELECT, INSERT, UPDATE, DELETE} on every
-	 * table and {@code USAGE, SELECT} on every sequence of the current schema, then
+	 * Runs the statements {@code grant-application-role.sql} answers: {@code USAGE} on the current schema,
+	 * {@code SELECT, INSERT, UPDATE, DELETE} on every table and {@code USAGE, SELECT} on every sequence of it, then
 	 * {@code REVOKE ALL ON shard_fence_key}.
 	 */
 	@Override
-	public void grantApplicationRole(Connection owner, String role) throws SQLException {
+	public void grantApplicationRole(Connection owner, Connection application) throws SQLException {
+		String role = currentUser(application);
 		List<String> statements = new ArrayList<>();
 		try (PreparedStatement ps = owner.prepareStatement(GRANT_APPLICATION_ROLE)) {
-			for (int i = 1; i <= 3; i++) {
+			for (int i = 1; i <= 4; i++) {
 				ps.setString(i, role);
 			}
 			try (ResultSet rs = ps.executeQuery()) {

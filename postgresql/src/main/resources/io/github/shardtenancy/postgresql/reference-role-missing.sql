@@ -1,6 +1,6 @@
 -- What the reference role lacks to read the reference tables present on the shard, one row each with the statement
 -- that grants it: USAGE on the table's schema, SELECT on the table.
--- Parameters: the role's name (text), the reference tables' names (text[]).
+-- Parameters: the reference tables' names (text[]), the role's name (text).
 WITH t AS (
   SELECT DISTINCT c.oid, c.relnamespace FROM unnest(?::text[]) AS n(name) JOIN pg_class c ON c.oid = to_regclass(n.name)
 ), role AS (SELECT ?::text AS name)

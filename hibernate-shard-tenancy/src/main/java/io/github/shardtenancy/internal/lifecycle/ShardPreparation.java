@@ -438,7 +438,8 @@ public final class ShardPreparation {
 		}
 		try (Connection c = shard.dataSource().getConnection(); Connection o = owner.getConnection()) {
 			o.setAutoCommit(true);
-			shard.dialect().grantApplicationRole(o, c.getMetaData().getUserName());
+			c.setAutoCommit(true);
+			shard.dialect().grantApplicationRole(o, c);
 		}
 		catch (SQLException ex) {
 			throw new ShardTenancyConfigurationException(OWNERS, "Cannot grant the role of shard '" + shard.id()

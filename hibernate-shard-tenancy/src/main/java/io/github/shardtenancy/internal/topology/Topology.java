@@ -193,13 +193,22 @@ public class Topology implements ShardTopology, AutoCloseable {
 	 * pending)
 	 */
 	public Shard arrive(String shardId) {
-		Pending waiting = this.pending.get(shardId);
+		Pending waiting = this.pending.remove(shardId);
 		if (waiting == null) {
 			throw new UnknownShardException(shardId, null, -1);
 		}
-		Shard shard = register(shardId, waiting.dataSource(), waiting.owned());
-		this.pending.remove(shardId);
-		return shard;
+		try {
+			return register(shardId, waiting.dataSource(), waiting.owned());
+		}
+		catch (RuntimeException ex) {
+			if (!this.shards.containsKey(shardId)) {
+				this.pending.putIfAbsent(shardId, waiting);
+			}
+			else if (waiting.owned()) {
+				closePool(waiting.dataSource());
+			}
+			throw ex;
+		}
 	}
 
 	/**
@@ -231,6 +240,11 @@ public class Topology implements ShardTopology, AutoCloseable {
 		if (this.shards.putIfAbsent(shardId, shard) != null) {
 			throw new ShardTenancyConfigurationException("shard-tenancy.shards." + shardId,
 					"Shard '" + shardId + "' is already in the topology");
+		}
+		// A shard added while it was pending (registered again by hand) takes its place: no longer tried.
+		Pending replaced = this.pending.remove(shardId);
+		if (replaced != null && replaced.owned() && replaced.dataSource() != dataSource) {
+			closePool(replaced.dataSource());
 		}
 		tellListeners(shardId, dataSource, true);
 		return shard;

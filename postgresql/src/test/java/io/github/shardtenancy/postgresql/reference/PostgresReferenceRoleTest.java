@@ -129,6 +129,22 @@ class PostgresReferenceRoleTest {
 	}
 
 	@Test
+	@DisplayName("the role lacks SELECT on a reference table and the shard's role may not grant it (PostgreSQL only "
+			+ "warns): strict refuses the start naming the grant")
+	void referenceTableNotGranted() throws SQLException {
+		superuser("shard2", "REVOKE SELECT ON pet_type FROM " + PetShards.REFERENCE_ROLE);
+		try (ShardTenancy tenancy = application(true, PetShards.REFERENCE_ROLE)) {
+			assertThatThrownBy(tenancy::start).isInstanceOf(ShardTenancyConfigurationException.class)
+				.hasMessageContaining("shard 'shard-2'")
+				.hasMessageContaining("may not read a reference table (GRANT SELECT ON pet_type TO "
+						+ PetShards.REFERENCE_ROLE);
+		}
+		finally {
+			superuser("shard2", "GRANT SELECT ON pet_type TO " + PetShards.REFERENCE_ROLE);
+		}
+	}
+
+	@Test
 	@DisplayName("a role that does not exist and that the shard's role may not create: strict refuses the start")
 	void missingRole() throws SQLException {
 		try (ShardTenancy tenancy = application(true, "no_such_reader")) {
